@@ -1,0 +1,150 @@
+"""Text analysis for notebook entries and queries: code-aware, CJK-aware, error-text-aware.
+
+One function, `analyze`, turns any text into index terms. The same function runs on entries and
+on queries, so whatever it does to one it does to the other:
+
+- English words are lower-cased and stemmed (Porter2); stop words are dropped.
+- Code tokens keep their whole form and also yield their parts: `openssl-sys` gives
+  `openssl-sys`, `openssl`, `sys`; `ConnectionRefusedError` gives the whole name and
+  `connect`, `refus`, `error`; flags lose their dashes (`--frozen-lockfile`).
+- Error text is normalised first: UUIDs, hex addresses and hashes, timestamps, temp paths and
+  long numbers are removed, so two runs of the same failure match each other.
+- Chinese and Japanese runs become overlapping character bigrams.
+
+This module imports nothing heavy; the Whoosh glue lives in `errnote.index`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+#: Bumped whenever analysis changes: an index built with another version is rebuilt.
+ANALYSIS_VERSION = 3
+
+STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can cannot could did do does doing down during each few for from further had has
+    have having he her here hers herself him himself his how i if in into is it its itself just let me
+    more most my myself no nor not now of off on once only or other ought our ours ourselves out over own
+    same she should so some such than that the their theirs them themselves then there these they this
+    those through to too under until up very was we were what when where which while who whom why will
+    with would you your yours yourself yourselves also get got via yet still ever every i'm it's don't
+    doesn't isn't can't won't we're they're i've you're e.g i.e etc instead using use used""".split()
+)
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+
+# Noise in error output that differs between two occurrences of the same failure.
+_NOISE = [
+    re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),  # UUID
+    re.compile(r"\b0x[0-9a-f]+\b", re.I),  # addresses
+    re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}:?\d{2})?", re.I),
+    re.compile(r"\b\d{1,2}:\d{2}:\d{2}([.,]\d+)?\b"),  # times of day
+    re.compile(r"(/private)?/(tmp|var/folders|var/tmp)/[^\s'\"):,]*"),  # temp paths
+    re.compile(r"(?:(?<=@)|(?<![\w.]))v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.]+)?"),  # versions, IPs
+    re.compile(r"[A-Za-z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\[^\s'\"]*"),
+]
+
+# A run of characters that belongs to one code-ish token: words joined by _ - . / : @ + #
+_TOKEN = re.compile(r"[A-Za-z0-9$]+(?:[._\-/:@+#][A-Za-z0-9$]+)*[+#]*")
+_SEPARATORS = re.compile(r"[._\-/:@$]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_HEXISH = re.compile(r"^(?=.*\d)(?=.*[a-f])[0-9a-f]{7,}$")
+_HAS_LETTER = re.compile(r"[a-z]")
+_CASE_CHANGE = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+_VERSION = re.compile(r"^v?\d+(\.\d+)+([-+.]?[a-z0-9]+)*$", re.I)
+_CODE_WORD = re.compile(r"^(?=.*[a-z])(?=.*\d)[a-z0-9]{2,10}$", re.I)  # E0502, TS2345, utf8, ipv6
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Porter2 stem of a lower-case word (cached: the same words recur constantly)."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    from whoosh.lang.porter2 import stem as porter2
+
+    return str(porter2(word))
+
+
+def normalise(text: str) -> str:
+    """Blank out the parts of error text that change from one run to the next."""
+    for pattern in _NOISE:
+        text = pattern.sub(" ", text)
+    return text
+
+
+def _keep_number(token: str) -> bool:
+    # HTTP statuses, ports and years carry meaning; line numbers, pids and counters do not.
+    return 3 <= len(token) <= 4
+
+
+def _word_terms(token: str) -> list[str]:
+    """Terms for one code-ish token: its parts (stemmed) and, when compound, the whole."""
+    lower = token.lower().strip("+#") if not token.endswith(("++", "#")) else token.lower()
+    if _HEXISH.match(lower):
+        return []
+    if lower.isdigit():
+        return [lower] if _keep_number(lower) else []
+    if _VERSION.match(lower):
+        return []
+    pieces = [p for p in _SEPARATORS.split(token) if p]
+    parts: list[str] = []
+    for piece in pieces:
+        if _CODE_WORD.match(piece) and not _HEXISH.match(piece.lower()):
+            parts.append(piece.lower())
+            continue
+        for sub in _CAMEL.findall(piece) or [piece]:
+            low = sub.lower()
+            if low.isdigit():
+                if _keep_number(low):
+                    parts.append(low)
+                continue
+            if low in STOP_WORDS or _HEXISH.match(low):
+                continue
+            if len(low) == 1:
+                continue
+            parts.append(stem(low))
+    out = list(parts)
+    compound = len(pieces) > 1 or bool(_CASE_CHANGE.search(token))
+    if compound:
+        whole = lower.strip("-./:")
+        # Long slashed paths and hashed build dirs are noise as a whole; their parts still count.
+        if 3 <= len(whole) <= 40 and _HAS_LETTER.search(whole) and whole.count("/") <= 2:
+            out.insert(0, whole)
+    elif not parts and lower not in STOP_WORDS and len(lower) > 1 and not lower.isdigit():
+        out.append(stem(lower))
+    return out
+
+
+def _cjk_terms(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def analyze(text: str) -> list[str]:
+    """Index terms of `text`, in order (duplicates kept, so term frequency means something)."""
+    if not text:
+        return []
+    text = normalise(text)
+    terms: list[str] = []
+    pos = 0
+    for cjk in _CJK_RUN.finditer(text):
+        terms.extend(_latin_terms(text[pos : cjk.start()]))
+        terms.extend(_cjk_terms(cjk.group()))
+        pos = cjk.end()
+    terms.extend(_latin_terms(text[pos:]))
+    return terms
+
+
+def _latin_terms(text: str) -> list[str]:
+    terms: list[str] = []
+    for match in _TOKEN.finditer(text):
+        terms.extend(_word_terms(match.group()))
+    return terms
+
+
+def is_cjk(term: str) -> bool:
+    return bool(_CJK_RUN.fullmatch(term))

@@ -1,0 +1,515 @@
+"""The `errnote` commands. Each one parses its arguments, calls the core and renders the result.
+
+Errors from the core (`ErrnoteError`) are caught in one place, `ErrnoteGroup.invoke`, and printed
+as one line on stderr with exit code 1 (2 for usage errors): never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from errnote import __version__
+from errnote.cli.output import emit_json, fail, say
+from errnote.errors import ErrnoteError, UsageError
+from errnote.model import EntryType, Relation, Source, Status, entry_to_json
+from errnote.notebook import Notebook
+
+TYPES_HELP = ", ".join(t.value for t in EntryType)
+RELATIONS_HELP = ", ".join(r.value for r in Relation)
+
+
+class ErrnoteGroup(TyperGroup):
+    """Catches the core's errors once, for every command."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ErrnoteError as exc:
+            fail(str(exc))
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            fail("interrupted")
+            raise typer.Exit(130) from None
+
+
+app = typer.Typer(
+    cls=ErrnoteGroup,
+    help=(
+        "An error notebook for AI coding agents: record mistakes, corrections and lessons in the "
+        "repository (.errnote/), find them again, and inject the ones that matter into prompts."
+    ),
+    epilog=(
+        "Start with 'errnote init', record with 'errnote add lesson \"...\" --reason \"...\"', "
+        "recall with 'errnote search \"...\"'. Every read command takes --json."
+    ),
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"errnote {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    notebook: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--notebook",
+            envvar="ERRNOTE_DIR",
+            help="Notebook to use: a .errnote/ folder or the repository holding one (default: found by "
+            "walking up from the current directory, like git).",
+            show_default=False,
+        ),
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    ctx.obj = {"notebook": notebook}
+
+
+def _nb(ctx: typer.Context) -> Notebook:
+    override = (ctx.find_root().obj or {}).get("notebook")
+    return Notebook.locate(override=override)
+
+
+def _stdin_or(value: str | None, name: str) -> str:
+    """`-` means: read this value from standard input."""
+    if value != "-":
+        return value or ""
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError(f"{name} is '-' but nothing is piped to standard input")
+    return sys.stdin.read()
+
+
+# --- init -----------------------------------------------------------------------------------
+
+
+@app.command()
+def init(ctx: typer.Context) -> None:
+    """Create a notebook (.errnote/) at the top of the current git repository.
+
+    Makes .errnote/entries/, config.yaml, a README and a .gitignore that keeps derived data out of
+    git. Running it again changes nothing.
+    """
+    override = (ctx.find_root().obj or {}).get("notebook")
+    nb, made = Notebook.init(override=override)
+    if not made:
+        say(f"Notebook already set up in {nb.root}: nothing to do.")
+        return
+    say(f"Created notebook in {nb.root}:")
+    for path in made:
+        shown = path.relative_to(nb.root.parent)
+        say(f"  {shown}{'/' if path.is_dir() else ''}")
+    say("Commit .errnote/ with your code; 'errnote add --help' shows how to record an entry.")
+
+
+# --- add / triple ---------------------------------------------------------------------------
+
+
+TypeArg = Annotated[str, typer.Argument(help=f"Entry type: {TYPES_HELP}.", show_default=False)]
+ScopeOpt = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--scope",
+        "-s",
+        help="Where it applies (repeatable): repo, global, path:GLOB, tool:NAME, free text; "
+        "a leading ! excludes (!path:vendor/**).",
+    ),
+]
+TagOpt = Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="A tag (repeatable).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+
+
+@app.command()
+def add(
+    ctx: typer.Context,
+    type: TypeArg,
+    title: Annotated[str, typer.Argument(help="One line: what happened or what to do.", show_default=False)],
+    body: Annotated[Optional[str], typer.Option(help="Markdown details; '-' reads standard input.")] = None,
+    reason: Annotated[Optional[str], typer.Option("--reason", "-r", help="Why: the cause, or why the rule holds.")] = None,
+    scope: ScopeOpt = None,
+    tag: TagOpt = None,
+    tool: Annotated[Optional[str], typer.Option(help="The tool or command involved (cargo, pytest, git ...).")] = None,
+    error: Annotated[Optional[str], typer.Option(help="The error text as observed; '-' reads standard input.")] = None,
+    fix: Annotated[Optional[str], typer.Option(help="What to do instead.")] = None,
+    confidence: Annotated[
+        Optional[float], typer.Option(help="0..1; default by type (lesson 0.6, preference 0.8 ...).", show_default=False)
+    ] = None,
+    corrects: Annotated[Optional[list[str]], typer.Option(help="Id of an entry this one corrects.")] = None,
+    derived_from: Annotated[Optional[list[str]], typer.Option(help="Id of an entry this one is derived from.")] = None,
+    supersedes: Annotated[
+        Optional[list[str]], typer.Option(help="Id of an entry this one replaces (marked superseded).")
+    ] = None,
+    related: Annotated[Optional[list[str]], typer.Option(help="Id of a related entry.")] = None,
+    contradicts: Annotated[Optional[list[str]], typer.Option(help="Id of an entry this one contradicts.")] = None,
+    pinned: Annotated[bool, typer.Option("--pin", help="Always inject this entry into prompts.")] = False,
+    source: Annotated[str, typer.Option(help="Who records it: user, agent, tool, import.")] = "user",
+    session: Annotated[Optional[str], typer.Option(help="Agent session id, for provenance.")] = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Record an entry: a mistake, correction, lesson, confirmation, preference, convention,
+    tool-quirk or insight.
+
+    Secrets in the text (tokens, passwords, keys) are masked before anything is written.
+
+    Example: errnote add lesson "Build with make build, not --all-features" --reason "the TLS
+    features exclude each other" --scope repo --tag cargo --tool cargo
+    """
+    if body == "-" and error == "-":
+        raise UsageError("only one of --body and --error can read standard input")
+    links: list[tuple[Relation, str]] = []
+    for rel, targets in (
+        (Relation.CORRECTS, corrects),
+        (Relation.DERIVED_FROM, derived_from),
+        (Relation.SUPERSEDES, supersedes),
+        (Relation.RELATED, related),
+        (Relation.CONTRADICTS, contradicts),
+    ):
+        links.extend((rel, t) for t in targets or [])
+    nb = _nb(ctx)
+    entry = nb.add(
+        type,
+        title,
+        body=_stdin_or(body, "--body"),
+        reason=reason or "",
+        scope=scope or [],
+        tags=tag or [],
+        tool=tool or "",
+        error=_stdin_or(error, "--error"),
+        fix=fix or "",
+        confidence=confidence,
+        links=links,
+        pinned=pinned,
+        source=source,
+        session=session or "",
+    )
+    if json_:
+        data = entry_to_json(entry)
+        data["path"] = str(nb.store.path_for(entry))
+        emit_json(data)
+    else:
+        say(f"Recorded {entry.type.value} [bold]{entry.id}[/]: {_esc(entry.title)}")
+
+
+def _esc(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+@app.command()
+def triple(
+    ctx: typer.Context,
+    mistake: Annotated[str, typer.Option(help="What went wrong.", show_default=False)],
+    correction: Annotated[str, typer.Option(help="What to do instead.", show_default=False)],
+    lesson: Annotated[str, typer.Option(help="The general rule learned.", show_default=False)],
+    reason: Annotated[Optional[str], typer.Option("--reason", "-r", help="Why.")] = None,
+    scope: ScopeOpt = None,
+    tag: TagOpt = None,
+    tool: Annotated[Optional[str], typer.Option(help="The tool involved.")] = None,
+    error: Annotated[Optional[str], typer.Option(help="The error text; '-' reads standard input.")] = None,
+    source: Annotated[str, typer.Option(help="user, agent, tool, import.")] = "user",
+    session: Annotated[Optional[str], typer.Option(help="Agent session id.")] = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Record a mistake, its correction and the lesson in one call, linked together.
+
+    The lesson corrects the mistake and is derived from the correction; the correction corrects
+    the mistake.
+    """
+    nb = _nb(ctx)
+    m, c, lesson_entry = nb.triple(
+        mistake,
+        correction,
+        lesson,
+        reason=reason or "",
+        scope=scope or [],
+        tags=tag or [],
+        tool=tool or "",
+        error=_stdin_or(error, "--error"),
+        source=source,
+        session=session or "",
+    )
+    if json_:
+        emit_json({"mistake": entry_to_json(m), "correction": entry_to_json(c), "lesson": entry_to_json(lesson_entry)})
+    else:
+        say(f"Recorded mistake [bold]{m.id}[/], correction [bold]{c.id}[/], lesson [bold]{lesson_entry.id}[/].")
+
+
+# --- show / list ----------------------------------------------------------------------------
+
+
+@app.command()
+def show(
+    ctx: typer.Context,
+    id: Annotated[str, typer.Argument(help="Entry id or a unique prefix of it (at least 4 characters).")],
+    json_: JsonOpt = False,
+) -> None:
+    """Show one entry with its links in both directions."""
+    nb = _nb(ctx)
+    entry, path = nb.locate_entry(id)
+    contents = nb.load()
+    known = contents.by_id()
+    inbound = nb.backlinks(entry.id, contents)
+    if json_:
+        data = entry_to_json(entry)
+        data["path"] = str(path)
+        data["links"] = [
+            {"rel": link.rel.value, "id": link.target, "title": known[link.target].title if link.target in known else None}
+            for link in entry.links
+        ]
+        data["backlinks"] = [{"rel": b.rel.value, "id": b.source.id, "title": b.source.title} for b in inbound]
+        emit_json(data)
+        return
+    from errnote.cli.show import render_entry_view
+
+    render_entry_view(entry, path, known, inbound)
+
+
+@app.command("list")
+def list_(
+    ctx: typer.Context,
+    type: Annotated[Optional[list[str]], typer.Option("--type", help=f"Only these types ({TYPES_HELP}).")] = None,
+    tag: Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="Only entries with this tag.")] = None,
+    status: Annotated[
+        str, typer.Option(help="active, superseded, retired, or all.")
+    ] = "active",
+    scope: Annotated[
+        Optional[str], typer.Option(help="Only entries whose scope mentions this (repo, path:src/**, tool:git ...).")
+    ] = None,
+    since: Annotated[Optional[str], typer.Option(help="Only entries created since: 2026-11-01, 7d, 12h, 2w.")] = None,
+    limit: Annotated[int, typer.Option(help="At most this many, newest first (0 = all).")] = 0,
+    json_: JsonOpt = False,
+) -> None:
+    """List entries, newest first. Broken entry files are reported on stderr; the rest still list."""
+    from errnote.model import parse_since
+
+    nb = _nb(ctx)
+    contents = nb.load()
+    types = {EntryType.parse(t) for t in type or []}
+    tags = {t.lower() for t in tag or []}
+    statuses = {s for s in Status} if status == "all" else {Status.parse(status)}
+    after = parse_since(since) if since else None
+    picked = []
+    for e in contents.entries:
+        if types and e.type not in types:
+            continue
+        if tags and not tags.issubset(e.tags):
+            continue
+        if e.status not in statuses:
+            continue
+        if scope and not any(scope.lower() in s.lower() for s in e.scope.as_strings()):
+            continue
+        if after and e.provenance.created < after:
+            continue
+        picked.append(e)
+    picked.sort(key=lambda e: (e.provenance.created, e.id), reverse=True)
+    if limit > 0:
+        picked = picked[:limit]
+    for problem in contents.problems:
+        fail(f"{problem.message}" if str(problem.path) in problem.message else f"{problem.path}: {problem.message}")
+    if json_:
+        emit_json([entry_to_json(e) for e in picked])
+        return
+    if not picked:
+        say("No entries match." if contents.entries else "The notebook is empty: 'errnote add --help' shows how to record one.")
+        return
+    from errnote.cli.output import entry_table
+
+    entry_table(picked)
+
+
+# --- edit / link / retire / rm --------------------------------------------------------------
+
+
+@app.command()
+def edit(
+    ctx: typer.Context,
+    id: Annotated[str, typer.Argument(help="Entry id or unique prefix.")],
+) -> None:
+    """Open an entry in $VISUAL or $EDITOR; the result is validated before it replaces the file.
+
+    An invalid edit is refused with the reason, the original stays as it was, and your edited
+    text is kept in a file whose path is printed, so nothing is lost.
+    """
+    import os
+    import shlex
+    import subprocess
+    import tempfile
+
+    nb = _nb(ctx)
+    entry, path = nb.locate_entry(id)
+    original = path.read_text(encoding="utf-8")
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    nb.store.cache_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f"edit-{entry.id}-", suffix=".md", dir=nb.store.cache_dir)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(original)
+    try:
+        code = subprocess.call([*shlex.split(editor), tmp_name])
+    except OSError as exc:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise ErrnoteError(f"cannot start the editor {editor!r}: {exc.strerror}", "set $EDITOR") from None
+    edited = Path(tmp_name).read_text(encoding="utf-8")
+    if code != 0:
+        raise ErrnoteError(f"the editor exited with status {code}; {path} is unchanged", f"your text is in {tmp_name}")
+    if edited == original:
+        Path(tmp_name).unlink()
+        say(f"No change to {entry.id}.")
+        return
+    try:
+        new = nb.replace_text(entry.id, edited)
+    except ErrnoteError as exc:
+        raise ErrnoteError(
+            f"edit refused, {path.name} is unchanged: {exc.message}", f"your edited text is kept in {tmp_name}"
+        ) from None
+    Path(tmp_name).unlink()
+    say(f"Updated {new.type.value} [bold]{new.id}[/]: {_esc(new.title)}")
+
+
+@app.command()
+def link(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Argument(help="The entry that gets the link.")],
+    rel: Annotated[str, typer.Argument(help=f"Relation: {RELATIONS_HELP}.")],
+    target: Annotated[str, typer.Argument(help="The entry it points to.")],
+    json_: JsonOpt = False,
+) -> None:
+    """Link two entries: errnote link LESSON derived-from CORRECTION. 'supersedes' also marks the
+    target superseded."""
+    entry = _nb(ctx).link(source, rel, target)
+    if json_:
+        emit_json(entry_to_json(entry))
+    else:
+        say(f"Linked {entry.id} {Relation.parse(rel).value} {entry.links[-1].target}.")
+
+
+@app.command()
+def retire(
+    ctx: typer.Context,
+    id: Annotated[str, typer.Argument(help="Entry id or unique prefix.")],
+    why: Annotated[str, typer.Option(help="Why it no longer applies (kept in the entry).", show_default=False)],
+    json_: JsonOpt = False,
+) -> None:
+    """Retire an entry: it stays on disk as history but never reaches a prompt again."""
+    entry = _nb(ctx).retire(id, why)
+    if json_:
+        emit_json(entry_to_json(entry))
+    else:
+        say(f"Retired {entry.type.value} [bold]{entry.id}[/].")
+
+
+@app.command()
+def rm(
+    ctx: typer.Context,
+    id: Annotated[str, typer.Argument(help="Entry id or unique prefix.")],
+    force: Annotated[bool, typer.Option("--force", "-f", help="Delete even when other entries link to it.")] = False,
+) -> None:
+    """Delete an entry's file. Refused while other entries link to it (retire it instead, or --force)."""
+    entry, path = _nb(ctx).remove(id, force=force)
+    say(f"Deleted {entry.type.value} [bold]{entry.id}[/] ({path.name}).")
+
+
+# --- redact ---------------------------------------------------------------------------------
+
+
+@app.command()
+def redact() -> None:
+    """Mask secrets (tokens, passwords, keys) in standard input and print the result.
+
+    The same masking runs on every text errnote writes; use this to check what would be kept.
+    """
+    from errnote.redact import redact as mask
+
+    sys.stdout.write(mask(sys.stdin.read()))
+
+
+# --- search / reindex -----------------------------------------------------------------------
+
+
+def _report_sync(report: Any) -> None:
+    for notice in report.notices:
+        say(f"errnote: {notice}")
+    for rel, problem in sorted(report.problems.items()):
+        fail(problem)
+
+
+@app.command()
+def search(
+    ctx: typer.Context,
+    query: Annotated[
+        str, typer.Argument(help="Any text: a question, a task, an error message or a whole stack trace.")
+    ],
+    type: Annotated[Optional[list[str]], typer.Option("--type", help=f"Only these types ({TYPES_HELP}).")] = None,
+    tag: Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="Only entries with this tag.")] = None,
+    tool: Annotated[Optional[str], typer.Option(help="Only entries about this tool (tool field or tool: scope).")] = None,
+    scope: Annotated[Optional[str], typer.Option(help="Only entries whose scope mentions this text.")] = None,
+    path: Annotated[Optional[str], typer.Option(help="Only entries whose scope covers this file path.")] = None,
+    since: Annotated[Optional[str], typer.Option(help="Only entries created since: 2026-11-01, 7d, 2w.")] = None,
+    min_confidence: Annotated[float, typer.Option(help="Only entries at least this confident (0..1).")] = 0.0,
+    status: Annotated[str, typer.Option(help="active, superseded, retired, or all.")] = "active",
+    all_: Annotated[bool, typer.Option("--all", help="Include superseded and retired entries.")] = False,
+    limit: Annotated[Optional[int], typer.Option("--limit", "-n", help="At most this many hits (default 10).")] = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Find the entries that apply to a situation, best first; nothing when nothing applies.
+
+    The query is read as natural language (OR with a bonus for matching more words): quotes,
+    AND/OR/NOT, brackets and stack traces are all fine. Ranking: text match (title, tags and
+    tool, error text above the rest) x type x confidence x freshness; superseded and retired
+    entries are left out unless --all.
+    """
+    from errnote.index import make_filters, search_with_report
+
+    if not 0.0 <= min_confidence <= 1.0:
+        raise UsageError("--min-confidence must be between 0 and 1")
+    nb = _nb(ctx)
+    filters = make_filters(
+        types=type or [], tags=tag or [], tool=tool or "", scope=scope or "", path=path or "",
+        since=since, min_confidence=min_confidence, status=status, include_all=all_,
+    )  # fmt: skip
+    result = search_with_report(nb, query, filters=filters, limit=nb.config.search_limit if limit is None else limit)
+    _report_sync(result.report)
+    if json_:
+        emit_json([h.to_json() for h in result.hits])
+        return
+    if not result.hits:
+        say("No entry applies.")
+        return
+    from errnote.cli.output import hit_table
+
+    hit_table(result.hits, query)
+
+
+@app.command()
+def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
+    """Rebuild the search index from the entry files (built aside, then swapped in).
+
+    Rarely needed: every read command already syncs the index with the files.
+    """
+    from errnote.index import Index
+
+    started = __import__("time").perf_counter()
+    report = Index(_nb(ctx)).sync(rebuild=True, timeout=30.0)
+    seconds = __import__("time").perf_counter() - started
+    if report.stale:
+        raise ErrnoteError("the index is locked by another errnote process", "try again in a moment")
+    if json_:
+        emit_json({"indexed": report.added, "problems": report.problems, "seconds": round(seconds, 3)})
+        return
+    _report_sync(report)
+    say(f"Indexed {report.added} entries in {seconds:.2f} s.")

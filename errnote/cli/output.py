@@ -1,0 +1,120 @@
+"""How the CLI prints: JSON for machines, rich text for people (rich imported only when needed)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from errnote.model import Entry
+
+
+def emit_json(data: Any) -> None:
+    """Print JSON on stdout (no colour, no wrapping), one document per command."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def console(stderr: bool = False) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def say(message: str) -> None:
+    """A short human message on stderr (kept off stdout so pipes get only data)."""
+    console(stderr=True).print(message, soft_wrap=True)
+
+
+def fail(message: str) -> None:
+    """The one-line error format: `errnote: error: ...` on stderr."""
+    from rich.markup import escape
+
+    console(stderr=True).print(f"[bold red]errnote: error:[/] {escape(message)}", soft_wrap=True)
+
+
+def age(stamp: datetime, now: datetime | None = None) -> str:
+    """A short human age: `3m`, `5h`, `2d`, `7w`, `1y`."""
+    seconds = ((now or datetime.now(timezone.utc)) - stamp).total_seconds()
+    seconds = max(seconds, 0)
+    for unit, size in (("y", 365 * 86400), ("w", 7 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return "now"
+
+
+TYPE_STYLE = {
+    "mistake": "red",
+    "correction": "yellow",
+    "lesson": "green",
+    "confirmation": "cyan",
+    "preference": "magenta",
+    "convention": "blue",
+    "tool-quirk": "bright_yellow",
+    "insight": "white",
+}
+
+
+def entry_table(entries: list[Entry], title: str | None = None) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=title, box=None, header_style="bold", pad_edge=False)
+    table.add_column("id", no_wrap=True)
+    table.add_column("type", no_wrap=True)
+    table.add_column("title", overflow="fold")
+    table.add_column("conf", justify="right", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("age", justify="right", no_wrap=True)
+    for e in entries:
+        table.add_row(
+            e.id,
+            f"[{TYPE_STYLE.get(e.type.value, 'white')}]{e.type.value}[/]",
+            escape(e.title),
+            f"{e.confidence:.2f}",
+            e.status.value,
+            age(e.provenance.created),
+        )
+    console().print(table)
+
+
+def _highlight(text: str, query: str) -> str:
+    """Escape `text` for rich and embolden the query's words in it."""
+    import re
+
+    from rich.markup import escape
+
+    words = sorted({w for w in re.findall(r"\w{3,}", query.lower())}, key=len, reverse=True)
+    if not words:
+        return escape(text)
+    pattern = re.compile("|".join(re.escape(w) for w in words[:30]), re.IGNORECASE)
+    out, pos = [], 0
+    for m in pattern.finditer(text):
+        out.append(escape(text[pos : m.start()]))
+        out.append(f"[bold yellow]{escape(m.group())}[/]")
+        pos = m.end()
+    out.append(escape(text[pos:]))
+    return "".join(out)
+
+
+def hit_table(hits: list[Any], query: str) -> None:
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    table.add_column("id", no_wrap=True)
+    table.add_column("type", no_wrap=True)
+    table.add_column("title / fragment", overflow="fold")
+    table.add_column("conf", justify="right", no_wrap=True)
+    table.add_column("age", justify="right", no_wrap=True)
+    for h in hits:
+        fragment = " ".join((h.fix or h.snippet or h.reason).split())[:160]
+        cell = _highlight(h.title, query)
+        if fragment:
+            cell += "\n[dim]" + _highlight(fragment, query) + "[/]"
+        table.add_row(
+            h.id, f"[{TYPE_STYLE.get(h.type, 'white')}]{h.type}[/]", cell, f"{h.confidence:.2f}", age(h.created)
+        )
+    console().print(table)

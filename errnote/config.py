@@ -1,0 +1,72 @@
+"""`.errnote/config.yaml`: the notebook's settings, with defaults for every key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from errnote.errors import ErrnoteError
+
+DEFAULT_CONFIG_TEXT = """\
+# errnote settings for this notebook. Every key is optional; these are the defaults.
+inject:
+  floor: 0.5            # entries below this confidence never reach a prompt
+  recent_days: 7        # mistakes and corrections this recent are always shown
+  max_per_section: 5    # entries per section of the snippet
+  budget: 8000          # characters (about 2,000 tokens); whole entries are dropped past it
+search:
+  limit: 10             # hits shown by `errnote search`
+"""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings read from config.yaml (missing keys take these defaults)."""
+
+    floor: float = 0.5
+    recent_days: int = 7
+    max_per_section: int = 5
+    budget: int = 8000
+    search_limit: int = 10
+
+
+_KEYS = {
+    ("inject", "floor"): "floor",
+    ("inject", "recent_days"): "recent_days",
+    ("inject", "max_per_section"): "max_per_section",
+    ("inject", "budget"): "budget",
+    ("search", "limit"): "search_limit",
+}
+
+
+def load_config(path: Path) -> Config:
+    """Read config.yaml; a missing file means defaults, a broken one is an error naming it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config()
+    import yaml
+
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ErrnoteError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
+    if not isinstance(data, dict):
+        raise ErrnoteError(f"{path}: the settings must be a mapping")
+    values: dict[str, Any] = {}
+    types = {f.name: f.type for f in fields(Config)}
+    for (section, key), name in _KEYS.items():
+        block = data.get(section) or {}
+        if not isinstance(block, dict) or key not in block:
+            continue
+        raw = block[key]
+        kind = float if types[name] in ("float", float) else int
+        try:
+            value = kind(raw)
+        except (TypeError, ValueError):
+            raise ErrnoteError(f"{path}: {section}.{key} must be a number, not {raw!r}") from None
+        if value < 0:
+            raise ErrnoteError(f"{path}: {section}.{key} must not be negative")
+        values[name] = value
+    return Config(**values)

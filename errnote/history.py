@@ -1,0 +1,80 @@
+"""Git facts for provenance and for `--changed`: GitPython, imported only when asked.
+
+Everything here degrades to "no git facts" outside a repository, on a repository without
+commits, or where git is not installed: errnote keeps working without them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class GitFacts:
+    """Where the working tree stands: commit sha and branch (empty when unknown or detached)."""
+
+    commit: str = ""
+    branch: str = ""
+    author: str = ""
+
+
+def _open_repo(path: Path):  # type: ignore[no-untyped-def]
+    os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
+    try:
+        import git
+    except Exception:  # noqa: BLE001 - any import failure means "no git here"
+        return None
+    try:
+        return git.Repo(path, search_parent_directories=True)
+    except Exception:  # noqa: BLE001 - not a repository, or git missing
+        return None
+
+
+def git_facts(path: Path) -> GitFacts:
+    """Commit, branch and user name of the repository holding `path`, as far as they exist."""
+    repo = _open_repo(path)
+    if repo is None:
+        return GitFacts()
+    with repo:
+        commit = branch = author = ""
+        try:
+            commit = repo.head.commit.hexsha
+        except Exception:  # noqa: BLE001 - no commits yet
+            commit = ""
+        try:
+            if not repo.head.is_detached:
+                branch = repo.active_branch.name
+        except Exception:  # noqa: BLE001 - unborn or odd HEAD
+            branch = ""
+        try:
+            author = str(repo.config_reader().get_value("user", "name", ""))
+        except Exception:  # noqa: BLE001 - no config or no user.name
+            author = ""
+    return GitFacts(commit, branch, author)
+
+
+def changed_paths(path: Path) -> list[str]:
+    """Files changed in the working tree (staged, unstaged and untracked), relative to the repo root."""
+    repo = _open_repo(path)
+    if repo is None:
+        return []
+    with repo:
+        try:
+            out = repo.git.status("--porcelain", "-z", "--untracked-files=all")
+        except Exception:  # noqa: BLE001 - git failed: no changed files known
+            return []
+    paths: list[str] = []
+    fields = out.split("\0")
+    i = 0
+    while i < len(fields):
+        item = fields[i]
+        i += 1
+        if len(item) < 4:
+            continue
+        status, name = item[:2], item[3:]
+        if "R" in status or "C" in status:
+            i += 1  # the next field is the old name of a rename
+        paths.append(name)
+    return sorted(set(paths))

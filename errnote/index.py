@@ -1,0 +1,605 @@
+"""The derived full-text index (Whoosh), kept in `.errnote/cache/index/`.
+
+The index is a cache of the entry files and never the truth: every read syncs it first by
+comparing each file's size and mtime with a manifest, re-reading only what changed (an edit by
+hand, a `git pull`, a `git checkout`). A missing, corrupt or older-schema index is rebuilt (built
+aside, then swapped in). Writers take a lock with a short timeout; a command that cannot get it
+answers from the index as it stands, or from the files, and leaves the sync to the next command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from errnote import ranking
+from errnote.analysis import ANALYSIS_VERSION, analyze
+from errnote.errors import InvalidEntry
+from errnote.model import Entry, Scope, Status, parse_since
+from errnote.store import read_entry
+
+if TYPE_CHECKING:
+    from errnote.notebook import Notebook
+
+#: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
+SCHEMA_VERSION = 4
+INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
+LOCK_TIMEOUT = 3.0
+MAX_QUERY_TERMS = 48
+
+try:  # Whoosh is needed only when the index is; the class path must stay stable (it is pickled).
+    from whoosh.analysis import Token, Tokenizer
+except ImportError:  # pragma: no cover - whoosh is a declared dependency
+    Tokenizer = object  # type: ignore[misc, assignment]
+
+
+class ErrnoteTokenizer(Tokenizer):  # type: ignore[misc]
+    """Whoosh glue around `errnote.analysis.analyze` (pickled into the index by its path)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ErrnoteTokenizer)
+
+    def __hash__(self) -> int:
+        return hash("ErrnoteTokenizer")
+
+    def __call__(  # type: ignore[no-untyped-def]
+        self, value, positions=False, chars=False, keeporiginal=False, removestops=True,
+        start_pos=0, start_char=0, tokenize=True, mode="", **kwargs,
+    ):  # fmt: skip
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        for i, term in enumerate(analyze(value) if tokenize else [value]):
+            token.text = term
+            token.boost = 1.0
+            token.stopped = False
+            if positions:
+                token.pos = start_pos + i
+            if chars:
+                token.startchar = start_char
+                token.endchar = start_char + len(term)
+            yield token
+
+
+TEXT_FIELDS = ("title", "keys", "error", "text")
+
+
+def _schema() -> Any:
+    from whoosh.fields import ID, STORED, TEXT, Schema
+
+    analyzer = ErrnoteTokenizer()
+    return Schema(
+        path=ID(stored=True, unique=True),
+        id=ID(stored=True),
+        title=TEXT(analyzer=analyzer, phrase=True),
+        keys=TEXT(analyzer=analyzer, phrase=False),  # tags, tool, scope
+        error=TEXT(analyzer=analyzer, phrase=True),
+        text=TEXT(analyzer=analyzer, phrase=True),  # body, reason, fix
+        all=TEXT(analyzer=analyzer, phrase=True),  # everything: term statistics for coverage
+        meta=STORED(),
+    )
+
+
+def _document(rel: str, entry: Entry) -> dict[str, Any]:
+    keys = " ".join([*entry.tags, entry.tool, *entry.scope.as_strings()])
+    text = "\n".join(x for x in (entry.body, entry.reason, entry.fix) if x)
+    meta = {
+        "id": entry.id,
+        "type": entry.type.value,
+        "title": entry.title,
+        "status": entry.status.value,
+        "confidence": entry.confidence,
+        "created": entry.provenance.created.timestamp(),
+        "last_confirmed": entry.last_confirmed.timestamp() if entry.last_confirmed else None,
+        "tags": list(entry.tags),
+        "tool": entry.tool,
+        "scope": entry.scope.as_strings(),
+        "pinned": entry.pinned,
+        "expires": entry.expires.isoformat() if entry.expires else None,
+        "fix": entry.fix[:300],
+        "reason": entry.reason[:300],
+        "snippet": (entry.body or entry.error)[:300],
+    }
+    return {
+        "path": rel,
+        "id": entry.id,
+        "title": entry.title,
+        "keys": keys,
+        "error": entry.error,
+        "text": text,
+        "all": "\n".join([entry.title, keys, entry.error, text]),
+        "meta": json.dumps(meta, ensure_ascii=False),
+    }
+
+
+@dataclass
+class SyncReport:
+    """What one sync did, and anything the user should hear about."""
+
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    rebuilt: bool = False
+    stale: bool = False  # the lock was busy: the index was left for the next command
+    notices: list[str] = field(default_factory=list)
+    problems: dict[str, str] = field(default_factory=dict)  # relpath -> message, broken files
+
+    @property
+    def changed(self) -> int:
+        return self.added + self.updated + self.removed
+
+
+class Index:
+    """The search index of one notebook."""
+
+    def __init__(self, nb: Notebook) -> None:
+        self.nb = nb
+        self.cache = nb.store.cache_dir
+        self.dir = self.cache / "index"
+        self.manifest_path = self.dir / "manifest.json"
+
+    # --- the manifest: what the index holds, by file --------------------------------------
+
+    def scan(self) -> dict[str, tuple[int, int]]:
+        """Every entry file with (mtime_ns, size): one stat each, no reading."""
+        found: dict[str, tuple[int, int]] = {}
+        base = self.nb.store.entries_dir
+        prefix = len(str(base)) + 1
+        stack = [str(base)]
+        while stack:
+            folder = stack.pop()
+            try:
+                with os.scandir(folder) as it:
+                    for item in it:
+                        name = item.name
+                        if name.startswith("."):
+                            continue
+                        if name.endswith(".md"):
+                            try:
+                                st = item.stat()
+                            except FileNotFoundError:
+                                continue
+                            found[item.path[prefix:]] = (st.st_mtime_ns, st.st_size)
+                        elif item.is_dir(follow_symlinks=False):
+                            stack.append(item.path)
+            except FileNotFoundError:
+                continue
+        return found
+
+    def _read_manifest(self) -> dict[str, Any] | None:
+        try:
+            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
+            return None
+        return data
+
+    def _write_manifest(self, target_dir: Path, files: dict[str, Any], problems: dict[str, str]) -> None:
+        from errnote.store import atomic_write
+
+        data = {"version": INDEX_VERSION, "files": files, "problems": problems}
+        atomic_write(target_dir / "manifest.json", json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+    # --- locking ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _lock(self, timeout: float) -> Iterator[bool]:
+        """Hold the index write lock; yields False (without waiting longer) when it stays busy."""
+        self.cache.mkdir(parents=True, exist_ok=True)
+        handle = open(self.cache / "index.lock", "a+b")  # noqa: SIM115 - held for the block
+        try:
+            try:
+                import fcntl
+            except ImportError:  # pragma: no cover - Windows: whoosh's own lock still guards writes
+                yield True
+                return
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        yield False
+                        return
+                    time.sleep(0.05)
+            yield True
+        finally:
+            handle.close()
+
+    # --- sync and rebuild ------------------------------------------------------------------
+
+    def _open(self) -> Any:
+        from whoosh import index as windex
+
+        return windex.open_dir(str(self.dir))
+
+    def sync(self, *, rebuild: bool = False, timeout: float = LOCK_TIMEOUT) -> SyncReport:
+        """Bring the index up to date with the files (or rebuild it from scratch)."""
+        report = SyncReport()
+        current = self.scan()
+        manifest = None if rebuild else self._read_manifest()
+        if manifest is not None and not self._diff(current, manifest["files"]):
+            report.problems = dict(manifest.get("problems") or {})
+            return report
+        with self._lock(timeout) as got:
+            if not got:
+                report.stale = True
+                if manifest is not None:
+                    report.notices.append("the search index is busy in another process; results may lag a moment")
+                return report
+            manifest = None if rebuild else self._read_manifest()
+            if manifest is None or not self._healthy():
+                if not rebuild:
+                    why = "missing" if not self.dir.exists() else "out of date or unreadable"
+                    report.notices.append(f"the search index was {why}: rebuilt it from the entry files")
+                self._rebuild(current, report)
+                return report
+            self._apply(current, manifest, report)
+        return report
+
+    def _healthy(self) -> bool:
+        try:
+            ix = self._open()
+            with ix.searcher() as s:
+                s.doc_count()
+            ix.close()
+        except Exception:  # noqa: BLE001 - any failure to open means: rebuild
+            return False
+        return True
+
+    @staticmethod
+    def _diff(current: dict[str, tuple[int, int]], known: dict[str, Any]) -> list[str]:
+        changed = [p for p, st in current.items() if p not in known or tuple(known[p]) != st]
+        changed.extend(p for p in known if p not in current)
+        return changed
+
+    def _read(self, rel: str, report: SyncReport) -> Entry | None:
+        try:
+            return read_entry(self.nb.store.entries_dir / rel)
+        except InvalidEntry as exc:
+            report.problems[rel] = str(exc)
+            return None
+
+    def _apply(self, current: dict[str, tuple[int, int]], manifest: dict[str, Any], report: SyncReport) -> None:
+        known: dict[str, Any] = manifest["files"]
+        problems: dict[str, str] = dict(manifest.get("problems") or {})
+        ix = self._open()
+        writer = ix.writer(timeout=LOCK_TIMEOUT, delay=0.05)
+        try:
+            for rel in self._diff(current, known):
+                problems.pop(rel, None)
+                if rel not in current:
+                    writer.delete_by_term("path", rel)
+                    known.pop(rel, None)
+                    report.removed += 1
+                    continue
+                sub = SyncReport()
+                entry = self._read(rel, sub)
+                if entry is None:
+                    writer.delete_by_term("path", rel)
+                    problems.update(sub.problems)
+                elif rel in known:
+                    writer.update_document(**_document(rel, entry))
+                    report.updated += 1
+                else:
+                    writer.update_document(**_document(rel, entry))
+                    report.added += 1
+                known[rel] = list(current[rel])
+            writer.commit()
+        except BaseException:
+            writer.cancel()
+            raise
+        finally:
+            ix.close()
+        report.problems = problems
+        self._write_manifest(self.dir, known, problems)
+
+    def _rebuild(self, current: dict[str, tuple[int, int]], report: SyncReport) -> None:
+        from whoosh import index as windex
+
+        self.cache.mkdir(parents=True, exist_ok=True)
+        building = self.cache / f"index.new-{os.getpid()}"
+        shutil.rmtree(building, ignore_errors=True)
+        building.mkdir()
+        ix = windex.create_in(str(building), _schema())
+        writer = ix.writer(limitmb=256)
+        known: dict[str, Any] = {}
+        try:
+            for rel in sorted(current):
+                entry = self._read(rel, report)
+                if entry is not None:
+                    writer.add_document(**_document(rel, entry))
+                    report.added += 1
+                known[rel] = list(current[rel])
+            writer.commit()
+        except BaseException:
+            writer.cancel()
+            shutil.rmtree(building, ignore_errors=True)
+            raise
+        finally:
+            ix.close()
+        self._write_manifest(building, known, report.problems)
+        old = self.cache / f"index.old-{os.getpid()}"
+        if self.dir.exists():
+            os.replace(self.dir, old)
+        os.replace(building, self.dir)
+        shutil.rmtree(old, ignore_errors=True)
+        report.rebuilt = True
+
+
+# --- search ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One ranked search result (what the index stores about the entry, plus the score)."""
+
+    id: str
+    type: str
+    title: str
+    score: float
+    confidence: float
+    status: str
+    created: datetime
+    path: Path
+    tags: tuple[str, ...] = ()
+    tool: str = ""
+    scope: tuple[str, ...] = ()
+    fix: str = ""
+    reason: str = ""
+    snippet: str = ""
+    pinned: bool = False
+    matched: tuple[str, ...] = ()
+    evidence: ranking.Evidence | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        from errnote.model import iso
+
+        return {
+            "id": self.id,
+            "type": self.type,
+            "title": self.title,
+            "score": round(self.score, 4),
+            "confidence": self.confidence,
+            "status": self.status,
+            "created": iso(self.created),
+            "tags": list(self.tags),
+            "tool": self.tool,
+            "scope": list(self.scope),
+            "path": str(self.path),
+            "snippet": self.snippet,
+            "matched": list(self.matched),
+        }
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Restrictions on which entries a search may return."""
+
+    types: frozenset[str] = frozenset()
+    tags: frozenset[str] = frozenset()
+    tool: str = ""
+    scope: str = ""
+    path: str = ""
+    since: datetime | None = None
+    min_confidence: float = 0.0
+    statuses: frozenset[str] = frozenset({Status.ACTIVE.value})
+
+    @property
+    def restrictive(self) -> bool:
+        return bool(self.types or self.tags or self.tool or self.scope or self.path or self.since)
+
+    def allows(self, meta: dict[str, Any]) -> bool:
+        if meta["status"] not in self.statuses:
+            return False
+        if self.types and meta["type"] not in self.types:
+            return False
+        if self.tags and not self.tags.issubset(meta["tags"]):
+            return False
+        if meta["confidence"] < self.min_confidence:
+            return False
+        scope = Scope.parse(meta["scope"])
+        if self.tool and meta["tool"].lower() != self.tool.lower() and not scope.covers_tool(self.tool):
+            return False
+        if self.scope and not any(self.scope.lower() in s.lower() for s in meta["scope"]):
+            return False
+        if self.path and not scope.covers_path(self.path):
+            return False
+        return not (self.since and meta["created"] < self.since.timestamp())
+
+
+def make_filters(
+    *,
+    types: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    tool: str = "",
+    scope: str = "",
+    path: str = "",
+    since: str | datetime | None = None,
+    min_confidence: float = 0.0,
+    status: str | Sequence[str] = "active",
+    include_all: bool = False,
+) -> Filters:
+    """Validated filters from user-level values (type names, `7d`, `all` ...)."""
+    from errnote.model import EntryType
+
+    statuses = [status] if isinstance(status, str) else list(status)
+    if include_all or "all" in statuses:
+        status_set = frozenset(s.value for s in Status)
+    else:
+        status_set = frozenset(Status.parse(s).value for s in statuses)
+    when = parse_since(since) if isinstance(since, str) else since
+    return Filters(
+        types=frozenset(EntryType.parse(t).value for t in types),
+        tags=frozenset(t.lower() for t in tags),
+        tool=tool.strip(),
+        scope=scope.strip(),
+        path=path.strip(),
+        since=when,
+        min_confidence=min_confidence,
+        statuses=status_set,
+    )
+
+
+@dataclass
+class SearchResult:
+    hits: list[SearchHit]
+    report: SyncReport
+
+
+def _query_terms(text: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for term in analyze(text):
+        seen.setdefault(term, None)
+    return list(seen)
+
+
+def _run_search(
+    nb: Notebook, ix: Any, query: str, filters: Filters, limit: int, threshold: bool
+) -> list[SearchHit]:
+    from whoosh import query as wq
+
+    terms = _query_terms(query)
+    if not terms:
+        return []
+    hits: list[SearchHit] = []
+    with ix.searcher() as searcher:
+        n_docs = max(searcher.doc_count(), 1)
+        import math
+
+        def idf(term: str) -> float:
+            df = searcher.doc_frequency("all", term)
+            return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+
+        weighted = [(t, idf(t), searcher.doc_frequency("all", t)) for t in terms]
+        # Terms nobody has used still count in the query's information: the entry does not cover them.
+        unseen_idf = math.log(1 + (n_docs + 0.5) / 0.5)
+        query_idf = sum(w if df else unseen_idf * 0.5 for _t, w, df in weighted)
+        present = sorted(((t, w) for t, w, df in weighted if df), key=lambda x: -x[1])[:MAX_QUERY_TERMS]
+        if not present:
+            return []
+        idf_of = dict(present)
+        subqueries = [
+            wq.DisjunctionMax(
+                [wq.Term(f, t, boost=ranking.FIELD_WEIGHTS[f]) for f in TEXT_FIELDS], tiebreak=0.1
+            )
+            for t, _w in present
+        ]
+        q = wq.Or(subqueries)
+        want = 200 if filters.restrictive else max(limit * 5, 50)
+        results = searcher.search(q, limit=want, terms=True)
+        for hit in results:
+            meta = json.loads(hit["meta"])
+            if not filters.allows(meta):
+                continue
+            matched = {t.decode("utf-8") if isinstance(t, bytes) else t for _f, t in hit.matched_terms()}
+            matched &= set(idf_of)
+            ev = ranking.Evidence(
+                bm25=float(hit.score),
+                matched_idf=sum(idf_of[t] for t in matched),
+                query_idf=query_idf,
+                matched=len(matched),
+                has_code_token=any(("-" in t or "." in t or "_" in t) and idf_of[t] > 2.0 for t in matched),
+            )
+            if threshold and not ranking.relevant(ev):
+                continue
+            created = datetime.fromtimestamp(meta["created"], timezone.utc)
+            confirmed = meta.get("last_confirmed")
+            total = ranking.score(
+                ev,
+                meta["type"],
+                meta["confidence"],
+                created,
+                datetime.fromtimestamp(confirmed, timezone.utc) if confirmed else None,
+            )
+            found = _hit(nb, hit["path"], meta, total, created, sorted(matched, key=lambda t: -idf_of[t]))
+            hits.append(replace(found, evidence=ev))
+    hits.sort(key=lambda h: (-h.score, h.id))
+    return hits[:limit]
+
+
+def _hit(nb: Notebook, rel: str, meta: dict[str, Any], total: float, created: datetime, matched: list[str]) -> SearchHit:
+    return SearchHit(
+        id=meta["id"],
+        type=meta["type"],
+        title=meta["title"],
+        score=total,
+        confidence=meta["confidence"],
+        status=meta["status"],
+        created=created,
+        path=nb.store.entries_dir / rel,
+        tags=tuple(meta["tags"]),
+        tool=meta["tool"],
+        scope=tuple(meta["scope"]),
+        fix=meta.get("fix", ""),
+        reason=meta.get("reason", ""),
+        snippet=meta.get("snippet", ""),
+        pinned=meta.get("pinned", False),
+        matched=tuple(matched),
+    )
+
+
+def _memory_index(nb: Notebook) -> Any:
+    """An in-memory index built from the files: the answer when the disk index cannot be used."""
+    from whoosh.filedb.filestore import RamStorage
+
+    ix = RamStorage().create_index(_schema())
+    writer = ix.writer()
+    for item in nb.store.files():
+        try:
+            entry = read_entry(item.path)
+        except InvalidEntry:
+            continue
+        writer.add_document(**_document(str(item.path.relative_to(nb.store.entries_dir)), entry))
+    writer.commit()
+    return ix
+
+
+def search(
+    nb: Notebook,
+    query: str,
+    *,
+    filters: Filters | None = None,
+    limit: int = 10,
+    threshold: bool = True,
+    report: SyncReport | None = None,
+    **filter_args: Any,
+) -> list[SearchHit]:
+    """Ranked entries for `query` (any text: never a syntax error), best first.
+
+    `filter_args` are those of `make_filters` (types, tags, tool, scope, path, since, ...).
+    """
+    return search_with_report(nb, query, filters=filters or make_filters(**filter_args), limit=limit,
+                              threshold=threshold, report=report).hits  # fmt: skip
+
+
+def search_with_report(
+    nb: Notebook,
+    query: str,
+    *,
+    filters: Filters | None = None,
+    limit: int = 10,
+    threshold: bool = True,
+    report: SyncReport | None = None,
+) -> SearchResult:
+    """Like `search`, and also says what the sync did (notices, broken files)."""
+    index = Index(nb)
+    rep = report if report is not None else index.sync()
+    chosen = filters or Filters()
+    if rep.stale and not index.manifest_path.exists():
+        ix = _memory_index(nb)
+    else:
+        ix = index._open()
+    try:
+        hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold)
+    finally:
+        ix.close()
+    return SearchResult(hits, rep)

@@ -1,0 +1,562 @@
+"""The entry model: what one notebook entry is, and how its front-matter is validated.
+
+An entry is validated once, when it is read from a file or built from user input; everything
+after that works with a frozen `Entry` and never re-checks raw dictionaries.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timezone
+from enum import Enum
+from typing import Any
+
+from errnote.errors import InvalidEntry
+
+
+class EntryType(str, Enum):
+    """What kind of knowledge an entry records."""
+
+    MISTAKE = "mistake"
+    CORRECTION = "correction"
+    LESSON = "lesson"
+    CONFIRMATION = "confirmation"
+    PREFERENCE = "preference"
+    CONVENTION = "convention"
+    TOOL_QUIRK = "tool-quirk"
+    INSIGHT = "insight"
+
+    @classmethod
+    def parse(cls, value: object) -> EntryType:
+        if isinstance(value, cls):
+            return value
+        text = str(value).strip().lower().replace("_", "-")
+        if text == "quirk":
+            text = "tool-quirk"
+        try:
+            return cls(text)
+        except ValueError:
+            raise InvalidEntry(
+                f"unknown entry type {value!r}",
+                f"use one of: {', '.join(t.value for t in cls)}",
+            ) from None
+
+
+class Status(str, Enum):
+    """Whether an entry may reach a prompt (`active`) or only stays on disk as history."""
+
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    RETIRED = "retired"
+
+    @classmethod
+    def parse(cls, value: object) -> Status:
+        if isinstance(value, cls):
+            return value
+        try:
+            return cls(str(value).strip().lower())
+        except ValueError:
+            raise InvalidEntry(
+                f"unknown status {value!r}", f"use one of: {', '.join(s.value for s in cls)}"
+            ) from None
+
+
+class Relation(str, Enum):
+    """How one entry points at another."""
+
+    CORRECTS = "corrects"
+    DERIVED_FROM = "derived-from"
+    SUPERSEDES = "supersedes"
+    CONTRADICTS = "contradicts"
+    RELATED = "related"
+
+    @classmethod
+    def parse(cls, value: object) -> Relation:
+        if isinstance(value, cls):
+            return value
+        text = str(value).strip().lower().replace("_", "-")
+        try:
+            return cls(text)
+        except ValueError:
+            raise InvalidEntry(
+                f"unknown link relation {value!r}",
+                f"use one of: {', '.join(r.value for r in cls)}",
+            ) from None
+
+
+class Source(str, Enum):
+    """Who recorded an entry."""
+
+    USER = "user"
+    AGENT = "agent"
+    TOOL = "tool"
+    IMPORT = "import"
+
+    @classmethod
+    def parse(cls, value: object) -> Source:
+        if isinstance(value, cls):
+            return value
+        try:
+            return cls(str(value).strip().lower())
+        except ValueError:
+            raise InvalidEntry(
+                f"unknown source {value!r}", f"use one of: {', '.join(s.value for s in cls)}"
+            ) from None
+
+
+#: Starting confidence by type: what the user said directly starts high, inferred lessons lower.
+DEFAULT_CONFIDENCE: dict[EntryType, float] = {
+    EntryType.MISTAKE: 0.5,
+    EntryType.CORRECTION: 0.7,
+    EntryType.LESSON: 0.6,
+    EntryType.CONFIRMATION: 0.8,
+    EntryType.PREFERENCE: 0.8,
+    EntryType.CONVENTION: 0.8,
+    EntryType.TOOL_QUIRK: 0.7,
+    EntryType.INSIGHT: 0.6,
+}
+
+ID_PATTERN = re.compile(r"^[0-9a-f]{4,32}$")
+
+
+@dataclass(frozen=True)
+class Link:
+    """A typed pointer from the entry that holds it to another entry."""
+
+    rel: Relation
+    target: str
+
+
+@dataclass(frozen=True)
+class ScopeItem:
+    """One machine-readable piece of an entry's scope.
+
+    `repo`, `global`, `path:<glob>`, `tool:<name>`; a leading `!` excludes (`!path:vendor/**`);
+    anything else is free text that tells a reader where the entry applies.
+    """
+
+    kind: str  # "repo" | "global" | "path" | "tool" | "text"
+    value: str = ""
+    negated: bool = False
+
+    @classmethod
+    def parse(cls, raw: str) -> ScopeItem:
+        text = raw.strip()
+        negated = text.startswith("!")
+        if negated:
+            text = text[1:].strip()
+        low = text.lower()
+        if low in ("repo", "global"):
+            return cls(low, "", negated)
+        for kind in ("path", "tool"):
+            if low.startswith(kind + ":"):
+                value = text[len(kind) + 1 :].strip()
+                if not value:
+                    raise InvalidEntry(f"scope {raw!r} names no {kind}", f"write it as {kind}:VALUE")
+                return cls(kind, value, negated)
+        return cls("text", text, negated)
+
+    def __str__(self) -> str:
+        body = self.kind if self.kind in ("repo", "global") else self.value
+        if self.kind in ("path", "tool"):
+            body = f"{self.kind}:{self.value}"
+        return ("!" if self.negated else "") + body
+
+
+def path_matches(pattern: str, path: str) -> bool:
+    """True when a repository-relative `path` falls under a scope glob (`src/**`, `*.py`, `docs/`)."""
+    pat = pattern.strip().lstrip("./").rstrip("/") if pattern not in ("", "/") else "**"
+    target = path.strip().replace("\\", "/").lstrip("./")
+    if not pat:
+        return True
+    if fnmatch.fnmatchcase(target, pat):
+        return True
+    if pat.endswith("/**") and (target == pat[:-3] or target.startswith(pat[:-2])):
+        return True
+    if "/" not in pat and fnmatch.fnmatchcase(target.rsplit("/", 1)[-1], pat):
+        return True  # a bare `*.py` means any such file, like .gitignore
+    # a plain directory name covers everything below it
+    return "*" not in pat and "?" not in pat and target.startswith(pat + "/")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where an entry applies (and where it does not): a list of scope items."""
+
+    items: tuple[ScopeItem, ...] = ()
+
+    @classmethod
+    def parse(cls, raw: Iterable[str]) -> Scope:
+        return cls(tuple(ScopeItem.parse(r) for r in raw if str(r).strip()))
+
+    def kinds(self) -> set[str]:
+        return {i.kind for i in self.items if not i.negated}
+
+    @property
+    def is_broad(self) -> bool:
+        """True for entries meant everywhere in the repository (or everywhere at all)."""
+        positive = [i for i in self.items if not i.negated]
+        return not positive or any(i.kind in ("repo", "global", "text") for i in positive)
+
+    def paths(self) -> list[str]:
+        return [i.value for i in self.items if i.kind == "path" and not i.negated]
+
+    def tools(self) -> list[str]:
+        return [i.value for i in self.items if i.kind == "tool" and not i.negated]
+
+    def covers_path(self, path: str) -> bool:
+        """True when the entry applies to `path`: a path scope matches it and no exclusion does."""
+        if any(i.kind == "path" and i.negated and path_matches(i.value, path) for i in self.items):
+            return False
+        globs = self.paths()
+        return any(path_matches(g, path) for g in globs) if globs else self.is_broad
+
+    def covers_tool(self, tool: str) -> bool:
+        """True when a `tool:` scope names `tool` (case-insensitive) and no exclusion does."""
+        name = tool.strip().lower()
+        if any(i.kind == "tool" and i.negated and i.value.lower() == name for i in self.items):
+            return False
+        return any(t.lower() == name for t in self.tools())
+
+    def as_strings(self) -> list[str]:
+        return [str(i) for i in self.items]
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where an entry came from: when, by whom, in which git state and session."""
+
+    created: datetime
+    updated: datetime
+    source: Source = Source.USER
+    author: str = ""
+    commit: str = ""
+    branch: str = ""
+    session: str = ""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One notebook entry, validated."""
+
+    id: str
+    type: EntryType
+    title: str
+    provenance: Provenance
+    body: str = ""
+    reason: str = ""
+    scope: Scope = field(default_factory=Scope)
+    tags: tuple[str, ...] = ()
+    tool: str = ""
+    error: str = ""
+    fix: str = ""
+    confidence: float = 0.6
+    status: Status = Status.ACTIVE
+    links: tuple[Link, ...] = ()
+    pinned: bool = False
+    expires: date | None = None
+    confirmed: int = 0
+    last_confirmed: datetime | None = None
+    contradicted: int = 0
+
+    def links_to(self, rel: Relation | None = None) -> list[str]:
+        return [link.target for link in self.links if rel is None or link.rel == rel]
+
+    def with_changes(self, **changes: Any) -> Entry:
+        """A copy with some fields changed, validated again."""
+        return validate(replace(self, **changes))
+
+    @property
+    def is_live(self) -> bool:
+        """True when the entry may reach a prompt: active and not past its expiry date."""
+        if self.status is not Status.ACTIVE:
+            return False
+        return self.expires is None or self.expires >= datetime.now(timezone.utc).date()
+
+
+# --- validation -------------------------------------------------------------------------------
+
+_FIELD_ORDER = (
+    "id",
+    "type",
+    "title",
+    "status",
+    "confidence",
+    "pinned",
+    "scope",
+    "tags",
+    "tool",
+    "reason",
+    "fix",
+    "error",
+    "links",
+    "expires",
+    "confirmed",
+    "last_confirmed",
+    "contradicted",
+    "provenance",
+)
+_KNOWN_KEYS = frozenset(_FIELD_ORDER)
+
+
+def clean_text(value: object, name: str, *, one_line: bool = False) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise InvalidEntry(f"{name} must be text, not {type(value).__name__}")
+    text = str(value).strip()
+    if one_line:
+        text = " ".join(text.split())
+    return text
+
+
+def parse_confidence(value: object) -> float:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InvalidEntry(f"confidence {value!r} is not a number", "give a number from 0 to 1") from None
+    if not 0.0 <= number <= 1.0 or number != number:
+        raise InvalidEntry(f"confidence {value!r} is outside 0..1", "give a number from 0 to 1")
+    return round(number, 3)
+
+
+def parse_time(value: object, name: str) -> datetime:
+    if isinstance(value, datetime):
+        stamp = value
+    elif isinstance(value, date):
+        stamp = datetime(value.year, value.month, value.day)
+    else:
+        try:
+            stamp = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise InvalidEntry(f"{name} {value!r} is not an ISO date-time") from None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=timezone.utc)
+    return stamp.astimezone(timezone.utc).replace(microsecond=0)
+
+
+def parse_date(value: object, name: str) -> date:
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value).strip()[:10])
+    except ValueError:
+        raise InvalidEntry(f"{name} {value!r} is not an ISO date (YYYY-MM-DD)") from None
+
+
+def _string_list(value: object, name: str) -> tuple[str, ...]:
+    if value is None or value == "":
+        return ()
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)):
+        raise InvalidEntry(f"{name} must be a list of text")
+    out: list[str] = []
+    for item in items:
+        text = clean_text(item, name, one_line=True)
+        if text and text not in out:
+            out.append(text)
+    return tuple(out)
+
+
+def _links(value: object) -> tuple[Link, ...]:
+    """Links are stored as a mapping `relation: [ids]`; a list of `{rel, id}` is accepted too."""
+    if not value:
+        return ()
+    pairs: list[tuple[object, object]] = []
+    if isinstance(value, Mapping):
+        for rel, targets in value.items():
+            for target in [targets] if isinstance(targets, str) else list(targets or []):
+                pairs.append((rel, target))
+    elif isinstance(value, list):
+        for item in value:
+            if not isinstance(item, Mapping):
+                raise InvalidEntry("each link must be a mapping like {rel: corrects, id: ...}")
+            pairs.append((item.get("rel"), item.get("id") or item.get("to")))
+    else:
+        raise InvalidEntry("links must be a mapping of relation to entry ids")
+    links: list[Link] = []
+    for rel, target in pairs:
+        link = Link(Relation.parse(rel), clean_text(target, "link target", one_line=True).lower())
+        if not ID_PATTERN.match(link.target):
+            raise InvalidEntry(f"link target {target!r} is not an entry id")
+        if link not in links:
+            links.append(link)
+    return tuple(links)
+
+
+def validate(entry: Entry) -> Entry:
+    """Check the invariants that no constructor path may break; return the entry."""
+    if not ID_PATTERN.match(entry.id):
+        raise InvalidEntry(f"id {entry.id!r} is not a lowercase hex id")
+    if not entry.title.strip():
+        raise InvalidEntry("the title is empty", "give a one-line title")
+    if "\n" in entry.title:
+        raise InvalidEntry("the title must be one line")
+    parse_confidence(entry.confidence)
+    if any(link.target == entry.id for link in entry.links):
+        raise InvalidEntry("an entry cannot link to itself")
+    return entry
+
+
+def entry_from_dict(data: Mapping[str, Any], body: str = "") -> Entry:
+    """Build a validated entry from front-matter (as read from a file) and a Markdown body."""
+    unknown = sorted(set(data) - _KNOWN_KEYS)
+    if unknown:
+        raise InvalidEntry(
+            f"unknown front-matter key(s): {', '.join(map(str, unknown))}",
+            f"known keys are: {', '.join(_FIELD_ORDER)}",
+        )
+    for required in ("id", "type", "title"):
+        if not data.get(required):
+            raise InvalidEntry(f"front-matter has no {required!r}")
+    etype = EntryType.parse(data["type"])
+    prov_raw = data.get("provenance") or {}
+    if not isinstance(prov_raw, Mapping):
+        raise InvalidEntry("provenance must be a mapping")
+    if "created" not in prov_raw:
+        raise InvalidEntry("provenance has no 'created' time")
+    created = parse_time(prov_raw["created"], "provenance.created")
+    provenance = Provenance(
+        created=created,
+        updated=parse_time(prov_raw.get("updated") or created, "provenance.updated"),
+        source=Source.parse(prov_raw.get("source") or "user"),
+        author=clean_text(prov_raw.get("author"), "author", one_line=True),
+        commit=clean_text(prov_raw.get("commit"), "commit", one_line=True),
+        branch=clean_text(prov_raw.get("branch"), "branch", one_line=True),
+        session=clean_text(prov_raw.get("session"), "session", one_line=True),
+    )
+    pinned = data.get("pinned", False)
+    if not isinstance(pinned, bool):
+        raise InvalidEntry(f"pinned must be true or false, not {pinned!r}")
+    confirmed = data.get("confirmed") or 0
+    contradicted = data.get("contradicted") or 0
+    for name, number in (("confirmed", confirmed), ("contradicted", contradicted)):
+        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+            raise InvalidEntry(f"{name} must be a whole number >= 0, not {number!r}")
+    confidence = data.get("confidence")
+    entry = Entry(
+        id=clean_text(data["id"], "id", one_line=True).lower(),
+        type=etype,
+        title=clean_text(data["title"], "title", one_line=True),
+        provenance=provenance,
+        body=body.strip(),
+        reason=clean_text(data.get("reason"), "reason"),
+        scope=Scope.parse(_string_list(data.get("scope"), "scope")),
+        tags=tuple(t.lower() for t in _string_list(data.get("tags"), "tags")),
+        tool=clean_text(data.get("tool"), "tool", one_line=True),
+        error=clean_text(data.get("error"), "error"),
+        fix=clean_text(data.get("fix"), "fix"),
+        confidence=DEFAULT_CONFIDENCE[etype] if confidence is None else parse_confidence(confidence),
+        status=Status.parse(data.get("status") or "active"),
+        links=_links(data.get("links")),
+        pinned=pinned,
+        expires=parse_date(data["expires"], "expires") if data.get("expires") else None,
+        confirmed=confirmed,
+        last_confirmed=(
+            parse_time(data["last_confirmed"], "last_confirmed") if data.get("last_confirmed") else None
+        ),
+        contradicted=contradicted,
+    )
+    return validate(entry)
+
+
+def entry_to_dict(entry: Entry) -> dict[str, Any]:
+    """Front-matter for an entry, keys in a fixed order, empty optional keys left out.
+
+    The fixed order is what keeps an edit's diff down to the lines it touches.
+    """
+    prov = entry.provenance
+    provenance: dict[str, Any] = {"created": prov.created, "updated": prov.updated, "source": prov.source.value}
+    for key in ("author", "commit", "branch", "session"):
+        if getattr(prov, key):
+            provenance[key] = getattr(prov, key)
+    links: dict[str, list[str]] = {}
+    for rel in Relation:
+        targets = entry.links_to(rel)
+        if targets:
+            links[rel.value] = targets
+    values: dict[str, Any] = {
+        "id": entry.id,
+        "type": entry.type.value,
+        "title": entry.title,
+        "status": entry.status.value,
+        "confidence": entry.confidence,
+        "pinned": entry.pinned or None,
+        "scope": entry.scope.as_strings() or None,
+        "tags": list(entry.tags) or None,
+        "tool": entry.tool or None,
+        "reason": entry.reason or None,
+        "fix": entry.fix or None,
+        "error": entry.error or None,
+        "links": links or None,
+        "expires": entry.expires,
+        "confirmed": entry.confirmed or None,
+        "last_confirmed": entry.last_confirmed,
+        "contradicted": entry.contradicted or None,
+        "provenance": provenance,
+    }
+    return {k: values[k] for k in _FIELD_ORDER if values[k] is not None}
+
+
+def iso(stamp: datetime) -> str:
+    return stamp.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def entry_to_json(entry: Entry) -> dict[str, Any]:
+    """A JSON-ready view of an entry (what `--json` prints)."""
+    prov = entry.provenance
+    return {
+        "id": entry.id,
+        "type": entry.type.value,
+        "title": entry.title,
+        "status": entry.status.value,
+        "confidence": entry.confidence,
+        "pinned": entry.pinned,
+        "scope": entry.scope.as_strings(),
+        "tags": list(entry.tags),
+        "tool": entry.tool,
+        "reason": entry.reason,
+        "fix": entry.fix,
+        "error": entry.error,
+        "body": entry.body,
+        "links": [{"rel": link.rel.value, "id": link.target} for link in entry.links],
+        "expires": entry.expires.isoformat() if entry.expires else None,
+        "confirmed": entry.confirmed,
+        "last_confirmed": iso(entry.last_confirmed) if entry.last_confirmed else None,
+        "contradicted": entry.contradicted,
+        "provenance": {
+            "created": iso(prov.created),
+            "updated": iso(prov.updated),
+            "source": prov.source.value,
+            "author": prov.author,
+            "commit": prov.commit,
+            "branch": prov.branch,
+            "session": prov.session,
+        },
+    }
+
+
+_RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|y)\s*$", re.IGNORECASE)
+_UNIT_SECONDS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
+
+
+def parse_since(text: str, now: datetime | None = None) -> datetime:
+    """A `--since` value: an ISO date or date-time, or a relative age like `7d`, `12h`, `2w`."""
+    from datetime import timedelta
+
+    current = now or datetime.now(timezone.utc)
+    match = _RELATIVE.match(text)
+    if match:
+        seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
+        return current - timedelta(seconds=seconds)
+    try:
+        return parse_time(text, "since")
+    except InvalidEntry:
+        raise InvalidEntry(
+            f"--since {text!r} is neither a date nor an age", "use 2026-11-01, 7d, 12h or 2w"
+        ) from None

@@ -1,0 +1,447 @@
+"""The notebook facade: what the CLI, hooks and agents call to find, add, link and read entries.
+
+    from errnote import Notebook
+    nb = Notebook.locate()                      # walks up from the current directory, like git
+    lesson = nb.add("lesson", "Run make build, not cargo build --all-features", reason="...")
+    for hit in nb.search("openssl-sys build failed"):
+        print(hit.entry.id, hit.entry.title, hit.score)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from errnote.config import DEFAULT_CONFIG_TEXT, Config, load_config
+from errnote.errors import AmbiguousId, EntryNotFound, ErrnoteError, InvalidEntry, NotebookNotFound
+from errnote.model import (
+    DEFAULT_CONFIDENCE,
+    Entry,
+    EntryType,
+    Link,
+    Provenance,
+    Relation,
+    Scope,
+    Source,
+    Status,
+    parse_confidence,
+    validate,
+)
+from errnote.store import (
+    CONFIG_NAME,
+    ENTRIES_DIRNAME,
+    GITIGNORE_TEXT,
+    NOTEBOOK_DIRNAME,
+    Problem,
+    Store,
+    new_id,
+    parse_entry,
+    render_entry,
+)
+
+if TYPE_CHECKING:
+    from errnote.index import SearchHit
+
+MIN_PREFIX = 4
+
+NOTEBOOK_README = """\
+# errnote notebook
+
+Entries recorded with `errnote` (https://example.invalid/errnote): one Markdown file per entry
+under `entries/<type>s/`, YAML front-matter on top. Commit them with the code and review them in
+pull requests like any other change. `cache/` holds derived data (the search index, hook state)
+and is ignored by git; it is rebuilt from the files whenever it is missing.
+"""
+
+
+def _notebook_dir(path: Path) -> Path:
+    """The `.errnote/` folder meant by a user-given path (the folder itself or the repository)."""
+    if path.name == NOTEBOOK_DIRNAME:
+        return path
+    if (path / NOTEBOOK_DIRNAME).is_dir():
+        return path / NOTEBOOK_DIRNAME
+    if (path / ENTRIES_DIRNAME).is_dir() and (path / CONFIG_NAME).is_file():
+        return path
+    return path / NOTEBOOK_DIRNAME
+
+
+def _repo_top(start: Path) -> Path | None:
+    """The nearest folder at or above `start` that holds `.git` (a git work tree's top)."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+@dataclass(frozen=True)
+class Contents:
+    """Every readable entry of a notebook, with the path of its file, and every unreadable file."""
+
+    entries: tuple[Entry, ...]
+    paths: dict[str, Path] = field(default_factory=dict)
+    problems: tuple[Problem, ...] = ()
+
+    def by_id(self) -> dict[str, Entry]:
+        return {e.id: e for e in self.entries}
+
+
+@dataclass(frozen=True)
+class Backlink:
+    """Another entry pointing at this one: `source` has a link `rel` to it."""
+
+    rel: Relation
+    source: Entry
+
+
+class Notebook:
+    """One repository's error notebook: the `.errnote/` folder and everything in it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self.store = Store(self.root)
+
+    def __repr__(self) -> str:
+        return f"Notebook({str(self.root)!r})"
+
+    # --- finding and creating --------------------------------------------------------------
+
+    @classmethod
+    def locate(cls, start: Path | None = None, override: str | Path | None = None) -> Notebook:
+        """Find the notebook: `override` (or `$ERRNOTE_DIR`), else walk up from `start` like git."""
+        chosen = override if override else os.environ.get("ERRNOTE_DIR")
+        if chosen:
+            folder = _notebook_dir(Path(chosen).expanduser().resolve())
+            if not folder.is_dir():
+                raise NotebookNotFound(
+                    f"no notebook at {folder}", f"create one with: errnote --notebook {chosen} init"
+                )
+            return cls(folder)
+        here = (start or Path.cwd()).resolve()
+        for parent in (here, *here.parents):
+            candidate = parent / NOTEBOOK_DIRNAME
+            if candidate.is_dir():
+                return cls(candidate)
+        raise NotebookNotFound(
+            f"no .errnote/ notebook in {here} or any folder above it",
+            "run 'errnote init' at the top of your repository to create one",
+        )
+
+    @classmethod
+    def init(cls, where: Path | None = None, override: str | Path | None = None) -> tuple[Notebook, list[Path]]:
+        """Create a notebook (at the top of the git work tree holding `where`); return what was made.
+
+        Running it again on an existing notebook creates only what is missing and changes nothing else.
+        """
+        chosen = override if override else os.environ.get("ERRNOTE_DIR")
+        if chosen:
+            root = _notebook_dir(Path(chosen).expanduser().resolve())
+        else:
+            here = (where or Path.cwd()).resolve()
+            root = (_repo_top(here) or here) / NOTEBOOK_DIRNAME
+        made: list[Path] = []
+        for folder in (root, root / ENTRIES_DIRNAME):
+            if not folder.is_dir():
+                folder.mkdir(parents=True)
+                made.append(folder)
+        from errnote.store import atomic_write
+
+        for path, text in (
+            (root / CONFIG_NAME, DEFAULT_CONFIG_TEXT),
+            (root / ".gitignore", GITIGNORE_TEXT),
+            (root / "README.md", NOTEBOOK_README),
+            (root / ENTRIES_DIRNAME / ".gitkeep", ""),
+        ):
+            if not path.exists():
+                atomic_write(path, text)
+                made.append(path)
+        return cls(root), made
+
+    @property
+    def repo_root(self) -> Path:
+        """The folder that holds `.errnote/` (the repository whose code the notebook is about)."""
+        return self.root.parent
+
+    @cached_property
+    def config(self) -> Config:
+        return load_config(self.root / CONFIG_NAME)
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def load(self) -> Contents:
+        """Read every entry file; unreadable ones are reported in `problems`, not raised."""
+        good, bad = self.store.read_all()
+        seen: dict[str, Path] = {}
+        entries: list[Entry] = []
+        problems = list(bad)
+        for path, entry in good:
+            if entry.id in seen:
+                problems.append(Problem(path, f"duplicate id {entry.id} (also in {seen[entry.id]})"))
+                continue
+            seen[entry.id] = path
+            entries.append(entry)
+        return Contents(tuple(entries), seen, tuple(problems))
+
+    def entries(self) -> list[Entry]:
+        return list(self.load().entries)
+
+    def _id_paths(self) -> dict[str, list[Path]]:
+        """Ids by the file names alone (no parsing), for fast prefix lookups."""
+        ids: dict[str, list[Path]] = {}
+        for item in self.store.files():
+            key = item.file_id
+            if not key:
+                try:
+                    key = parse_entry(item.path.read_text(encoding="utf-8"), item.path).id
+                except (InvalidEntry, OSError, UnicodeDecodeError):
+                    continue
+            ids.setdefault(key, []).append(item.path)
+        return ids
+
+    def resolve(self, ref: str) -> str:
+        """The full id for an id or a unique prefix of one (like git's short hashes)."""
+        return self._resolve(ref, self._id_paths())[0]
+
+    def _resolve(self, ref: str, ids: dict[str, list[Path]]) -> tuple[str, Path]:
+        key = ref.strip().lower()
+        if key in ids:
+            return key, ids[key][0]
+        if len(key) < MIN_PREFIX:
+            raise EntryNotFound(
+                f"no entry with id {ref!r}", f"give at least {MIN_PREFIX} characters of the id"
+            )
+        matches = sorted(i for i in ids if i.startswith(key))
+        if not matches:
+            raise EntryNotFound(f"no entry with id {ref!r}", "'errnote list' shows the ids")
+        if len(matches) > 1:
+            shown = ", ".join(matches[:6]) + (" ..." if len(matches) > 6 else "")
+            raise AmbiguousId(f"id prefix {ref!r} matches {len(matches)} entries: {shown}", "give more characters")
+        return matches[0], ids[matches[0]][0]
+
+    def locate_entry(self, ref: str) -> tuple[Entry, Path]:
+        """The entry an id (or prefix) names, and its file."""
+        full, path = self._resolve(ref, self._id_paths())
+        from errnote.store import read_entry
+
+        return read_entry(path), path
+
+    def get(self, ref: str) -> Entry:
+        return self.locate_entry(ref)[0]
+
+    def backlinks(self, entry_id: str, contents: Contents | None = None) -> list[Backlink]:
+        """Entries that link to `entry_id`, with the relation they use."""
+        data = contents or self.load()
+        found: list[Backlink] = []
+        for other in data.entries:
+            for link in other.links:
+                if link.target == entry_id:
+                    found.append(Backlink(link.rel, other))
+        return found
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def _provenance(self, source: Source | str, session: str) -> Provenance:
+        from errnote.history import git_facts
+
+        facts = git_facts(self.repo_root)
+        now = _now()
+        return Provenance(
+            created=now,
+            updated=now,
+            source=Source.parse(source) if isinstance(source, str) else source,
+            author=os.environ.get("ERRNOTE_AUTHOR") or facts.author,
+            commit=facts.commit,
+            branch=facts.branch,
+            session=session.strip(),
+        )
+
+    def add(
+        self,
+        type: EntryType | str,
+        title: str,
+        *,
+        body: str = "",
+        reason: str = "",
+        scope: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        tool: str = "",
+        error: str = "",
+        fix: str = "",
+        confidence: float | None = None,
+        links: Iterable[tuple[Relation | str, str]] = (),
+        pinned: bool = False,
+        source: Source | str = Source.USER,
+        session: str = "",
+    ) -> Entry:
+        """Record a new entry; link targets may be id prefixes. `supersedes` marks its target superseded."""
+        from errnote.redact import redact
+
+        etype = type if isinstance(type, EntryType) else EntryType.parse(type)
+        with self.store.lock():
+            ids = self._id_paths()
+            resolved: list[Link] = []
+            for rel, target in links:
+                relation = rel if isinstance(rel, Relation) else Relation.parse(rel)
+                try:
+                    full, _ = self._resolve(target, ids)
+                except EntryNotFound:
+                    raise EntryNotFound(
+                        f"cannot link {relation.value} to {target!r}: no such entry",
+                        "'errnote list' shows the ids",
+                    ) from None
+                if Link(relation, full) not in resolved:
+                    resolved.append(Link(relation, full))
+            entry = Entry(
+                id=new_id(set(ids)),
+                type=etype,
+                title=" ".join(redact(title).split()),
+                provenance=self._provenance(source, session),
+                body=redact(body).strip(),
+                reason=redact(reason).strip(),
+                scope=Scope.parse(s for s in scope),
+                tags=tuple(dict.fromkeys(t.strip().lower() for t in tags if t.strip())),
+                tool=tool.strip(),
+                error=redact(error).strip(),
+                fix=redact(fix).strip(),
+                confidence=DEFAULT_CONFIDENCE[etype] if confidence is None else parse_confidence(confidence),
+                links=tuple(resolved),
+                pinned=pinned,
+            )
+            validate(entry)
+            self.store.create(entry)
+            for link in resolved:
+                if link.rel is Relation.SUPERSEDES:
+                    old, old_path = self.locate_entry(link.target)
+                    if old.status is Status.ACTIVE:
+                        self.store.replace(old_path, self._touched(old, status=Status.SUPERSEDED))
+        return entry
+
+    def _touched(self, entry: Entry, **changes: Any) -> Entry:
+        prov = entry.provenance
+        from dataclasses import replace
+
+        return entry.with_changes(provenance=replace(prov, updated=_now()), **changes)
+
+    def triple(
+        self,
+        mistake: str,
+        correction: str,
+        lesson: str,
+        *,
+        reason: str = "",
+        scope: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        tool: str = "",
+        error: str = "",
+        source: Source | str = Source.USER,
+        session: str = "",
+    ) -> tuple[Entry, Entry, Entry]:
+        """Record a mistake, its correction and the lesson, wired together in one call."""
+        common: dict[str, Any] = {"scope": scope, "tags": tags, "tool": tool, "source": source, "session": session}
+        m = self.add(EntryType.MISTAKE, mistake, reason=reason, error=error, **common)
+        c = self.add(
+            EntryType.CORRECTION, correction, reason=reason, fix=correction,
+            links=[(Relation.CORRECTS, m.id)], **common,
+        )  # fmt: skip
+        lesson_entry = self.add(
+            EntryType.LESSON, lesson, reason=reason,
+            links=[(Relation.CORRECTS, m.id), (Relation.DERIVED_FROM, c.id)], **common,
+        )  # fmt: skip
+        return m, c, lesson_entry
+
+    def update(self, ref: str, **changes: Any) -> Entry:
+        """Change fields of an entry (validated again) and rewrite its file in place."""
+        with self.store.lock():
+            entry, path = self.locate_entry(ref)
+            new = self._touched(entry, **changes)
+            self.store.replace(path, new)
+        return new
+
+    def link(self, source_ref: str, rel: Relation | str, target_ref: str) -> Entry:
+        """Add a typed link from one entry to another (`supersedes` also marks the target superseded)."""
+        relation = rel if isinstance(rel, Relation) else Relation.parse(rel)
+        with self.store.lock():
+            ids = self._id_paths()
+            source_id, source_path = self._resolve(source_ref, ids)
+            target_id, target_path = self._resolve(target_ref, ids)
+            if source_id == target_id:
+                raise InvalidEntry("an entry cannot link to itself")
+            from errnote.store import read_entry
+
+            entry = read_entry(source_path)
+            link = Link(relation, target_id)
+            if link not in entry.links:
+                entry = self._touched(entry, links=(*entry.links, link))
+                self.store.replace(source_path, entry)
+            if relation is Relation.SUPERSEDES:
+                target = read_entry(target_path)
+                if target.status is Status.ACTIVE:
+                    self.store.replace(target_path, self._touched(target, status=Status.SUPERSEDED))
+        return entry
+
+    def retire(self, ref: str, why: str) -> Entry:
+        """Mark an entry retired: it stays on disk as history but never reaches a prompt again."""
+        from errnote.redact import redact
+
+        if not why.strip():
+            raise ErrnoteError("say why the entry is retired", "pass --why TEXT")
+        with self.store.lock():
+            entry, path = self.locate_entry(ref)
+            note = f"Retired {_now().date().isoformat()}: {redact(why).strip()}"
+            body = f"{entry.body}\n\n{note}" if entry.body else note
+            new = self._touched(entry, status=Status.RETIRED, body=body)
+            self.store.replace(path, new)
+        return new
+
+    def remove(self, ref: str, *, force: bool = False) -> tuple[Entry, Path]:
+        """Delete an entry's file; refused while other entries link to it, unless `force`."""
+        with self.store.lock():
+            entry, path = self.locate_entry(ref)
+            if not force:
+                inbound = self.backlinks(entry.id)
+                if inbound:
+                    who = ", ".join(f"{b.source.id} ({b.rel.value})" for b in inbound)
+                    raise ErrnoteError(
+                        f"entry {entry.id} is linked from {who}",
+                        "retire it instead ('errnote retire'), or pass --force to delete it anyway",
+                    )
+            path.unlink()
+        return entry, path
+
+    def replace_text(self, ref: str, text: str) -> Entry:
+        """Replace an entry's file with edited text, after validating it (the id must not change)."""
+        from errnote.redact import redact
+
+        with self.store.lock():
+            entry, path = self.locate_entry(ref)
+            edited = parse_entry(text, path)
+            if edited.id != entry.id:
+                raise InvalidEntry(f"the id changed from {entry.id} to {edited.id}", "keep the id as it was")
+            edited = self._touched(
+                edited,
+                body=redact(edited.body),
+                error=redact(edited.error),
+                fix=redact(edited.fix),
+                reason=redact(edited.reason),
+            )
+            self.store.replace(path, edited)
+        return edited
+
+    def render(self, entry: Entry) -> str:
+        return render_entry(entry)
+
+    # --- searching -------------------------------------------------------------------------
+
+    def search(self, query: str, **filters: Any) -> list[SearchHit]:
+        """Ranked entries for a natural-language query (see `errnote.index.search`)."""
+        from errnote.index import search
+
+        return search(self, query, **filters)

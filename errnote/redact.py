@@ -1,0 +1,388 @@
+"""Mask secrets in captured command output before errnote writes it to a git-committed file.
+
+A notebook entry stores the text of a failing command and its error, and that text often carries
+credentials: tokens pasted into a `curl`, a password in a connection URL, an `.env` dump, a private
+key echoed by a CI script. `redact()` replaces each such value with `[REDACTED]` and leaves every
+other character alone, so a text without secrets comes back byte-for-byte identical.
+
+Secrets are recognised two ways:
+- by shape: vendor tokens with a fixed prefix (`ghp_`, `glpat-`, `xoxb-`, `sk_live_`, `AKIA`, ...),
+  JWTs and private key blocks are secrets wherever they appear;
+- by context: a value is a secret because of what labels it (`password=`, `X-Api-Key:`,
+  `--token`, `Authorization: Bearer`, the `user:password@` part of a URL, a webhook path).
+Only the value is masked, never the key name, the scheme word or the quotes. Identifiers, digests,
+public material, placeholders (`${X}`, `<your-key>`) and already-masked values are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["MASK", "find_secrets", "redact"]
+
+MASK = "[REDACTED]"
+
+# --- secrets by shape -------------------------------------------------------------------------------
+# Each vendor prefix is distinctive enough that the token is a secret wherever it appears. The
+# bodies use the exact alphabets so that already-masked forms such as `sk_live_****1234` (a `*`
+# right after the prefix) never match.
+_PREFIXED = [
+    r"gh[pousr]_[A-Za-z0-9]{36,255}",  # GitHub classic / OAuth / app tokens
+    r"github_pat_[A-Za-z0-9_]{22,255}",  # GitHub fine-grained PAT
+    r"gl(?:pat|dt|ptt|rt|cbt|oas|ft|imt|soat|sst|ffct|agent)-[A-Za-z0-9_-]{20,}",  # GitLab
+    r"xox[abposer]-[A-Za-z0-9-]{10,}",  # Slack bot / user / refresh tokens
+    r"xapp-\d-[A-Za-z0-9-]{10,}",  # Slack app-level token
+    r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe secret and restricted keys
+    r"whsec_[A-Za-z0-9+/=]{24,}",  # Stripe webhook signing secret
+    r"sk-ant-[A-Za-z0-9_-]{20,}",  # Anthropic
+    r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",  # OpenAI and the many sk- lookalikes
+    r"AIza[0-9A-Za-z_-]{35}",  # Google API key
+    r"ya29\.[0-9A-Za-z_-]{20,}",  # Google OAuth access token
+    r"npm_[A-Za-z0-9]{36}",  # npm
+    r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}",  # SendGrid
+    r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}",  # AWS access key ids (not AROA role ids)
+    r"pypi-Ag[A-Za-z0-9_-]{50,}",  # PyPI upload token (a macaroon)
+    r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
+    r"SK[0-9a-f]{32}",  # Twilio API key sid (AC... account sids are ids, not secrets)
+    r"dop_v1_[a-f0-9]{64}|do[or]_v1_[a-f0-9]{64}",  # DigitalOcean
+    r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",  # Shopify
+    r"lin_api_[A-Za-z0-9]{40}",  # Linear
+    r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}",  # Postman
+    r"dp\.(?:st|ct|sa|scim|audit)\.[A-Za-z0-9_.-]{40,}",  # Doppler
+    r"hv[sb]\.[A-Za-z0-9_-]{24,}",  # HashiCorp Vault
+    r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2}",  # Grafana
+    r"NRAK-[A-Z0-9]{27}",  # New Relic
+    r"sntry[su]_[A-Za-z0-9+/=_]{40,}",  # Sentry
+    r"dckr_pat_[A-Za-z0-9_-]{20,}",  # Docker Hub
+    r"ATATT3[A-Za-z0-9_=-]{50,}",  # Atlassian API token
+    r"dapi[a-f0-9]{32}(?:-\d)?",  # Databricks
+    r"AGE-SECRET-KEY-1[0-9A-Z]{58}",  # age
+    r"figd_[A-Za-z0-9_-]{40,}",  # Figma
+    r"sbp_[a-f0-9]{40}",  # Supabase
+    r"r8_[A-Za-z0-9]{37}",  # Replicate
+    r"gsk_[A-Za-z0-9]{48,}",  # Groq
+    r"xai-[A-Za-z0-9]{60,}",  # xAI
+    r"pplx-[A-Za-z0-9]{40,}",  # Perplexity
+    r"HRKU-[A-Za-z0-9_-]{20,}",  # Heroku
+    r"CCIPAT_[A-Za-z0-9]{20,}_[a-f0-9]{40}",  # CircleCI
+    r"key-[0-9a-f]{32}",  # Mailgun
+    r"[0-9a-f]{32}-us\d{1,2}",  # Mailchimp
+    r"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}",  # Square
+    r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}",  # Brevo
+    r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}",  # PlanetScale
+    r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}",  # Airtable
+    r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}",  # Terraform Cloud
+    r"ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}",  # Notion
+    r"AKCp[0-9A-Za-z]{69}",  # JFrog Artifactory
+    # JWT: base64url JSON header (always `eyJ`), payload and signature.
+    r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+]
+# Lookarounds keep a match from starting or ending inside a longer word.
+_SHAPE_RE = re.compile(r"(?<![A-Za-z0-9_-])(?:" + "|".join(_PREFIXED) + r")(?![A-Za-z0-9_-])")
+# Telegram bot tokens often sit right after `/bot` in an API URL, so no left word boundary.
+_TELEGRAM_RE = re.compile(r"(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])")
+
+# A private key is the whole block, BEGIN to END, whether its newlines are real or `\n` escapes.
+_PEM_RE = re.compile(
+    r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY((?: BLOCK)?)-----.*?-----END \1PRIVATE KEY\2-----", re.DOTALL
+)
+# A key cut short by a truncated log has no END line: take the header and the base64 lines after it.
+_PEM_TRUNCATED_RE = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/=:, -]+)+"
+)
+
+# --- secrets by context -----------------------------------------------------------------------------
+# `scheme://user:password@host`: only the password. `[^...@/]` keeps the match inside the authority.
+_URL_PASSWORD_RE = re.compile(
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#'\"<>]*:(?P<s>[^\s@/?#'\"<>]+)@"
+)
+# `https://TOKEN@host`: a bare token used as the user name.
+_URL_TOKEN_USER_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?P<s>[A-Za-z0-9_-]{20,})@")
+
+# Webhook URLs carry their credential as the last path segment; the ids before it are not secret.
+_WEBHOOK_RE = re.compile(
+    r"hooks\.slack\.com/(?:services|workflows|triggers)/(?:[A-Za-z0-9]+/)+(?P<s>[A-Za-z0-9]{16,})"
+    r"|discord(?:app)?\.com/api/webhooks/\d+/(?P<d>[A-Za-z0-9_-]{40,})"
+    r"|/(?:hooks|webhooks?)/(?:[^\s/?#'\"]+/)*(?P<g>[A-Za-z0-9_-]{20,})(?=[\s'\"?#)\]>,]|$)"
+)
+
+_TOKEN_CHARS = r"A-Za-z0-9._~+/-"
+# `Bearer <token>` and `Basic <base64 user:pass>` anywhere (headers, logs, Go/py reprs of headers).
+_BEARER_RE = re.compile(
+    rf"(?<![A-Za-z0-9_-])(?:[Bb]earer|BEARER)[ \t]+(?P<s>[{_TOKEN_CHARS}]+=*)(?![{_TOKEN_CHARS}=])"
+)
+_BASIC_RE = re.compile(r"(?<![A-Za-z0-9_-])(?:[Bb]asic|BASIC)[ \t]+(?P<s>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
+# `Authorization: <scheme> <value>` or a raw `Authorization: <value>`. The value must end the header
+# (quote, bracket, line end), which rules out multi-part schemes such as `AWS4-HMAC-SHA256 Credential=`.
+_AUTH_HEADER_RE = re.compile(
+    r"(?i:(?:proxy-)?authorization)(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?\[?"
+    r"(?:(?i:token|bearer|basic|apikey|api-key|key|sso-key|ssws|oauth|geniekey|splunk)[ \t]+)?"
+    rf"(?P<s>[{_TOKEN_CHARS}]+=*)(?=\\?[\"'\],;]|\\r|\\n|[ \t]*(?:\r?\n|$))"
+)
+
+# `name<sep>value` where the name ends in a secret-ish word. Written as a lookahead so that a
+# rejected candidate (`from-literal=...`) does not swallow a real one right after it
+# (`api-token=...`); it only starts at a word start, which keeps the scan linear in practice.
+_KV_RE = re.compile(
+    r"(?<![A-Za-z0-9_])(?<!://)(?=(?P<name>[A-Za-z_][A-Za-z0-9_.-]*?)(?:\\?[\"'])?[ \t]*(?P<sep>=>|:=|=|:)"
+    r"[ \t]*(?:\\?\"(?P<dq>[^\"\n]+?)\\?\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'`,;&<>(){}\[\]|\\]+)))",
+    re.MULTILINE,
+)
+# `--password X`, `--api-key=X`, `-storepass X`.
+_FLAG_RE = re.compile(
+    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?:[ \t]+|=)"
+    r"(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'-][^\s\"']*))"
+)
+# `-u user:password` / `--user user:password` (curl and friends).
+_USER_FLAG_RE = re.compile(
+    r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)([\"']?)[^\s:\"']*:(?P<s>[^\s\"']+)\1(?=\s|$)"
+)
+# `-p X` / `-pX`: a password only where the command takes one (mysql, docker login, twine...);
+# elsewhere `-p` is a port or a parent flag, so _short_p_ok() checks the command line first.
+_SHORT_P_RE = re.compile(r"(?<![\w-])-p(?:[ \t]+)?([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1(?=\s|$)")
+_PASSWORD_COMMAND_RE = re.compile(
+    r"(?:^|\s)(?:-u|-U|--user(?:name)?)(?:[ \t=]|$)|\b(?:mysql\w*|mariadb\w*|sshpass|login)\b"
+)
+_REDIS_A_RE = re.compile(r"\bredis-cli\b[^\n]*?(?<![\w-])-a[ \t]+([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1")
+_STDIN_PASSWORD_RE = re.compile(
+    r"\becho[ \t]+(?:-n[ \t]+)?([\"']?)(?P<s>[^\s\"'|]+)\1[ \t]*\|[^\n]*--password-stdin"
+)
+# AWS secret keys have no prefix: 40 base64 characters, recognised by their label ...
+_AWS_SECRET_LABEL_RE = re.compile(
+    r"(?i:secret[_ \t-]*access[_ \t-]*key)[^\n:=]{0,30}[:=][ \t]*[\"']?(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+)
+# ... or by sitting right after an access key id (CSV exports, `aws configure list`, env dumps).
+_AWS_SECRET_NEAR_RE = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_AWS_KEY_ID_RE = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+
+# --- how names and values are judged ----------------------------------------------------------------
+# Words that make a name label a secret when they end it. Long words count even glued to a prefix
+# (`PGPASSWORD`, `_authToken`); short ones must be a whole component (`pass`, not `bypass`).
+_STRONG_SUFFIXES = (
+    "password", "passwd", "passphrase", "secret", "token", "storepass", "keypass", "apikey",
+    "accesskey", "secretkey", "privatekey", "accountkey", "signingkey", "encryptionkey", "masterkey",
+)  # fmt: skip
+_STRONG_COMPONENTS = {"pass", "pwd", "pw"}
+# Looser labels: only a value that looks random is masked under these.
+_WEAK_COMPONENTS = {"key", "auth"}
+# Components that, right before the secret word, make the value an id, cursor or public material.
+_NOT_SECRET_QUALIFIERS = {
+    "page", "next", "continuation", "sync", "lock", "idempotency", "cancellation", "cancel", "resume",
+    "pagination", "cursor", "public", "publishable", "pub", "cache", "sort", "partition", "primary",
+    "foreign", "object", "row", "host", "ssh", "gpg", "pgp", "file", "path",
+}  # fmt: skip
+_NAME_SPLIT_RE = re.compile(r"[_.\-]+|(?<=[a-z0-9])(?=[A-Z])")
+
+# Values that are words, references or masks rather than secrets.
+_LITERALS = {
+    "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off", "n/a", "na",
+    "redacted", "hidden", "masked", "secret", "password", "token", "required", "optional", "string",
+    "str", "int", "bool", "object", "any", "unset", "empty", "default", "invalid", "expired", "missing",
+    "bearer", "basic",
+}  # fmt: skip
+_PLACEHOLDER_PREFIXES = ("$", "%", "<", "!", "{", "#{", "@{", "enc[", "vault:", "op://", "ref+", "your")
+_MASKED_RE = re.compile(r"^[*xX•.#?-]+$|\*\*\*|…|redacted", re.IGNORECASE)
+_CODE_REF_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_PATH_RE = re.compile(r"^(?:~|\.{1,2})?/[\w./-]*$")
+_UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+_HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
+_PORTS_RE = re.compile(r"^[\d.:]+(?:/\w+)?$")
+
+
+def _name_strength(name: str) -> int:
+    """2 if `name` labels a secret, 1 if it may (mask only random values), 0 if it does not."""
+    parts = [p.lower() for p in _NAME_SPLIT_RE.split(name) if p]
+    if not parts:
+        return 0
+    if any(p in ("public", "publishable") for p in parts):
+        return 0
+    last = parts[-1]
+    before = parts[-2] if len(parts) > 1 else ""
+    if before in _NOT_SECRET_QUALIFIERS:
+        return 0
+    if last in _STRONG_COMPONENTS or last.endswith(_STRONG_SUFFIXES):
+        return 2
+    joined = "".join(parts[-2:])  # `api_key`, `access-key`, `SecretAccessKey` -> one word
+    if joined.endswith(_STRONG_SUFFIXES):
+        return 2
+    if last in _WEAK_COMPONENTS and (last != "key" or before):
+        return 1
+    return 0
+
+
+def _plausible(value: str, *, bare: bool, spaced: bool) -> bool:
+    """Whether a labelled value is a real secret rather than a word, reference, path or mask.
+
+    `bare` means the value was not quoted; `spaced` means it followed `:` or a space, where prose
+    (`using password: YES`, `--password via the CLI`) is common, so plain words are not secrets.
+    """
+    low = value.lower()
+    if not value.strip() or low in _LITERALS or _MASKED_RE.search(value):
+        return False
+    if low.startswith(_PLACEHOLDER_PREFIXES) or "://" in value or "-----begin" in low:
+        return False
+    if "placeholder" in low or _PATH_RE.match(value):
+        return False
+    if bare:
+        # `os.environ`, `settings.API_KEY`, `api_key=api_key`: code passing a secret, not the secret.
+        if _CODE_REF_RE.match(value) and not any(c.isdigit() for c in value) and ("_" in value or "." in value):
+            return False
+        if spaced and value.isalpha() and len(value) <= 12:
+            return False
+    return True
+
+
+def _random_like(value: str) -> bool:
+    """Whether a value under a loose label looks machine-generated: long, mixed, not an id or digest."""
+    if len(value) < 16 or _UUID_RE.match(value) or _HEX_RE.match(value):
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_lower = any(c.islower() for c in value)
+    has_upper = any(c.isupper() for c in value)
+    return (has_digit and (has_lower or has_upper)) or (has_lower and has_upper and len(value) >= 20)
+
+
+def _token_like(value: str) -> bool:
+    """Whether a `Bearer`/`Basic`/header credential is real rather than `undefined` or `$TOKEN`."""
+    if len(value) < 8 or value.lower() in _LITERALS or _MASKED_RE.search(value):
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    return has_digit or (mixed and len(value) >= 16)
+
+
+def _shape_ok(value: str) -> bool:
+    """Reject prefix lookalikes made of plain words (`sk-this-is-not-a-key`): real tokens are random."""
+    return any(c.isdigit() for c in value) or (
+        any(c.islower() for c in value) and any(c.isupper() for c in value)
+    )
+
+
+def _value_group(m: re.Match[str]) -> str:
+    """Name of the value alternative (dq/sq/bare) that matched."""
+    for group in ("dq", "sq", "bare"):
+        if m.group(group) is not None:
+            return group
+    return ""
+
+
+def _line_before(text: str, pos: int) -> str:
+    """The text from the start of the line holding `pos` up to `pos`."""
+    return text[text.rfind("\n", 0, pos) + 1 : pos]
+
+
+def find_secrets(text: str) -> list[tuple[int, int]]:
+    """Return the sorted, non-overlapping (start, end) spans of secrets in `text`."""
+    spans: list[tuple[int, int]] = []
+    add = spans.append
+
+    for m in _PEM_RE.finditer(text):
+        add(m.span())
+    for m in _PEM_TRUNCATED_RE.finditer(text):
+        add(m.span())
+    for m in _SHAPE_RE.finditer(text):
+        if _shape_ok(m.group()):
+            add(m.span())
+    for m in _TELEGRAM_RE.finditer(text):
+        add(m.span())
+
+    for m in _URL_PASSWORD_RE.finditer(text):
+        if _plausible(m.group("s"), bare=False, spaced=False):
+            add(m.span("s"))
+    for m in _URL_TOKEN_USER_RE.finditer(text):
+        if _random_like(m.group("s")):
+            add(m.span("s"))
+    for m in _WEBHOOK_RE.finditer(text):
+        group = next(g for g in ("s", "d", "g") if m.group(g) is not None)
+        if group != "g" or _random_like(m.group(group)):
+            add(m.span(group))
+
+    for regex in (_BEARER_RE, _BASIC_RE, _AUTH_HEADER_RE):
+        for m in regex.finditer(text):
+            if _token_like(m.group("s")) and not m.group("s").startswith("$"):
+                add(m.span("s"))
+
+    for m in _KV_RE.finditer(text):
+        strength = _name_strength(m.group("name"))
+        if not strength:
+            continue
+        group = _value_group(m)
+        value = m.group(group)
+        end = m.end(group)
+        # A bare value followed by `(` or `[` is code (`os.environ[...]`) or a structure (`ENC[...]`).
+        if group == "bare" and end < len(text) and text[end] in "([{":
+            continue
+        spaced = m.group("sep") == ":"
+        if not _plausible(value, bare=group == "bare", spaced=spaced):
+            continue
+        if strength == 1 and not _random_like(value):
+            continue
+        add(m.span(group))
+
+    for m in _FLAG_RE.finditer(text):
+        strength = _name_strength(m.group("name"))
+        if not strength:
+            continue
+        group = _value_group(m)
+        value = m.group(group)
+        if group == "bare" and re.match(r"\w+=.", value):  # `--secret id=npmrc,src=...`: a spec
+            continue
+        if not _plausible(value, bare=group == "bare", spaced=True):
+            continue
+        if strength == 1 and not _random_like(value):
+            continue
+        add(m.span(group))
+
+    for m in _USER_FLAG_RE.finditer(text):
+        value = m.group("s")
+        if not value.isdigit() and _plausible(value, bare=False, spaced=False):  # `-u 1000:1000` is uid:gid
+            add(m.span("s"))
+    for m in _SHORT_P_RE.finditer(text):
+        value = m.group("s")
+        if _PORTS_RE.match(value) or not _PASSWORD_COMMAND_RE.search(_line_before(text, m.start())):
+            continue
+        if _plausible(value, bare=True, spaced=True):
+            add(m.span("s"))
+    for regex in (_REDIS_A_RE, _STDIN_PASSWORD_RE):
+        for m in regex.finditer(text):
+            if _plausible(m.group("s"), bare=True, spaced=True):
+                add(m.span("s"))
+
+    for m in _AWS_SECRET_LABEL_RE.finditer(text):
+        add(m.span("s"))
+    for key_id in _AWS_KEY_ID_RE.finditer(text):
+        window_end = min(len(text), key_id.end() + 300)
+        for m in _AWS_SECRET_NEAR_RE.finditer(text, key_id.end(), window_end):
+            value = m.group()
+            # Mixed case or `/`/`+` tells a secret key from a 40-hex git SHA.
+            if (any(c.isupper() for c in value) and any(c.islower() for c in value)) or "/" in value:
+                add(m.span())
+
+    return _merge(spans)
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sort spans and fuse overlapping ones, so each secret is replaced exactly once."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            if end > merged[-1][1]:
+                merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def redact(text: str) -> str:
+    """Return `text` with every secret value replaced by `[REDACTED]` and nothing else changed."""
+    spans = find_secrets(text)
+    if not spans:
+        return text
+    pieces: list[str] = []
+    pos = 0
+    for start, end in spans:
+        pieces.append(text[pos:start])
+        pieces.append(MASK)
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)

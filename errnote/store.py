@@ -1,0 +1,250 @@
+"""Entry files on disk: the layout under `.errnote/`, ids, atomic writes, reading and validation.
+
+Files are the truth. Every write goes to a temporary file in the target folder and is then
+renamed into place, so a crash or a second process never leaves half an entry behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from errnote.errors import InvalidEntry
+from errnote.model import Entry, EntryType, entry_from_dict, entry_to_dict, iso
+
+NOTEBOOK_DIRNAME = ".errnote"
+ENTRIES_DIRNAME = "entries"
+CACHE_DIRNAME = "cache"  # everything derived (index, hook state, logs): ignored by git
+CONFIG_NAME = "config.yaml"
+ID_LENGTH = 10
+
+GITIGNORE_TEXT = """\
+# Derived data: rebuilt from the entry files whenever it is missing.
+cache/
+*.tmp
+"""
+
+#: Folder for each type, so a reviewer can browse `lessons/` or `mistakes/` in a pull request.
+TYPE_DIRS: dict[EntryType, str] = {t: t.value + "s" for t in EntryType}
+
+_CONFLICT = re.compile(r"^(<{7}|={7}|>{7})( |$)", re.MULTILINE)
+_FILE_ID = re.compile(r"^([0-9a-f]{4,32})(?:-|\.md$)")
+
+
+def _represent_datetime(dumper: Any, value: datetime) -> Any:
+    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", iso(value))
+
+
+def _represent_date(dumper: Any, value: date) -> Any:
+    return dumper.represent_scalar("tag:yaml.org,2002:timestamp", value.isoformat())
+
+
+def _represent_str(dumper: Any, value: str) -> Any:
+    # Multi-line text (error output, reasons) reads best and diffs best as a literal block.
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _dumper() -> Any:
+    import yaml
+
+    base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+    class EntryDumper(base):  # type: ignore[misc, valid-type]
+        def ignore_aliases(self, data: Any) -> bool:
+            return True  # never `&id001` anchors: each value is written out where it belongs
+
+    EntryDumper.add_representer(datetime, _represent_datetime)
+    EntryDumper.add_representer(date, _represent_date)
+    EntryDumper.add_representer(str, _represent_str)
+    return EntryDumper
+
+
+def new_id(taken: set[str] | None = None) -> str:
+    """A short random id: 40 bits, so two branches adding entries never need to coordinate."""
+    while True:
+        candidate = secrets.token_hex(ID_LENGTH // 2)
+        if not taken or not any(t.startswith(candidate) or candidate.startswith(t) for t in taken):
+            return candidate
+
+
+def slugify(title: str, limit: int = 48) -> str:
+    words = re.findall(r"[a-z0-9]+", title.lower())
+    slug = ""
+    for word in words:
+        if len(slug) + len(word) + 1 > limit:
+            break
+        slug = f"{slug}-{word}" if slug else word
+    return slug
+
+
+def entry_filename(entry: Entry) -> str:
+    slug = slugify(entry.title)
+    return f"{entry.id}-{slug}.md" if slug else f"{entry.id}.md"
+
+
+def render_entry(entry: Entry) -> str:
+    """The file text of an entry: YAML front-matter in a fixed key order, then the Markdown body."""
+    import frontmatter
+
+    post = frontmatter.Post(entry.body, **entry_to_dict(entry))
+    text = frontmatter.dumps(
+        post, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False, width=100
+    )
+    return text.rstrip("\n") + "\n"
+
+
+def parse_entry(text: str, path: Path | None = None) -> Entry:
+    """Parse and validate one entry file's text; errors name the file."""
+    import frontmatter
+    import yaml
+
+    where = str(path) if path else None
+    if _CONFLICT.search(text):
+        raise InvalidEntry(
+            "the file holds git merge-conflict markers",
+            "resolve the conflict in the file, then run the command again",
+            path=where,
+        )
+    if not text.lstrip("\ufeff").startswith("---"):
+        raise InvalidEntry("the file has no YAML front-matter (it must start with '---')", path=where)
+    try:
+        metadata, content = frontmatter.parse(text)
+    except yaml.YAMLError as exc:
+        problem = " ".join(str(exc).split())
+        raise InvalidEntry(f"invalid YAML front-matter: {problem}", path=where) from None
+    if not metadata:
+        raise InvalidEntry("the YAML front-matter is empty or not a mapping", path=where)
+    try:
+        return entry_from_dict(metadata, content)
+    except InvalidEntry as exc:
+        raise InvalidEntry(exc.message, exc.hint, path=where) from None
+
+
+def read_entry(path: Path) -> Entry:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InvalidEntry("the file is not UTF-8 text", path=str(path)) from None
+    except OSError as exc:
+        raise InvalidEntry(f"cannot read the file: {exc.strerror}", path=str(path)) from None
+    return parse_entry(text, path)
+
+
+def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
+    """Write `text` to `path` so readers see the old file or the new one, never a mix.
+
+    With `exclusive`, refuse to replace an existing file (FileExistsError): a new entry never
+    overwrites another one, even when two processes race.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if exclusive:
+            os.link(tmp, path)  # fails with FileExistsError instead of replacing
+            tmp.unlink()
+        else:
+            os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+@dataclass(frozen=True)
+class EntryFile:
+    """An entry file found on disk, before it is read."""
+
+    path: Path
+    file_id: str  # the id its name starts with ("" when the name does not start with one)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An entry file that could not be read; the rest of the notebook still works."""
+
+    path: Path
+    message: str
+
+
+class Store:
+    """The files of one notebook: `root` is the `.errnote/` folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.entries_dir = root / ENTRIES_DIRNAME
+        self.cache_dir = root / CACHE_DIRNAME
+
+    def files(self) -> list[EntryFile]:
+        """Every entry file (`entries/**/*.md`), in a stable order; temp and hidden files skipped."""
+        found: list[EntryFile] = []
+        stack = [self.entries_dir]
+        while stack:
+            folder = stack.pop()
+            try:
+                with os.scandir(folder) as it:
+                    for item in it:
+                        if item.name.startswith("."):
+                            continue
+                        if item.is_dir(follow_symlinks=False):
+                            stack.append(Path(item.path))
+                        elif item.name.endswith(".md"):
+                            match = _FILE_ID.match(item.name)
+                            found.append(EntryFile(Path(item.path), match.group(1) if match else ""))
+            except FileNotFoundError:
+                continue
+        found.sort(key=lambda f: (f.file_id, str(f.path)))
+        return found
+
+    def path_for(self, entry: Entry) -> Path:
+        return self.entries_dir / TYPE_DIRS[entry.type] / entry_filename(entry)
+
+    def create(self, entry: Entry) -> Path:
+        """Write a new entry file; never replaces an existing one."""
+        path = self.path_for(entry)
+        atomic_write(path, render_entry(entry), exclusive=True)
+        return path
+
+    def replace(self, path: Path, entry: Entry) -> None:
+        """Rewrite an existing entry file in place (the path stays stable for clean diffs)."""
+        atomic_write(path, render_entry(entry))
+
+    def read_all(self) -> tuple[list[tuple[Path, Entry]], list[Problem]]:
+        """Read every entry file; a broken file becomes a Problem and never stops the others."""
+        good: list[tuple[Path, Entry]] = []
+        bad: list[Problem] = []
+        for item in self.files():
+            try:
+                good.append((item.path, read_entry(item.path)))
+            except InvalidEntry as exc:
+                bad.append(Problem(item.path, str(exc)))
+        return good, bad
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Serialise read-modify-write changes that touch more than one entry file."""
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        handle = open(self.cache_dir / "write.lock", "a+b")  # noqa: SIM115 - held for the block
+        try:
+            try:
+                import fcntl
+
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            except ImportError:  # pragma: no cover - Windows: atomic renames still keep files whole
+                pass
+            yield
+        finally:
+            handle.close()
