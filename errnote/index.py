@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errnote import ranking
-from errnote.analysis import ANALYSIS_VERSION, analyze
+from errnote.analysis import ANALYSIS_VERSION, analyze, is_cjk
 from errnote.errors import InvalidEntry
 from errnote.model import Entry, Scope, Status, parse_since
 from errnote.store import read_entry
@@ -38,7 +38,7 @@ MAX_QUERY_TERMS = 48
 try:  # Whoosh is needed only when the index is; the class path must stay stable (it is pickled).
     from whoosh.analysis import Token, Tokenizer
 except ImportError:  # pragma: no cover - whoosh is a declared dependency
-    Tokenizer = object  # type: ignore[misc, assignment]
+    Tokenizer = object
 
 
 class ErrnoteTokenizer(Tokenizer):  # type: ignore[misc]
@@ -147,30 +147,7 @@ class Index:
     # --- the manifest: what the index holds, by file --------------------------------------
 
     def scan(self) -> dict[str, tuple[int, int]]:
-        """Every entry file with (mtime_ns, size): one stat each, no reading."""
-        found: dict[str, tuple[int, int]] = {}
-        base = self.nb.store.entries_dir
-        prefix = len(str(base)) + 1
-        stack = [str(base)]
-        while stack:
-            folder = stack.pop()
-            try:
-                with os.scandir(folder) as it:
-                    for item in it:
-                        name = item.name
-                        if name.startswith("."):
-                            continue
-                        if name.endswith(".md"):
-                            try:
-                                st = item.stat()
-                            except FileNotFoundError:
-                                continue
-                            found[item.path[prefix:]] = (st.st_mtime_ns, st.st_size)
-                        elif item.is_dir(follow_symlinks=False):
-                            stack.append(item.path)
-            except FileNotFoundError:
-                continue
-        return found
+        return self.nb.store.stat_files()
 
     def _read_manifest(self) -> dict[str, Any] | None:
         try:
@@ -185,7 +162,9 @@ class Index:
         from errnote.store import atomic_write
 
         data = {"version": INDEX_VERSION, "files": files, "problems": problems}
-        atomic_write(target_dir / "manifest.json", json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+        atomic_write(
+            target_dir / "manifest.json", json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        )
 
     # --- locking ---------------------------------------------------------------------------
 
@@ -233,7 +212,9 @@ class Index:
             if not got:
                 report.stale = True
                 if manifest is not None:
-                    report.notices.append("the search index is busy in another process; results may lag a moment")
+                    report.notices.append(
+                        "the search index is busy in another process; results may lag a moment"
+                    )
                 return report
             manifest = None if rebuild else self._read_manifest()
             if manifest is None or not self._healthy():
@@ -268,7 +249,9 @@ class Index:
             report.problems[rel] = str(exc)
             return None
 
-    def _apply(self, current: dict[str, tuple[int, int]], manifest: dict[str, Any], report: SyncReport) -> None:
+    def _apply(
+        self, current: dict[str, tuple[int, int]], manifest: dict[str, Any], report: SyncReport
+    ) -> None:
         known: dict[str, Any] = manifest["files"]
         problems: dict[str, str] = dict(manifest.get("problems") or {})
         ix = self._open()
@@ -455,44 +438,117 @@ class SearchResult:
     report: SyncReport
 
 
-def _query_terms(text: str) -> list[str]:
-    seen: dict[str, None] = {}
+@dataclass
+class _Concept:
+    """One idea of the query: its own words (weight 1) and other ways of saying it (lower weight)."""
+
+    alts: dict[tuple[str, ...], float]  # term sequence -> weight; a sequence longer than one is a phrase
+
+    @property
+    def literals(self) -> list[str]:
+        return [a[0] for a, w in self.alts.items() if w >= 1.0 and len(a) == 1]
+
+
+def _query_terms(text: str) -> list[_Concept]:
+    """The query's ideas: each analysed term, merged with its synonyms and translations."""
+    from errnote.thesaurus import expand
+
+    concepts: list[_Concept] = []
+    owner: dict[str, int] = {}  # literal term -> index in concepts
     for term in analyze(text):
-        seen.setdefault(term, None)
-    return list(seen)
+        if term not in owner:
+            owner[term] = len(concepts)
+            concepts.append(_Concept({(term,): 1.0}))
+    for exp in expand(text):
+        covered = sorted({owner[t] for t in exp.covers if t in owner})
+        if not covered:
+            continue
+        # A phrase ("try again", "logged-in user", 环境变量) is one idea however many terms it has.
+        target = concepts[covered[0]]
+        for other in covered[1:]:
+            for alt, weight in concepts[other].alts.items():
+                target.alts[alt] = max(weight, target.alts.get(alt, 0.0))
+            for term, idx in owner.items():
+                if idx == other:
+                    owner[term] = covered[0]
+        for alt in exp.alternatives:
+            if target.alts.get(alt, 0.0) < exp.weight:
+                target.alts[alt] = exp.weight
+    return [concepts[i] for i in sorted(set(owner.values()))]
+
+
+#: At most this many alternatives of one concept go into the query (the best weighted first).
+_MAX_ALTS = 12
+#: Share of an unseen term's information counted in the query (CJK bigrams often straddle words).
+_UNSEEN = 0.5
+_UNSEEN_CJK = 0.25
+
+_Alt = tuple[tuple[str, ...], float, float]  # (terms, weight, information it carries when matched)
+
+
+def _is_code(term: str) -> bool:
+    """A compound code token (`openssl-sys`, `os.path.join`, `user_id`): specific when it matches."""
+    return "-" in term or "." in term or "_" in term
 
 
 def _run_search(
     nb: Notebook, ix: Any, query: str, filters: Filters, limit: int, threshold: bool
 ) -> list[SearchHit]:
+    import math
+
     from whoosh import query as wq
 
-    terms = _query_terms(query)
-    if not terms:
+    concepts = _query_terms(query)
+    if not concepts:
         return []
     hits: list[SearchHit] = []
     with ix.searcher() as searcher:
         n_docs = max(searcher.doc_count(), 1)
-        import math
+        dfs: dict[str, int] = {}
 
-        def idf(term: str) -> float:
-            df = searcher.doc_frequency("all", term)
-            return math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+        def idf_of(term: str) -> float:
+            """The information of a term (0 when no entry uses it)."""
+            if term not in dfs:
+                dfs[term] = searcher.doc_frequency("all", term)
+            df = dfs[term]
+            return ranking.information(term, math.log(1 + (n_docs - df + 0.5) / (df + 0.5))) if df else 0.0
 
-        weighted = [(t, idf(t), searcher.doc_frequency("all", t)) for t in terms]
-        # Terms nobody has used still count in the query's information: the entry does not cover them.
+        # Terms nobody has used still count in the query's information: no entry covers them.
         unseen_idf = math.log(1 + (n_docs + 0.5) / 0.5)
-        query_idf = sum(w if df else unseen_idf * 0.5 for _t, w, df in weighted)
-        present = sorted(((t, w) for t, w, df in weighted if df), key=lambda x: -x[1])[:MAX_QUERY_TERMS]
-        if not present:
+        plan: list[tuple[float, list[_Alt], bool]] = []
+        query_idf = 0.0
+        for concept in concepts:
+            literal_idf = max((idf_of(t) for t in concept.literals), default=0.0)
+            alts: list[_Alt] = []
+            for terms, weight in sorted(concept.alts.items(), key=lambda x: -x[1]):
+                if len(alts) < _MAX_ALTS and all(idf_of(t) for t in terms):
+                    alts.append((terms, weight, min(idf_of(t) for t in terms) * weight))
+            if literal_idf:
+                value = literal_idf
+                alts = [(t, w, min(i, value)) for t, w, i in alts]
+            elif alts:  # only its synonyms or translations occur: the concept is worth what they are
+                value = max(i for _t, _w, i in alts)
+            else:
+                cjk = all(is_cjk(t) for t in concept.literals)
+                query_idf += unseen_idf * (_UNSEEN_CJK if cjk else _UNSEEN)
+                continue
+            query_idf += value
+            plan.append((value, alts, any(_is_code(t) for t in concept.literals)))
+        plan.sort(key=lambda p: -p[0])
+        plan = plan[:MAX_QUERY_TERMS]
+        if not plan:
             return []
-        idf_of = dict(present)
-        subqueries = [
-            wq.DisjunctionMax(
-                [wq.Term(f, t, boost=ranking.FIELD_WEIGHTS[f]) for f in TEXT_FIELDS], tiebreak=0.1
-            )
-            for t, _w in present
-        ]
+        subqueries = []
+        for _value, alts, _code in plan:
+            leaves: list[Any] = []
+            for terms, weight, _info in alts:
+                for f in TEXT_FIELDS:
+                    boost = ranking.FIELD_WEIGHTS[f] * weight
+                    if len(terms) == 1:
+                        leaves.append(wq.Term(f, terms[0], boost=boost))
+                    elif f != "keys":  # keys are indexed without positions
+                        leaves.append(wq.Phrase(f, list(terms), boost=boost))
+            subqueries.append(wq.DisjunctionMax(leaves, tiebreak=0.1))
         q = wq.Or(subqueries)
         want = 200 if filters.restrictive else max(limit * 5, 50)
         results = searcher.search(q, limit=want, terms=True)
@@ -500,14 +556,27 @@ def _run_search(
             meta = json.loads(hit["meta"])
             if not filters.allows(meta):
                 continue
-            matched = {t.decode("utf-8") if isinstance(t, bytes) else t for _f, t in hit.matched_terms()}
-            matched &= set(idf_of)
+            found_terms = {t.decode("utf-8") if isinstance(t, bytes) else t for _f, t in hit.matched_terms()}
+            matched_idf = 0.0
+            matched = 0
+            code = False
+            shown: list[tuple[float, str]] = []
+            for _value, alts, is_code in plan:
+                best = 0.0
+                for terms, weight, info in alts:
+                    if all(t in found_terms for t in terms):
+                        best = max(best, info)
+                        code = code or (is_code and weight >= 1.0 and info > 2.0)
+                        shown.append((info, " ".join(terms)))
+                if best:
+                    matched += 1
+                    matched_idf += best
             ev = ranking.Evidence(
                 bm25=float(hit.score),
-                matched_idf=sum(idf_of[t] for t in matched),
+                matched_idf=matched_idf,
                 query_idf=query_idf,
-                matched=len(matched),
-                has_code_token=any(("-" in t or "." in t or "_" in t) and idf_of[t] > 2.0 for t in matched),
+                matched=matched,
+                has_code_token=code,
             )
             if threshold and not ranking.relevant(ev):
                 continue
@@ -520,13 +589,16 @@ def _run_search(
                 created,
                 datetime.fromtimestamp(confirmed, timezone.utc) if confirmed else None,
             )
-            found = _hit(nb, hit["path"], meta, total, created, sorted(matched, key=lambda t: -idf_of[t]))
+            terms_shown = list(dict.fromkeys(t for _i, t in sorted(shown, key=lambda x: -x[0])))
+            found = _hit(nb, hit["path"], meta, total, created, terms_shown)
             hits.append(replace(found, evidence=ev))
     hits.sort(key=lambda h: (-h.score, h.id))
     return hits[:limit]
 
 
-def _hit(nb: Notebook, rel: str, meta: dict[str, Any], total: float, created: datetime, matched: list[str]) -> SearchHit:
+def _hit(
+    nb: Notebook, rel: str, meta: dict[str, Any], total: float, created: datetime, matched: list[str]
+) -> SearchHit:
     return SearchHit(
         id=meta["id"],
         type=meta["type"],
@@ -594,10 +666,8 @@ def search_with_report(
     index = Index(nb)
     rep = report if report is not None else index.sync()
     chosen = filters or Filters()
-    if rep.stale and not index.manifest_path.exists():
-        ix = _memory_index(nb)
-    else:
-        ix = index._open()
+    # Locked out before any index existed: answer from the files in memory instead of failing.
+    ix = _memory_index(nb) if rep.stale and not index.manifest_path.exists() else index._open()
     try:
         hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold)
     finally:

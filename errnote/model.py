@@ -471,7 +471,11 @@ def entry_to_dict(entry: Entry) -> dict[str, Any]:
     The fixed order is what keeps an edit's diff down to the lines it touches.
     """
     prov = entry.provenance
-    provenance: dict[str, Any] = {"created": prov.created, "updated": prov.updated, "source": prov.source.value}
+    provenance: dict[str, Any] = {
+        "created": prov.created,
+        "updated": prov.updated,
+        "source": prov.source.value,
+    }
     for key in ("author", "commit", "branch", "session"):
         if getattr(prov, key):
             provenance[key] = getattr(prov, key)

@@ -1,10 +1,10 @@
 """The notebook facade: what the CLI, hooks and agents call to find, add, link and read entries.
 
-    from errnote import Notebook
-    nb = Notebook.locate()                      # walks up from the current directory, like git
-    lesson = nb.add("lesson", "Run make build, not cargo build --all-features", reason="...")
-    for hit in nb.search("openssl-sys build failed"):
-        print(hit.entry.id, hit.entry.title, hit.score)
+from errnote import Notebook
+nb = Notebook.locate()                      # walks up from the current directory, like git
+lesson = nb.add("lesson", "Run make build, not cargo build --all-features", reason="...")
+for hit in nb.search("openssl-sys build failed"):
+    print(hit.entry.id, hit.entry.title, hit.score)
 """
 
 from __future__ import annotations
@@ -136,7 +136,9 @@ class Notebook:
         )
 
     @classmethod
-    def init(cls, where: Path | None = None, override: str | Path | None = None) -> tuple[Notebook, list[Path]]:
+    def init(
+        cls, where: Path | None = None, override: str | Path | None = None
+    ) -> tuple[Notebook, list[Path]]:
         """Create a notebook (at the top of the git work tree holding `where`); return what was made.
 
         Running it again on an existing notebook creates only what is missing and changes nothing else.
@@ -177,8 +179,10 @@ class Notebook:
     # --- reading ---------------------------------------------------------------------------
 
     def load(self) -> Contents:
-        """Read every entry file; unreadable ones are reported in `problems`, not raised."""
-        good, bad = self.store.read_all()
+        """Read every entry file (through the catalog cache); unreadable ones go to `problems`."""
+        from errnote.catalog import Catalog
+
+        good, bad = Catalog(self.store).load()
         seen: dict[str, Path] = {}
         entries: list[Entry] = []
         problems = list(bad)
@@ -223,12 +227,14 @@ class Notebook:
             raise EntryNotFound(f"no entry with id {ref!r}", "'errnote list' shows the ids")
         if len(matches) > 1:
             shown = ", ".join(matches[:6]) + (" ..." if len(matches) > 6 else "")
-            raise AmbiguousId(f"id prefix {ref!r} matches {len(matches)} entries: {shown}", "give more characters")
+            raise AmbiguousId(
+                f"id prefix {ref!r} matches {len(matches)} entries: {shown}", "give more characters"
+            )
         return matches[0], ids[matches[0]][0]
 
     def locate_entry(self, ref: str) -> tuple[Entry, Path]:
         """The entry an id (or prefix) names, and its file."""
-        full, path = self._resolve(ref, self._id_paths())
+        _full, path = self._resolve(ref, self._id_paths())
         from errnote.store import read_entry
 
         return read_entry(path), path
@@ -345,7 +351,13 @@ class Notebook:
         session: str = "",
     ) -> tuple[Entry, Entry, Entry]:
         """Record a mistake, its correction and the lesson, wired together in one call."""
-        common: dict[str, Any] = {"scope": scope, "tags": tags, "tool": tool, "source": source, "session": session}
+        common: dict[str, Any] = {
+            "scope": scope,
+            "tags": tags,
+            "tool": tool,
+            "source": source,
+            "session": session,
+        }
         m = self.add(EntryType.MISTAKE, mistake, reason=reason, error=error, **common)
         c = self.add(
             EntryType.CORRECTION, correction, reason=reason, fix=correction,

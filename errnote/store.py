@@ -97,7 +97,7 @@ def render_entry(entry: Entry) -> str:
 
     post = frontmatter.Post(entry.body, **entry_to_dict(entry))
     text = frontmatter.dumps(
-        post, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False, width=100
+        post, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000
     )
     return text.rstrip("\n") + "\n"
 
@@ -207,6 +207,35 @@ class Store:
             except FileNotFoundError:
                 continue
         found.sort(key=lambda f: (f.file_id, str(f.path)))
+        return found
+
+    def stat_files(self) -> dict[str, tuple[int, int]]:
+        """Every entry file (path relative to `entries/`) with (mtime_ns, size): one stat each, no reading.
+
+        This is how the caches (catalog, index) notice edits by hand, `git pull` and `git checkout`.
+        """
+        found: dict[str, tuple[int, int]] = {}
+        base = str(self.entries_dir)
+        prefix = len(base) + 1
+        stack = [base]
+        while stack:
+            folder = stack.pop()
+            try:
+                with os.scandir(folder) as it:
+                    for item in it:
+                        name = item.name
+                        if name.startswith("."):
+                            continue
+                        if name.endswith(".md"):
+                            try:
+                                st = item.stat()
+                            except FileNotFoundError:
+                                continue
+                            found[item.path[prefix:]] = (st.st_mtime_ns, st.st_size)
+                        elif item.is_dir(follow_symlinks=False):
+                            stack.append(item.path)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
         return found
 
     def path_for(self, entry: Entry) -> Path:

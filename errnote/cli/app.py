@@ -10,14 +10,13 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
-import click
 import typer
 from typer.core import TyperGroup
 
 from errnote import __version__
-from errnote.cli.output import emit_json, fail, say
+from errnote.cli.output import emit_json, fail, say, warn
 from errnote.errors import ErrnoteError, UsageError
-from errnote.model import EntryType, Relation, Source, Status, entry_to_json
+from errnote.model import EntryType, Relation, Status, entry_to_json
 from errnote.notebook import Notebook
 
 TYPES_HELP = ", ".join(t.value for t in EntryType)
@@ -27,7 +26,7 @@ RELATIONS_HELP = ", ".join(r.value for r in Relation)
 class ErrnoteGroup(TyperGroup):
     """Catches the core's errors once, for every command."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:  # typer's vendored click Context
         try:
             return super().invoke(ctx)
         except ErrnoteError as exc:
@@ -86,6 +85,14 @@ def _nb(ctx: typer.Context) -> Notebook:
     return Notebook.locate(override=override)
 
 
+def _warn_problems(problems: Any) -> None:
+    for problem in problems:
+        text = (
+            problem.message if str(problem.path) in problem.message else f"{problem.path}: {problem.message}"
+        )
+        warn(f"skipped {text}")
+
+
 def _stdin_or(value: str | None, name: str) -> str:
     """`-` means: read this value from standard input."""
     if value != "-":
@@ -140,31 +147,42 @@ def add(
     type: TypeArg,
     title: Annotated[str, typer.Argument(help="One line: what happened or what to do.", show_default=False)],
     body: Annotated[Optional[str], typer.Option(help="Markdown details; '-' reads standard input.")] = None,
-    reason: Annotated[Optional[str], typer.Option("--reason", "-r", help="Why: the cause, or why the rule holds.")] = None,
+    reason: Annotated[
+        Optional[str], typer.Option("--reason", "-r", help="Why: the cause, or why the rule holds.")
+    ] = None,
     scope: ScopeOpt = None,
     tag: TagOpt = None,
-    tool: Annotated[Optional[str], typer.Option(help="The tool or command involved (cargo, pytest, git ...).")] = None,
-    error: Annotated[Optional[str], typer.Option(help="The error text as observed; '-' reads standard input.")] = None,
+    tool: Annotated[
+        Optional[str], typer.Option(help="The tool or command involved (cargo, pytest, git ...).")
+    ] = None,
+    error: Annotated[
+        Optional[str], typer.Option(help="The error text as observed; '-' reads standard input.")
+    ] = None,
     fix: Annotated[Optional[str], typer.Option(help="What to do instead.")] = None,
     confidence: Annotated[
-        Optional[float], typer.Option(help="0..1; default by type (lesson 0.6, preference 0.8 ...).", show_default=False)
+        Optional[float],
+        typer.Option(help="0..1; default by type (lesson 0.6, preference 0.8 ...).", show_default=False),
     ] = None,
     corrects: Annotated[Optional[list[str]], typer.Option(help="Id of an entry this one corrects.")] = None,
-    derived_from: Annotated[Optional[list[str]], typer.Option(help="Id of an entry this one is derived from.")] = None,
+    derived_from: Annotated[
+        Optional[list[str]], typer.Option(help="Id of an entry this one is derived from.")
+    ] = None,
     supersedes: Annotated[
         Optional[list[str]], typer.Option(help="Id of an entry this one replaces (marked superseded).")
     ] = None,
     related: Annotated[Optional[list[str]], typer.Option(help="Id of a related entry.")] = None,
-    contradicts: Annotated[Optional[list[str]], typer.Option(help="Id of an entry this one contradicts.")] = None,
+    contradicts: Annotated[
+        Optional[list[str]], typer.Option(help="Id of an entry this one contradicts.")
+    ] = None,
     pinned: Annotated[bool, typer.Option("--pin", help="Always inject this entry into prompts.")] = False,
     source: Annotated[str, typer.Option(help="Who records it: user, agent, tool, import.")] = "user",
     session: Annotated[Optional[str], typer.Option(help="Agent session id, for provenance.")] = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Record an entry: a mistake, correction, lesson, confirmation, preference, convention,
-    tool-quirk or insight.
+    """Record an entry (mistake, correction, lesson, confirmation, preference, convention, ...).
 
-    Secrets in the text (tokens, passwords, keys) are masked before anything is written.
+    TYPE is one of: mistake, correction, lesson, confirmation, preference, convention,
+    tool-quirk, insight. Secrets in the text (tokens, passwords, keys) are masked before anything is written.
 
     Example: errnote add lesson "Build with make build, not --all-features" --reason "the TLS
     features exclude each other" --scope repo --tag cargo --tool cargo
@@ -245,9 +263,16 @@ def triple(
         session=session or "",
     )
     if json_:
-        emit_json({"mistake": entry_to_json(m), "correction": entry_to_json(c), "lesson": entry_to_json(lesson_entry)})
+        emit_json(
+            {
+                "mistake": entry_to_json(m),
+                "correction": entry_to_json(c),
+                "lesson": entry_to_json(lesson_entry),
+            }
+        )
     else:
-        say(f"Recorded mistake [bold]{m.id}[/], correction [bold]{c.id}[/], lesson [bold]{lesson_entry.id}[/].")
+        ids = f"mistake [bold]{m.id}[/], correction [bold]{c.id}[/], lesson [bold]{lesson_entry.id}[/]"
+        say(f"Recorded {ids}.")
 
 
 # --- show / list ----------------------------------------------------------------------------
@@ -269,10 +294,16 @@ def show(
         data = entry_to_json(entry)
         data["path"] = str(path)
         data["links"] = [
-            {"rel": link.rel.value, "id": link.target, "title": known[link.target].title if link.target in known else None}
+            {
+                "rel": link.rel.value,
+                "id": link.target,
+                "title": known[link.target].title if link.target in known else None,
+            }
             for link in entry.links
         ]
-        data["backlinks"] = [{"rel": b.rel.value, "id": b.source.id, "title": b.source.title} for b in inbound]
+        data["backlinks"] = [
+            {"rel": b.rel.value, "id": b.source.id, "title": b.source.title} for b in inbound
+        ]
         emit_json(data)
         return
     from errnote.cli.show import render_entry_view
@@ -283,15 +314,20 @@ def show(
 @app.command("list")
 def list_(
     ctx: typer.Context,
-    type: Annotated[Optional[list[str]], typer.Option("--type", help=f"Only these types ({TYPES_HELP}).")] = None,
-    tag: Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="Only entries with this tag.")] = None,
-    status: Annotated[
-        str, typer.Option(help="active, superseded, retired, or all.")
-    ] = "active",
-    scope: Annotated[
-        Optional[str], typer.Option(help="Only entries whose scope mentions this (repo, path:src/**, tool:git ...).")
+    type: Annotated[
+        Optional[list[str]], typer.Option("--type", help=f"Only these types ({TYPES_HELP}).")
     ] = None,
-    since: Annotated[Optional[str], typer.Option(help="Only entries created since: 2026-11-01, 7d, 12h, 2w.")] = None,
+    tag: Annotated[
+        Optional[list[str]], typer.Option("--tag", "-t", help="Only entries with this tag.")
+    ] = None,
+    status: Annotated[str, typer.Option(help="active, superseded, retired, or all.")] = "active",
+    scope: Annotated[
+        Optional[str],
+        typer.Option(help="Only entries whose scope mentions this (repo, path:src/**, tool:git ...)."),
+    ] = None,
+    since: Annotated[
+        Optional[str], typer.Option(help="Only entries created since: 2026-11-01, 7d, 12h, 2w.")
+    ] = None,
     limit: Annotated[int, typer.Option(help="At most this many, newest first (0 = all).")] = 0,
     json_: JsonOpt = False,
 ) -> None:
@@ -320,13 +356,16 @@ def list_(
     picked.sort(key=lambda e: (e.provenance.created, e.id), reverse=True)
     if limit > 0:
         picked = picked[:limit]
-    for problem in contents.problems:
-        fail(f"{problem.message}" if str(problem.path) in problem.message else f"{problem.path}: {problem.message}")
+    _warn_problems(contents.problems)
     if json_:
         emit_json([entry_to_json(e) for e in picked])
         return
     if not picked:
-        say("No entries match." if contents.entries else "The notebook is empty: 'errnote add --help' shows how to record one.")
+        say(
+            "No entries match."
+            if contents.entries
+            else "The notebook is empty: 'errnote add --help' shows how to record one."
+        )
         return
     from errnote.cli.output import entry_table
 
@@ -366,7 +405,9 @@ def edit(
         raise ErrnoteError(f"cannot start the editor {editor!r}: {exc.strerror}", "set $EDITOR") from None
     edited = Path(tmp_name).read_text(encoding="utf-8")
     if code != 0:
-        raise ErrnoteError(f"the editor exited with status {code}; {path} is unchanged", f"your text is in {tmp_name}")
+        raise ErrnoteError(
+            f"the editor exited with status {code}; {path} is unchanged", f"your text is in {tmp_name}"
+        )
     if edited == original:
         Path(tmp_name).unlink()
         say(f"No change to {entry.id}.")
@@ -375,7 +416,8 @@ def edit(
         new = nb.replace_text(entry.id, edited)
     except ErrnoteError as exc:
         raise ErrnoteError(
-            f"edit refused, {path.name} is unchanged: {exc.message}", f"your edited text is kept in {tmp_name}"
+            f"edit refused, {path.name} is unchanged: {exc.message}",
+            f"your edited text is kept in {tmp_name}",
         ) from None
     Path(tmp_name).unlink()
     say(f"Updated {new.type.value} [bold]{new.id}[/]: {_esc(new.title)}")
@@ -402,7 +444,9 @@ def link(
 def retire(
     ctx: typer.Context,
     id: Annotated[str, typer.Argument(help="Entry id or unique prefix.")],
-    why: Annotated[str, typer.Option(help="Why it no longer applies (kept in the entry).", show_default=False)],
+    why: Annotated[
+        str, typer.Option(help="Why it no longer applies (kept in the entry).", show_default=False)
+    ],
     json_: JsonOpt = False,
 ) -> None:
     """Retire an entry: it stays on disk as history but never reaches a prompt again."""
@@ -417,7 +461,9 @@ def retire(
 def rm(
     ctx: typer.Context,
     id: Annotated[str, typer.Argument(help="Entry id or unique prefix.")],
-    force: Annotated[bool, typer.Option("--force", "-f", help="Delete even when other entries link to it.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", "-f", help="Delete even when other entries link to it.")
+    ] = False,
 ) -> None:
     """Delete an entry's file. Refused while other entries link to it (retire it instead, or --force)."""
     entry, path = _nb(ctx).remove(id, force=force)
@@ -444,8 +490,8 @@ def redact() -> None:
 def _report_sync(report: Any) -> None:
     for notice in report.notices:
         say(f"errnote: {notice}")
-    for rel, problem in sorted(report.problems.items()):
-        fail(problem)
+    for _rel, problem in sorted(report.problems.items()):
+        warn(f"skipped {problem}")
 
 
 @app.command()
@@ -454,16 +500,28 @@ def search(
     query: Annotated[
         str, typer.Argument(help="Any text: a question, a task, an error message or a whole stack trace.")
     ],
-    type: Annotated[Optional[list[str]], typer.Option("--type", help=f"Only these types ({TYPES_HELP}).")] = None,
-    tag: Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="Only entries with this tag.")] = None,
-    tool: Annotated[Optional[str], typer.Option(help="Only entries about this tool (tool field or tool: scope).")] = None,
+    type: Annotated[
+        Optional[list[str]], typer.Option("--type", help=f"Only these types ({TYPES_HELP}).")
+    ] = None,
+    tag: Annotated[
+        Optional[list[str]], typer.Option("--tag", "-t", help="Only entries with this tag.")
+    ] = None,
+    tool: Annotated[
+        Optional[str], typer.Option(help="Only entries about this tool (tool field or tool: scope).")
+    ] = None,
     scope: Annotated[Optional[str], typer.Option(help="Only entries whose scope mentions this text.")] = None,
-    path: Annotated[Optional[str], typer.Option(help="Only entries whose scope covers this file path.")] = None,
-    since: Annotated[Optional[str], typer.Option(help="Only entries created since: 2026-11-01, 7d, 2w.")] = None,
+    path: Annotated[
+        Optional[str], typer.Option(help="Only entries whose scope covers this file path.")
+    ] = None,
+    since: Annotated[
+        Optional[str], typer.Option(help="Only entries created since: 2026-11-01, 7d, 2w.")
+    ] = None,
     min_confidence: Annotated[float, typer.Option(help="Only entries at least this confident (0..1).")] = 0.0,
     status: Annotated[str, typer.Option(help="active, superseded, retired, or all.")] = "active",
     all_: Annotated[bool, typer.Option("--all", help="Include superseded and retired entries.")] = False,
-    limit: Annotated[Optional[int], typer.Option("--limit", "-n", help="At most this many hits (default 10).")] = None,
+    limit: Annotated[
+        Optional[int], typer.Option("--limit", "-n", help="At most this many hits (default 10).")
+    ] = None,
     json_: JsonOpt = False,
 ) -> None:
     """Find the entries that apply to a situation, best first; nothing when nothing applies.
@@ -482,7 +540,9 @@ def search(
         types=type or [], tags=tag or [], tool=tool or "", scope=scope or "", path=path or "",
         since=since, min_confidence=min_confidence, status=status, include_all=all_,
     )  # fmt: skip
-    result = search_with_report(nb, query, filters=filters, limit=nb.config.search_limit if limit is None else limit)
+    result = search_with_report(
+        nb, query, filters=filters, limit=nb.config.search_limit if limit is None else limit
+    )
     _report_sync(result.report)
     if json_:
         emit_json([h.to_json() for h in result.hits])
@@ -513,3 +573,7 @@ def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
         return
     _report_sync(report)
     say(f"Indexed {report.added} entries in {seconds:.2f} s.")
+
+
+# Commands defined in their own modules register themselves on `app` when imported.
+from errnote.cli import inject_cmd  # noqa: E402, F401

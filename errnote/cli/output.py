@@ -115,6 +115,17 @@ def hit_table(hits: list[Any], query: str) -> None:
         if fragment:
             cell += "\n[dim]" + _highlight(fragment, query) + "[/]"
         table.add_row(
-            h.id, f"[{TYPE_STYLE.get(h.type, 'white')}]{h.type}[/]", cell, f"{h.confidence:.2f}", age(h.created)
+            h.id,
+            f"[{TYPE_STYLE.get(h.type, 'white')}]{h.type}[/]",
+            cell,
+            f"{h.confidence:.2f}",
+            age(h.created),
         )
     console().print(table)
+
+
+def warn(message: str) -> None:
+    """A one-line warning on stderr: something was skipped, the command still did its job."""
+    from rich.markup import escape
+
+    console(stderr=True).print(f"[yellow]errnote: warning:[/] {escape(message)}", soft_wrap=True)

@@ -1,0 +1,12 @@
+
+_errnote_completion() {
+    local IFS=$'
+'
+    COMPREPLY=( $( env COMP_WORDS="${COMP_WORDS[*]}" \
+                   COMP_CWORD=$COMP_CWORD \
+                   _ERRNOTE_COMPLETE=complete_bash $1 ) )
+    return 0
+}
+
+complete -o default -F _errnote_completion errnote
+

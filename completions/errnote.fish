@@ -1,0 +1,1 @@
+complete --command errnote --no-files --arguments "(env _ERRNOTE_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) errnote)" --condition "env _ERRNOTE_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) errnote"

@@ -1,0 +1,77 @@
+"""Shared fixtures: real notebooks in tmp_path, real git repositories, the CLI runner."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from errnote.notebook import Notebook
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in `cwd` with a fixed identity; return its stdout."""
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Test Author",
+        "GIT_AUTHOR_EMAIL": "test@example.invalid",
+        "GIT_COMMITTER_NAME": "Test Author",
+        "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    }
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never see the developer's notebook override or editor."""
+    for name in ("ERRNOTE_DIR", "ERRNOTE_AUTHOR", "VISUAL", "EDITOR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A real git repository with one commit on branch `main`."""
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.name", "Test Author")
+    git(path, "config", "user.email", "test@example.invalid")
+    (path / "README.md").write_text("hello\n")
+    git(path, "add", "README.md")
+    git(path, "commit", "-q", "-m", "first")
+    return path
+
+
+@pytest.fixture
+def nb(repo: Path) -> Notebook:
+    """A fresh notebook at the top of a real git repository."""
+    notebook, _ = Notebook.init(repo)
+    return notebook
+
+
+@pytest.fixture
+def plain_nb(tmp_path: Path) -> Notebook:
+    """A notebook outside any git repository."""
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    notebook, _ = Notebook.init(folder)
+    return notebook
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def in_repo(repo: Path, nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Run the test with the repository (holding a notebook) as current directory."""
+    monkeypatch.chdir(repo)
+    yield repo

@@ -1,0 +1,208 @@
+"""Every command through typer's CliRunner, on a real notebook in a real git repository."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from errnote import __version__
+from errnote.cli.app import app
+from errnote.notebook import Notebook
+
+
+def run(runner: CliRunner, *args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args), input=input)
+    assert "Traceback" not in result.stdout + result.stderr
+    return result.exit_code, result.stdout, result.stderr
+
+
+def add_json(runner: CliRunner, *args: str) -> dict[str, object]:
+    code, out, err = run(runner, "add", *args, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert isinstance(data, dict)
+    return data
+
+
+def test_version_and_help(runner: CliRunner) -> None:
+    code, out, _ = run(runner, "--version")
+    assert code == 0 and out.strip() == f"errnote {__version__}"
+    code, out, _ = run(runner, "--help")
+    assert code == 0 and "add" in out and "search" in out
+    code, out, _ = run(runner, "add", "--help")
+    assert code == 0 and "tool-quirk" in out and "--supersedes" in out
+
+
+def test_init_prints_what_it_made_then_nothing(runner: CliRunner, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    code, _, err = run(runner, "init")
+    assert code == 0 and ".errnote/config.yaml" in err
+    code, _, err = run(runner, "init")
+    assert code == 0 and "nothing to do" in err
+
+
+def test_no_notebook_is_a_one_line_error(runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(runner, "list")
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "errnote init" in err
+
+
+def test_add_show_list_round_trip(runner: CliRunner, in_repo: Path) -> None:
+    data = add_json(
+        runner, "lesson", "Build with make build", "--reason", "TLS clash", "--scope", "repo",
+        "--scope", "path:crates/**", "--tag", "cargo", "--tool", "cargo", "--fix", "make build",
+        "--confidence", "0.7", "--session", "sess-9", "--source", "agent",
+    )  # fmt: skip
+    assert data["type"] == "lesson" and data["confidence"] == 0.7
+    assert Path(str(data["path"])).is_file()
+    entry_id = str(data["id"])
+    code, out, _ = run(runner, "show", entry_id[:5], "--json")
+    shown = json.loads(out)
+    assert code == 0 and shown["id"] == entry_id and shown["scope"] == ["repo", "path:crates/**"]
+    assert shown["provenance"]["session"] == "sess-9" and shown["provenance"]["branch"] == "main"
+    code, out, _ = run(runner, "show", entry_id)
+    assert code == 0 and "Build with make build" in out and "TLS clash" in out
+    code, out, _ = run(runner, "list", "--json")
+    assert [e["id"] for e in json.loads(out)] == [entry_id]
+    code, out, _ = run(runner, "list")
+    assert code == 0 and entry_id in out
+
+
+def test_add_reads_body_and_error_from_stdin(runner: CliRunner, in_repo: Path) -> None:
+    data = add_json(runner, "mistake", "pytest crashed", "--error", "-")
+    assert data["error"] == ""  # CliRunner's empty stdin
+    code, out, _ = run(runner, "add", "mistake", "crash", "--error", "-", "--json", input="Boom\nline 2\n")
+    assert code == 0 and json.loads(out)["error"] == "Boom\nline 2"
+    code, _, err = run(runner, "add", "mistake", "x", "--error", "-", "--body", "-")
+    assert code == 2 and "standard input" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["add", "blunder", "x"], 1, "use one of: mistake"),
+        (["add", "lesson", "x", "--confidence", "1.5"], 1, "outside 0..1"),
+        (["add", "lesson", ""], 1, "title is empty"),
+        (["add", "lesson", "x", "--corrects", "deadbeef00"], 1, "no such entry"),
+        (["add", "lesson", "x", "--confidence", "lots"], 2, "lots"),
+        (["show", "ffffffffff"], 1, "no entry with id"),
+        (["list", "--since", "yesterday-ish"], 1, "--since"),
+        (["list", "--type", "nope"], 1, "unknown entry type"),
+        (["link", "aaaa", "fixes", "bbbb"], 1, "unknown link relation"),
+        (["link", "aaaa", "related", "bbbb"], 1, "no entry"),
+        (["retire", "aaaa", "--why", ""], 1, "why"),
+    ],
+)
+def test_user_errors_exit_non_zero_without_traceback(
+    runner: CliRunner, in_repo: Path, args: list[str], code: int, message: str
+) -> None:
+    got, out, err = run(runner, *args)
+    assert got == code
+    assert message in err
+    assert out == ""
+
+
+def test_supersedes_and_list_filters(runner: CliRunner, in_repo: Path) -> None:
+    old = add_json(runner, "convention", "Use npm", "--tag", "node")
+    new = add_json(runner, "convention", "Use pnpm", "--tag", "node", "--supersedes", str(old["id"]))
+    mistake = add_json(runner, "mistake", "Ran npm install", "--tag", "node", "--scope", "path:web/**")
+    ids = lambda *a: [e["id"] for e in json.loads(run(runner, "list", "--json", *a)[1])]  # noqa: E731
+    assert set(ids()) == {new["id"], mistake["id"]}
+    assert set(ids("--status", "all")) == {old["id"], new["id"], mistake["id"]}
+    assert ids("--status", "superseded") == [old["id"]]
+    assert ids("--type", "mistake") == [mistake["id"]]
+    assert ids("--scope", "path:web") == [mistake["id"]]
+    assert set(ids("--tag", "node", "--since", "1h")) == {new["id"], mistake["id"]}
+    assert ids("--since", "2099-01-01") == []
+
+
+def test_triple_link_retire_rm(runner: CliRunner, in_repo: Path) -> None:
+    code, out, _ = run(runner, "triple", "--mistake", "Ran npm i", "--correction", "Ran pnpm i",
+                       "--lesson", "Use pnpm", "--reason", "lockfile", "--tag", "node", "--json")  # fmt: skip
+    assert code == 0
+    trio = json.loads(out)
+    m, c, lesson = (trio[k]["id"] for k in ("mistake", "correction", "lesson"))
+    shown = json.loads(run(runner, "show", m, "--json")[1])
+    assert {(b["rel"], b["id"]) for b in shown["backlinks"]} == {("corrects", c), ("corrects", lesson)}
+    extra = add_json(runner, "insight", "pnpm is faster here")
+    code, _, _ = run(runner, "link", str(extra["id"]), "related", lesson)
+    assert code == 0
+    shown = json.loads(run(runner, "show", str(extra["id"]), "--json")[1])
+    assert shown["links"] == [{"rel": "related", "id": lesson, "title": "Use pnpm"}]
+    code, _, err = run(runner, "rm", m)
+    assert code == 1 and "retire it instead" in err
+    code, _, _ = run(runner, "retire", m, "--why", "npm is gone from the repo")
+    assert code == 0
+    assert json.loads(run(runner, "show", m, "--json")[1])["status"] == "retired"
+    code, _, _ = run(runner, "rm", m, "--force")
+    assert code == 0
+    assert run(runner, "show", m)[0] == 1
+
+
+def test_broken_file_is_reported_and_the_rest_lists(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    good = add_json(runner, "lesson", "Readable")
+    bad = nb.store.entries_dir / "lessons" / "1111111111-bad.md"
+    bad.write_text("---\nid: 1111111111\ntype: lesson\ntitle: x\n<<<<<<< HEAD\n")
+    code, out, err = run(runner, "list", "--json")
+    assert code == 0
+    assert [e["id"] for e in json.loads(out)] == [good["id"]]
+    assert "1111111111-bad.md" in err and "merge-conflict" in err
+
+
+def _editor(tmp_path: Path, body: str) -> str:
+    script = tmp_path / "editor.py"
+    script.write_text(textwrap.dedent(body))
+    return f"{sys.executable} {script}"
+
+
+def test_edit_valid_change_is_saved(
+    runner: CliRunner, in_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = add_json(runner, "lesson", "Old title")
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, """
+        import sys, pathlib
+        p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text().replace("Old title", "New title"))
+    """))  # fmt: skip
+    code, _, err = run(runner, "edit", str(entry["id"]))
+    assert code == 0, err
+    assert json.loads(run(runner, "show", str(entry["id"]), "--json")[1])["title"] == "New title"
+
+
+def test_edit_invalid_change_is_refused_and_kept(
+    runner: CliRunner, in_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = add_json(runner, "lesson", "Keep me")
+    path = Path(str(entry["path"]))
+    original = path.read_text()
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, """
+        import sys, pathlib
+        p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text().replace("confidence: 0.6", "confidence: 9"))
+    """))  # fmt: skip
+    code, _, err = run(runner, "edit", str(entry["id"]))
+    assert code == 1
+    assert "outside 0..1" in err and "kept in" in err
+    assert path.read_text() == original
+    kept = Path(err.split("kept in ")[1].split(")")[0].strip())
+    assert "confidence: 9" in kept.read_text()
+
+
+def test_notebook_option_and_env(runner: CliRunner, nb: Notebook, repo: Path, tmp_path: Path,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    code, _, _ = run(runner, "--notebook", str(repo), "add", "insight", "via option")
+    assert code == 0
+    monkeypatch.setenv("ERRNOTE_DIR", str(nb.root))
+    code, out, _ = run(runner, "list", "--json")
+    assert [e["title"] for e in json.loads(out)] == ["via option"]
+
+
+def test_redact_command(runner: CliRunner) -> None:
+    secret = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+    code, out, _ = run(runner, "redact", input=f"STRIPE_KEY={secret}\nplain line\n")
+    assert code == 0 and secret not in out and "STRIPE_KEY=" in out and "plain line" in out

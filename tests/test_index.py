@@ -1,0 +1,182 @@
+"""The derived index: incremental sync with the files, rebuilds, filters, odd queries."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import git
+from errnote.index import Index, make_filters, search, search_with_report
+from errnote.notebook import Notebook
+
+
+def ids(hits: list[object]) -> list[str]:
+    return [h.id for h in hits]  # type: ignore[attr-defined]
+
+
+def raw(nb: Notebook, query: str, **kw: object) -> list[str]:
+    """Ids matching `query` without the relevance threshold: tests of sync, not of ranking."""
+    return ids(search(nb, query, threshold=False, **kw))  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def filled(nb: Notebook) -> dict[str, str]:
+    """A small notebook about distinct topics."""
+    made = {
+        "cargo": nb.add("mistake", "Built the workspace with cargo --all-features and openssl-sys failed",
+                        error="error: failed to run custom build command for `openssl-sys v0.9.102`",
+                        tool="cargo", tags=["rust"], scope=["path:crates/**"]),
+        "pnpm": nb.add("convention", "Use pnpm in this monorepo, never npm install", reason="workspace protocol",
+                       tool="pnpm", tags=["node"], scope=["repo"]),
+        "redis": nb.add("lesson", "Never run KEYS on production Redis; use SCAN with a cursor",
+                        reason="KEYS blocks the single-threaded server", tags=["redis"], scope=["tool:redis-cli"]),
+        "date": nb.add("convention", "中文界面的日期统一显示为年月日格式", tags=["i18n"], scope=["path:web/src/**"]),
+    }  # fmt: skip
+    return {k: v.id for k, v in made.items()}
+
+
+def test_finds_by_error_keyword_and_cjk(nb: Notebook, filled: dict[str, str]) -> None:
+    assert ids(search(nb, "failed to run custom build command for `openssl-sys v0.9.99`"))[0] == filled["cargo"]
+    assert ids(search(nb, "redis KEYS production"))[0] == filled["redis"]
+    assert ids(search(nb, "pnpm monorepo"))[0] == filled["pnpm"]
+    assert ids(search(nb, "日期格式"))[0] == filled["date"]
+
+
+def test_unrelated_query_returns_nothing(nb: Notebook, filled: dict[str, str]) -> None:
+    assert search(nb, "GraphQL subscriptions over WebSocket drop behind the load balancer") == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"unclosed quote', "redis AND NOT keys OR", "*", "(((", "[]{}", "NOT", "🔥🔥 redis 🔥", "", "   ",
+     "field:value title:redis", "a" * 5000, "Traceback (most recent call last):\n  File \"x.py\", line 1\n" * 50],
+)  # fmt: skip
+def test_odd_queries_never_fail(nb: Notebook, filled: dict[str, str], query: str) -> None:
+    hits = search(nb, query)
+    assert isinstance(hits, list)
+
+
+def test_sync_picks_up_add_edit_delete_and_rename_by_hand(nb: Notebook, filled: dict[str, str]) -> None:
+    search(nb, "redis")  # builds the index
+    path = nb.store.entries_dir / "lessons" / "abcdef0001-by-hand.md"
+    source = nb.store.path_for(nb.get(filled["redis"]))
+    path.write_text(source.read_text().replace(filled["redis"], "abcdef0001").replace("SCAN", "quokkaflux"))
+    assert raw(nb, "quokkaflux") == ["abcdef0001"]
+    path.write_text(path.read_text().replace("quokkaflux", "wombatgrid"))
+    assert raw(nb, "quokkaflux") == []
+    assert raw(nb, "wombatgrid") == ["abcdef0001"]
+    renamed = path.with_name("abcdef0001-renamed.md")
+    path.rename(renamed)
+    assert raw(nb, "wombatgrid") == ["abcdef0001"]
+    renamed.unlink()
+    assert raw(nb, "wombatgrid") == []
+
+
+def test_no_change_sync_reads_nothing(nb: Notebook, filled: dict[str, str]) -> None:
+    index = Index(nb)
+    index.sync()
+    report = index.sync()
+    assert report.changed == 0 and not report.rebuilt and report.notices == []
+
+
+def test_sync_after_git_checkout(nb: Notebook, repo: Path, filled: dict[str, str]) -> None:
+    git(repo, "add", ".errnote")
+    git(repo, "commit", "-q", "-m", "notebook")
+    git(repo, "checkout", "-q", "-b", "feature")
+    nb.add("insight", "Feature branch knows about the axolotl cache")
+    git(repo, "add", ".errnote")
+    git(repo, "commit", "-q", "-m", "feature entry")
+    assert len(raw(nb, "axolotl cache")) == 1
+    git(repo, "checkout", "-q", "main")
+    assert raw(nb, "axolotl cache") == []
+    git(repo, "checkout", "-q", "feature")
+    assert len(raw(nb, "axolotl cache")) == 1
+
+
+def test_missing_or_corrupt_index_is_rebuilt_with_a_notice(nb: Notebook, filled: dict[str, str]) -> None:
+    index = Index(nb)
+    index.sync()
+    shutil.rmtree(index.dir)
+    result = search_with_report(nb, "redis keys")
+    assert ids(result.hits)[0] == filled["redis"]
+    assert result.report.rebuilt and "missing" in result.report.notices[0]
+    for segment in index.dir.iterdir():
+        if segment.suffix in (".seg", ".toc"):
+            segment.write_bytes(b"garbage")
+    result = search_with_report(nb, "redis keys")
+    assert ids(result.hits)[0] == filled["redis"]
+    assert result.report.rebuilt
+
+
+def test_older_schema_is_rebuilt(nb: Notebook, filled: dict[str, str]) -> None:
+    index = Index(nb)
+    index.sync()
+    index.manifest_path.write_text('{"version": "0.0", "files": {}}')
+    report = index.sync()
+    assert report.rebuilt and report.notices
+
+
+def test_reindex_builds_aside_and_swaps(nb: Notebook, filled: dict[str, str]) -> None:
+    report = Index(nb).sync(rebuild=True)
+    assert report.rebuilt and report.added == 4
+    leftovers = [p.name for p in nb.store.cache_dir.iterdir() if p.name.startswith("index.")]
+    assert leftovers == ["index.lock"]
+
+
+def test_superseded_and_retired_are_hidden_unless_all(nb: Notebook) -> None:
+    old = nb.add("convention", "Deploy the platypus service with fabric")
+    new = nb.add("convention", "Deploy the platypus service with ansible", links=[("supersedes", old.id)])
+    nb.add("insight", "Unrelated note about kafka")
+    gone = nb.add("lesson", "Platypus service needs a warm cache")
+    nb.retire(gone.id, "cache removed")
+    assert raw(nb, "platypus service") == [new.id]
+    assert set(raw(nb, "platypus service", include_all=True)) == {old.id, new.id, gone.id}
+    assert raw(nb, "platypus service", status="retired") == [gone.id]
+
+
+def test_filters(nb: Notebook, filled: dict[str, str]) -> None:
+    q = "cargo openssl-sys pnpm monorepo redis production"
+    assert ids(search(nb, q, types=["convention"])) == [filled["pnpm"]]
+    assert ids(search(nb, q, tags=["rust"])) == [filled["cargo"]]
+    assert ids(search(nb, q, tool="redis-cli")) == [filled["redis"]]
+    assert set(ids(search(nb, q, path="crates/fetcher/src/lib.rs"))) == {filled["cargo"], filled["pnpm"]}
+    assert ids(search(nb, q, min_confidence=0.75)) == [filled["pnpm"]]
+    assert search(nb, q, since="2099-01-01") == []
+    assert len(search(nb, q, limit=1)) == 1
+    assert make_filters(scope="repo").allows({"status": "active", "type": "lesson", "tags": [], "confidence": 1,
+                                              "scope": ["repo"], "tool": "", "created": 0.0})  # fmt: skip
+
+
+def test_busy_lock_never_fails_a_search(nb: Notebook, filled: dict[str, str]) -> None:
+    import fcntl
+
+    index = Index(nb)
+    nb.store.cache_dir.mkdir(parents=True, exist_ok=True)
+    with open(nb.store.cache_dir / "index.lock", "a+b") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        # No index yet: the answer comes from the files.
+        result = search_with_report(nb, "redis keys production", report=index.sync(timeout=0.1))
+        assert result.report.stale
+        assert ids(result.hits)[0] == filled["redis"]
+    index.sync()
+    new = nb.add("insight", "Narwhal queue drops messages")
+    with open(nb.store.cache_dir / "index.lock", "a+b") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        started = time.monotonic()
+        result = search_with_report(nb, "redis keys", report=index.sync(timeout=0.2))
+        assert time.monotonic() - started < 5
+        assert result.report.stale and ids(result.hits)[0] == filled["redis"]
+    assert ids(search(nb, "narwhal queue")) == [new.id]
+
+
+def test_broken_file_is_skipped_and_reported(nb: Notebook, filled: dict[str, str]) -> None:
+    bad = nb.store.entries_dir / "lessons" / "2222222222-bad.md"
+    bad.write_text("---\nid: 2222222222\ntype: lesson\ntitle: redis\n---\n")  # no provenance
+    result = search_with_report(nb, "redis keys production")
+    assert ids(result.hits)[0] == filled["redis"]
+    assert any("2222222222-bad.md" in p for p in result.report.problems.values())
+    os.utime(bad)

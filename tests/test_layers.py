@@ -1,0 +1,53 @@
+"""The house rules on imports, checked by reading the source."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "errnote"
+UI_MODULES = {"typer", "rich", "click"}
+
+
+def imported_roots(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    roots: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module)
+    return roots
+
+
+def test_the_core_never_imports_the_cli_or_ui_libraries() -> None:
+    # `__main__` is an entry point like the console script: it may start the CLI.
+    core = [
+        p for p in PACKAGE.rglob("*.py") if "cli" not in p.relative_to(PACKAGE).parts and p.name != "__main__.py"
+    ]
+    assert core, "no core modules found"
+    for path in core:
+        for name in imported_roots(path):
+            root = name.split(".")[0]
+            assert root not in UI_MODULES, f"{path.name} imports {name}: the core must not use the UI layer"
+            assert not name.startswith("errnote.cli"), f"{path.name} imports {name}: arrows point down only"
+
+
+def test_no_grab_bag_modules() -> None:
+    names = {p.stem for p in PACKAGE.rglob("*.py")}
+    assert not names & {"utils", "helpers", "manager", "misc", "common"}
+
+
+def test_light_commands_do_not_import_whoosh_or_git() -> None:
+    """`errnote --help` and `errnote list` must not pay for the index or GitPython."""
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from errnote.cli.app import app\n"
+        "CliRunner().invoke(app, ['--help'])\n"
+        "print(','.join(m for m in ('whoosh', 'git') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == ""

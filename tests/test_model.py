@@ -1,0 +1,158 @@
+"""The entry model: types, scope, validation of front-matter."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from errnote.errors import InvalidEntry
+from errnote.model import (
+    DEFAULT_CONFIDENCE,
+    EntryType,
+    Relation,
+    Scope,
+    ScopeItem,
+    Status,
+    entry_from_dict,
+    entry_to_dict,
+    parse_since,
+    path_matches,
+)
+
+
+def raw(**overrides: object) -> dict[str, object]:
+    data: dict[str, object] = {
+        "id": "abcdef0123",
+        "type": "lesson",
+        "title": "Use make build",
+        "provenance": {"created": "2026-11-01T10:00:00Z", "source": "user"},
+    }
+    data.update(overrides)
+    return data
+
+
+def test_unknown_type_lists_the_valid_ones() -> None:
+    with pytest.raises(InvalidEntry) as err:
+        EntryType.parse("mistakee")
+    assert "mistakee" in str(err.value)
+    assert "tool-quirk" in str(err.value) and "confirmation" in str(err.value)
+
+
+def test_type_accepts_underscore_spelling() -> None:
+    assert EntryType.parse("tool_quirk") is EntryType.TOOL_QUIRK
+    assert EntryType.parse(EntryType.LESSON) is EntryType.LESSON
+
+
+def test_lessons_start_at_0_6_confidence() -> None:
+    entry = entry_from_dict(raw())
+    assert entry.confidence == 0.6 == DEFAULT_CONFIDENCE[EntryType.LESSON]
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, "high", float("nan")])
+def test_confidence_outside_0_1_is_refused(value: object) -> None:
+    with pytest.raises(InvalidEntry, match="confidence"):
+        entry_from_dict(raw(confidence=value))
+
+
+def test_empty_title_is_refused() -> None:
+    with pytest.raises(InvalidEntry, match="title"):
+        entry_from_dict(raw(title="   "))
+
+
+def test_unknown_key_is_named() -> None:
+    with pytest.raises(InvalidEntry, match="colour"):
+        entry_from_dict(raw(colour="red"))
+
+
+def test_link_relations_and_targets_are_validated() -> None:
+    entry = entry_from_dict(raw(links={"corrects": ["1234567890"], "derived-from": "abcd123456"}))
+    assert [(l.rel, l.target) for l in entry.links] == [
+        (Relation.CORRECTS, "1234567890"),
+        (Relation.DERIVED_FROM, "abcd123456"),
+    ]
+    with pytest.raises(InvalidEntry, match="relation"):
+        entry_from_dict(raw(links={"fixes": ["1234567890"]}))
+    with pytest.raises(InvalidEntry, match="not an entry id"):
+        entry_from_dict(raw(links={"related": ["not an id!"]}))
+
+
+def test_self_link_is_refused() -> None:
+    with pytest.raises(InvalidEntry, match="itself"):
+        entry_from_dict(raw(links={"related": ["abcdef0123"]}))
+
+
+def test_round_trip_through_front_matter_keeps_every_field() -> None:
+    entry = entry_from_dict(
+        raw(
+            scope=["repo", "path:src/**", "!path:src/vendor/**", "tool:cargo", "only on CI"],
+            tags=["Rust", "cargo"],
+            tool="cargo",
+            reason="why",
+            fix="what",
+            error="line one\nline two",
+            confidence=0.75,
+            status="superseded",
+            pinned=True,
+            expires="2027-01-01",
+            confirmed=2,
+            last_confirmed="2026-11-02T00:00:00Z",
+        ),
+        body="Body text.",
+    )
+    again = entry_from_dict(entry_to_dict(entry), entry.body)
+    assert again == entry
+    assert entry.tags == ("rust", "cargo")
+    assert entry.status is Status.SUPERSEDED
+
+
+def test_front_matter_keys_come_in_a_fixed_order() -> None:
+    entry = entry_from_dict(raw(tags=["a"], reason="r", confidence=0.9))
+    assert list(entry_to_dict(entry)) == ["id", "type", "title", "status", "confidence", "tags", "reason", "provenance"]
+
+
+def test_scope_items_parse_into_kinds() -> None:
+    scope = Scope.parse(["repo", "path:src/**", "!path:src/gen/**", "tool:Git", "only in CI"])
+    assert [i.kind for i in scope.items] == ["repo", "path", "path", "tool", "text"]
+    assert scope.items[2].negated
+    assert str(scope.items[2]) == "!path:src/gen/**"
+    with pytest.raises(InvalidEntry):
+        ScopeItem.parse("path:")
+
+
+def test_scope_covers_paths_with_globs_and_exclusions() -> None:
+    scope = Scope.parse(["path:src/**", "!path:src/gen/**"])
+    assert scope.covers_path("src/app/main.py")
+    assert not scope.covers_path("src/gen/api.py")
+    assert not scope.covers_path("docs/index.md")
+    assert Scope.parse(["repo"]).covers_path("anything/at/all.txt")
+    assert not Scope.parse(["tool:git"]).covers_path("src/a.py")
+
+
+def test_scope_covers_tools_case_insensitively() -> None:
+    scope = Scope.parse(["tool:Cargo"])
+    assert scope.covers_tool("cargo")
+    assert not scope.covers_tool("npm")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "expected"),
+    [
+        ("*.py", "deep/down/x.py", True),
+        ("web/src/**", "web/src/a/b.ts", True),
+        ("web/src/**", "web/srcx/a.ts", False),
+        ("docs", "docs/guide/intro.md", True),
+        ("services/*/main.go", "services/notify/main.go", True),
+    ],
+)
+def test_path_globs(pattern: str, path: str, expected: bool) -> None:
+    assert path_matches(pattern, path) is expected
+
+
+def test_since_accepts_dates_and_ages() -> None:
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+    assert parse_since("7d", now) == now - timedelta(days=7)
+    assert parse_since("12h", now) == now - timedelta(hours=12)
+    assert parse_since("2026-11-01", now) == datetime(2026, 11, 1, tzinfo=timezone.utc)
+    with pytest.raises(InvalidEntry, match="since"):
+        parse_since("last tuesday", now)

@@ -1,0 +1,186 @@
+"""The notebook facade on real files and real git repositories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import git
+from errnote.errors import AmbiguousId, EntryNotFound, ErrnoteError, InvalidEntry, NotebookNotFound
+from errnote.model import EntryType, Relation, Source, Status
+from errnote.notebook import Notebook
+from errnote.store import read_entry
+
+
+def test_init_creates_the_layout_and_is_idempotent(repo: Path) -> None:
+    (repo / "src" / "deep").mkdir(parents=True)
+    nb, made = Notebook.init(repo / "src" / "deep")  # from a subfolder: goes to the repo top
+    assert nb.root == (repo / ".errnote").resolve()
+    names = {p.relative_to(repo).as_posix() for p in made}
+    assert {".errnote", ".errnote/entries", ".errnote/config.yaml", ".errnote/.gitignore"} <= names
+    assert "cache/" in (repo / ".errnote" / ".gitignore").read_text()
+    before = {p: p.stat().st_mtime_ns for p in (repo / ".errnote").rglob("*")}
+    _, again = Notebook.init(repo)
+    assert again == []
+    assert {p: p.stat().st_mtime_ns for p in (repo / ".errnote").rglob("*")} == before
+
+
+def test_locate_walks_up_like_git(nb: Notebook, repo: Path) -> None:
+    deep = repo / "a" / "b"
+    deep.mkdir(parents=True)
+    assert Notebook.locate(deep).root == nb.root
+
+
+def test_locate_without_notebook_says_how_to_create_one(tmp_path: Path) -> None:
+    with pytest.raises(NotebookNotFound, match="errnote init"):
+        Notebook.locate(tmp_path)
+
+
+def test_override_and_env(nb: Notebook, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Notebook.locate(tmp_path, override=repo).root == nb.root
+    assert Notebook.locate(tmp_path, override=nb.root).root == nb.root
+    monkeypatch.setenv("ERRNOTE_DIR", str(repo))
+    assert Notebook.locate(tmp_path).root == nb.root
+    with pytest.raises(NotebookNotFound):
+        Notebook.locate(tmp_path, override=tmp_path / "nowhere")
+
+
+def test_add_writes_a_browsable_file_with_git_provenance(nb: Notebook, repo: Path) -> None:
+    entry = nb.add("lesson", "Build with make build", reason="TLS features clash", tags=["Cargo"], scope=["repo"])
+    path = nb.store.path_for(entry)
+    assert path.parent.name == "lessons"
+    assert path.name.startswith(entry.id + "-build-with-make-build")
+    on_disk = read_entry(path)
+    assert on_disk == entry
+    assert entry.provenance.commit == git(repo, "rev-parse", "HEAD")
+    assert entry.provenance.branch == "main"
+    assert entry.provenance.author == "Test Author"
+    assert entry.tags == ("cargo",)
+    assert entry.confidence == 0.6
+
+
+def test_provenance_on_a_detached_head(nb: Notebook, repo: Path) -> None:
+    head = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "--detach", head)
+    entry = nb.add("insight", "Detached HEAD works")
+    assert entry.provenance.commit == head
+    assert entry.provenance.branch == ""
+
+
+def test_provenance_outside_any_repository(plain_nb: Notebook) -> None:
+    entry = plain_nb.add("insight", "No git here", source="agent", session="s-1")
+    assert entry.provenance.commit == "" and entry.provenance.branch == ""
+    assert entry.provenance.source is Source.AGENT
+    assert entry.provenance.session == "s-1"
+
+
+def test_author_override(nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ERRNOTE_AUTHOR", "claude-agent")
+    assert nb.add("insight", "x y z").provenance.author == "claude-agent"
+
+
+def test_bad_input_is_refused_and_nothing_is_written(nb: Notebook) -> None:
+    with pytest.raises(InvalidEntry, match="unknown entry type"):
+        nb.add("oops", "title")
+    with pytest.raises(InvalidEntry, match="outside 0..1"):
+        nb.add("lesson", "title", confidence=1.2)
+    with pytest.raises(InvalidEntry, match="title is empty"):
+        nb.add("lesson", "  ")
+    with pytest.raises(EntryNotFound, match="no such entry"):
+        nb.add("lesson", "title", links=[("corrects", "ffffffffff")])
+    assert nb.store.files() == []
+
+
+def test_secrets_are_masked_before_writing(nb: Notebook) -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    entry = nb.add("mistake", "Push failed", error=f"remote: https://bot:{token}@github.com/acme/x.git")
+    text = nb.store.path_for(entry).read_text()
+    assert token not in text
+    assert "github.com/acme/x.git" in text
+
+
+def test_prefix_lookup_and_ambiguity(nb: Notebook) -> None:
+    a = nb.add("lesson", "first")
+    assert nb.get(a.id[:5]).id == a.id
+    with pytest.raises(EntryNotFound, match="at least 4"):
+        nb.get(a.id[:2])
+    # Two files whose ids share a prefix: the prefix is ambiguous, a longer one is not.
+    b = nb.add("lesson", "second")
+    twin_id = a.id[:4] + ("0" if b.id[4] != "0" else "1") + b.id[5:]
+    twin_text = nb.store.path_for(b).read_text().replace(b.id, twin_id)
+    (nb.store.entries_dir / "lessons" / f"{twin_id}-twin.md").write_text(twin_text)
+    with pytest.raises(AmbiguousId, match="matches 2 entries"):
+        nb.get(a.id[:4])
+    assert nb.get(twin_id).id == twin_id
+
+
+def test_supersedes_marks_the_old_entry(nb: Notebook) -> None:
+    old = nb.add("convention", "Use npm")
+    new = nb.add("convention", "Use pnpm", links=[("supersedes", old.id[:6])])
+    assert new.links_to(Relation.SUPERSEDES) == [old.id]
+    assert nb.get(old.id).status is Status.SUPERSEDED
+    assert nb.get(old.id).title == "Use npm"  # stays on disk
+
+
+def test_triple_wires_the_links(nb: Notebook) -> None:
+    m, c, lesson = nb.triple("Ran npm install", "Ran pnpm install", "Use pnpm in this monorepo", reason="lockfile")
+    assert (m.type, c.type, lesson.type) == (EntryType.MISTAKE, EntryType.CORRECTION, EntryType.LESSON)
+    assert c.links_to(Relation.CORRECTS) == [m.id]
+    assert lesson.links_to(Relation.CORRECTS) == [m.id]
+    assert lesson.links_to(Relation.DERIVED_FROM) == [c.id]
+    back = {(b.rel, b.source.id) for b in nb.backlinks(m.id)}
+    assert back == {(Relation.CORRECTS, c.id), (Relation.CORRECTS, lesson.id)}
+
+
+def test_link_retire_and_remove(nb: Notebook) -> None:
+    a = nb.add("lesson", "a lesson")
+    b = nb.add("mistake", "a mistake")
+    nb.link(a.id, "corrects", b.id)
+    nb.link(a.id, "corrects", b.id)  # twice: still one link
+    assert nb.get(a.id).links_to() == [b.id]
+    with pytest.raises(InvalidEntry, match="itself"):
+        nb.link(a.id, "related", a.id)
+    with pytest.raises(ErrnoteError, match="linked from"):
+        nb.remove(b.id)
+    assert nb.store.path_for(b).exists()
+    retired = nb.retire(b.id, "no longer happens")
+    assert retired.status is Status.RETIRED and "no longer happens" in retired.body
+    nb.remove(b.id, force=True)
+    assert not nb.store.path_for(b).exists()
+    with pytest.raises(EntryNotFound):
+        nb.get(b.id)
+
+
+def test_one_broken_file_does_not_stop_the_others(nb: Notebook) -> None:
+    good = nb.add("lesson", "still readable")
+    broken = nb.store.entries_dir / "lessons" / "0000000000-broken.md"
+    broken.write_text("---\ntype: lesson\n---\n")
+    contents = nb.load()
+    assert [e.id for e in contents.entries] == [good.id]
+    assert len(contents.problems) == 1
+    assert contents.problems[0].path == broken
+    assert "id" in contents.problems[0].message
+
+
+def test_load_notices_edits_by_hand(nb: Notebook) -> None:
+    entry = nb.add("lesson", "Original title")
+    assert nb.load().entries[0].title == "Original title"
+    path = nb.store.path_for(entry)
+    path.write_text(path.read_text().replace("Original title", "Edited by hand, longer"))
+    assert nb.load().entries[0].title == "Edited by hand, longer"
+    path.unlink()
+    assert nb.load().entries == ()
+
+
+def test_replace_text_validates_and_keeps_the_id(nb: Notebook) -> None:
+    entry = nb.add("lesson", "before")
+    path = nb.store.path_for(entry)
+    text = path.read_text()
+    with pytest.raises(InvalidEntry, match="id changed"):
+        nb.replace_text(entry.id, text.replace(entry.id, "abcdefabcd"))
+    with pytest.raises(InvalidEntry, match="outside 0..1"):
+        nb.replace_text(entry.id, text.replace("confidence: 0.6", "confidence: 7"))
+    assert path.read_text() == text
+    updated = nb.replace_text(entry.id, text.replace("title: before", "title: after"))
+    assert updated.title == "after" and updated.provenance.updated >= entry.provenance.updated

@@ -1,0 +1,141 @@
+"""Entry files: rendering, parsing, atomic writes, broken files."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from errnote.errors import InvalidEntry
+from errnote.model import entry_from_dict
+from errnote.store import atomic_write, new_id, parse_entry, read_entry, render_entry, slugify
+
+ENTRY_TEXT = textwrap.dedent(
+    """\
+    ---
+    id: 0123456789
+    type: mistake
+    title: Ran cargo build --all-features
+    status: active
+    confidence: 0.5
+    error: |-
+      error: failed to run custom build command for `openssl-sys`
+      Could not find directory of OpenSSL installation
+    provenance:
+      created: 2026-11-01T10:00:00Z
+      updated: 2026-11-01T10:00:00Z
+      source: user
+    ---
+
+    The TLS features exclude each other.
+    """
+)
+
+
+def test_render_then_parse_is_identity() -> None:
+    entry = parse_entry(ENTRY_TEXT)
+    assert parse_entry(render_entry(entry)) == entry
+
+
+def test_rendering_is_stable_and_readable() -> None:
+    entry = parse_entry(ENTRY_TEXT)
+    text = render_entry(entry)
+    assert text == ENTRY_TEXT
+    assert "&id" not in text  # no YAML anchors for repeated timestamps
+
+
+def test_editing_one_field_changes_one_line() -> None:
+    entry = parse_entry(ENTRY_TEXT)
+    before = render_entry(entry).splitlines()
+    after = render_entry(entry.with_changes(confidence=0.7)).splitlines()
+    changed = [(a, b) for a, b in zip(before, after) if a != b]
+    assert len(before) == len(after)
+    assert changed == [("confidence: 0.5", "confidence: 0.7")]
+
+
+def test_conflict_markers_are_reported_as_such() -> None:
+    text = ENTRY_TEXT.replace("confidence: 0.5", "<<<<<<< HEAD\nconfidence: 0.5\n=======\nconfidence: 0.9\n>>>>>>> b")
+    with pytest.raises(InvalidEntry, match="merge-conflict"):
+        parse_entry(text, Path("x.md"))
+
+
+def test_invalid_yaml_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.md"
+    path.write_text("---\nid: [unclosed\n---\nbody\n")
+    with pytest.raises(InvalidEntry) as err:
+        read_entry(path)
+    assert str(path) in str(err.value)
+    assert "YAML" in str(err.value)
+
+
+def test_missing_front_matter_and_non_utf8(tmp_path: Path) -> None:
+    plain = tmp_path / "plain.md"
+    plain.write_text("# just markdown\n")
+    with pytest.raises(InvalidEntry, match="front-matter"):
+        read_entry(plain)
+    binary = tmp_path / "bin.md"
+    binary.write_bytes(b"---\n\xff\xfe\n---\n")
+    with pytest.raises(InvalidEntry, match="UTF-8"):
+        read_entry(binary)
+
+
+def test_atomic_write_exclusive_never_replaces(tmp_path: Path) -> None:
+    target = tmp_path / "a.md"
+    atomic_write(target, "first", exclusive=True)
+    with pytest.raises(FileExistsError):
+        atomic_write(target, "second", exclusive=True)
+    assert target.read_text() == "first"
+    assert [p.name for p in tmp_path.iterdir()] == ["a.md"]  # no temp file left behind
+
+
+def test_ids_are_short_hex_and_avoid_prefix_clashes() -> None:
+    ids = {new_id() for _ in range(2000)}
+    assert len(ids) == 2000
+    assert all(len(i) == 10 and int(i, 16) >= 0 for i in ids)
+    taken = {"abcd"}
+    for _ in range(50):
+        assert not new_id(taken).startswith("abcd")
+
+
+def test_slug() -> None:
+    assert slugify("Don't run `cargo build --all-features`!") == "don-t-run-cargo-build-all-features"
+    assert slugify("中文标题") == ""
+
+
+def test_a_killed_writer_leaves_no_partial_file(tmp_path: Path) -> None:
+    """Kill -9 a process in the middle of writing big files: every file present is whole."""
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
+        from pathlib import Path
+        from errnote.store import atomic_write
+        body = "x" * 2_000_000
+        i = 0
+        print("ready", flush=True)
+        while True:
+            atomic_write(Path({str(tmp_path)!r}) / f"e{{i % 5}}.md", f"{{i}}\\n" + body + "\\nEND\\n")
+            i += 1
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    time.sleep(0.4)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    written = [p for p in tmp_path.iterdir() if p.name.endswith(".md") and not p.name.startswith(".")]
+    assert written, "the writer wrote nothing before it was killed"
+    for path in written:
+        assert path.read_text().endswith("\nEND\n"), f"{path.name} is partial"
+
+
+def test_entry_from_dict_rejects_bad_provenance() -> None:
+    with pytest.raises(InvalidEntry, match="created"):
+        entry_from_dict({"id": "abcd123456", "type": "lesson", "title": "t", "provenance": {}})
