@@ -3,7 +3,8 @@
 One function, `analyze`, turns any text into index terms. The same function runs on entries and
 on queries, so whatever it does to one it does to the other:
 
-- English words are lower-cased and stemmed (Porter2); stop words are dropped.
+- English words are lower-cased and stemmed (Porter2, except where it would merge words a
+  developer tells apart: production/product); stop words are dropped.
 - Code tokens keep their whole form and also yield their parts: `openssl-sys` gives
   `openssl-sys`, `openssl`, `sys`; `ConnectionRefusedError` gives the whole name and
   `connect`, `refus`, `error`; flags lose their dashes (`--frozen-lockfile`).
@@ -20,18 +21,18 @@ import re
 from functools import lru_cache
 
 #: Bumped whenever analysis changes: an index built with another version is rebuilt.
-ANALYSIS_VERSION = 3
+ANALYSIS_VERSION = 4
 
-STOP_WORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below
+_STOP_TEXT = """a about above after again against all am an and any are as at be because been before
+    being below
     between both but by can cannot could did do does doing down during each few for from further had has
     have having he her here hers herself him himself his how i if in into is it its itself just let me
     more most my myself no nor not now of off on once only or other ought our ours ourselves out over own
     same she should so some such than that the their theirs them themselves then there these they this
     those through to too under until up very was we were what when where which while who whom why will
     with would you your yours yourself yourselves also get got via yet still ever every i'm it's don't
-    doesn't isn't can't won't we're they're i've you're e.g i.e etc instead using use used""".split()
-)
+    doesn't isn't can't won't we're they're i've you're e.g i.e etc instead using use used"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
@@ -58,11 +59,17 @@ _VERSION = re.compile(r"^v?\d+(\.\d+)+([-+.]?[a-z0-9]+)*$", re.I)
 _CODE_WORD = re.compile(r"^(?=.*[a-z])(?=.*\d)[a-z0-9]{2,10}$", re.I)  # E0502, TS2345, utf8, ipv6
 
 
+# Stems that would merge two words a developer never confuses ("production" -> "product").
+_STEM_EXCEPTIONS = {"production": "production", "productions": "production"}
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Porter2 stem of a lower-case word (cached: the same words recur constantly)."""
     if len(word) <= 3 or not word.isalpha():
         return word
+    if word in _STEM_EXCEPTIONS:
+        return _STEM_EXCEPTIONS[word]
     from whoosh.lang.porter2 import stem as porter2
 
     return str(porter2(word))

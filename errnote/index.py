@@ -217,24 +217,35 @@ class Index:
                     )
                 return report
             manifest = None if rebuild else self._read_manifest()
-            if manifest is None or not self._healthy():
-                if not rebuild:
-                    why = "missing" if not self.dir.exists() else "out of date or unreadable"
-                    report.notices.append(f"the search index was {why}: rebuilt it from the entry files")
-                self._rebuild(current, report)
-                return report
-            self._apply(current, manifest, report)
+            if manifest is not None:
+                try:
+                    self._apply(current, manifest, report)
+                    return report
+                except Exception:  # noqa: BLE001 - a corrupt index: rebuild it from the files below
+                    report = SyncReport()
+            first_use = not self.dir.exists()
+            self._rebuild(current, report)
+            if not rebuild:
+                report.notices.append(
+                    f"built the search index from {report.added} entry files (first use here)"
+                    if first_use
+                    else "the search index was out of date or unreadable: rebuilt it from the entry files"
+                )
         return report
 
-    def _healthy(self) -> bool:
-        try:
-            ix = self._open()
-            with ix.searcher() as s:
-                s.doc_count()
-            ix.close()
-        except Exception:  # noqa: BLE001 - any failure to open means: rebuild
-            return False
-        return True
+    def open(self, report: SyncReport) -> Any:
+        """The index to search: the one on disk, rebuilt if it cannot be opened, else one in memory."""
+        if not (report.stale and not self.manifest_path.exists()):
+            try:
+                return self._open()
+            except Exception:  # noqa: BLE001 - unreadable on disk: rebuild, as sync would
+                fresh = self.sync(rebuild=True)
+                report.rebuilt = fresh.rebuilt
+                if fresh.rebuilt:
+                    report.notices.append("the search index was unreadable: rebuilt it from the entry files")
+                    return self._open()
+        # Locked out before any usable index existed: answer from the files instead of failing.
+        return _memory_index(self.nb)
 
     @staticmethod
     def _diff(current: dict[str, tuple[int, int]], known: dict[str, Any]) -> list[str]:
@@ -478,7 +489,8 @@ def _query_terms(text: str) -> list[_Concept]:
 
 
 #: At most this many alternatives of one concept go into the query (the best weighted first).
-_MAX_ALTS = 12
+_MAX_ALTS = 8
+_ALT_FIELDS = ("title", "keys", "text")
 #: Share of an unseen term's information counted in the query (CJK bigrams often straddle words).
 _UNSEEN = 0.5
 _UNSEEN_CJK = 0.25
@@ -503,18 +515,21 @@ def _run_search(
         return []
     hits: list[SearchHit] = []
     with ix.searcher() as searcher:
-        n_docs = max(searcher.doc_count(), 1)
+        # Term statistics count deleted documents until segments merge, so N must count them too,
+        # or an often-edited notebook gets document frequencies above N (and negative idf).
+        n_docs = max(searcher.doc_count_all(), 1)
         dfs: dict[str, int] = {}
 
         def idf_of(term: str) -> float:
             """The information of a term (0 when no entry uses it)."""
             if term not in dfs:
-                dfs[term] = searcher.doc_frequency("all", term)
+                dfs[term] = min(searcher.doc_frequency("all", term), n_docs)
             df = dfs[term]
             return ranking.information(term, math.log(1 + (n_docs - df + 0.5) / (df + 0.5))) if df else 0.0
 
         # Terms nobody has used still count in the query's information: no entry covers them.
         unseen_idf = math.log(1 + (n_docs + 0.5) / 0.5)
+        unit = math.log(1 + (n_docs - 0.5) / 1.5)  # a word only one entry uses
         plan: list[tuple[float, list[_Alt], bool]] = []
         query_idf = 0.0
         for concept in concepts:
@@ -522,7 +537,7 @@ def _run_search(
             alts: list[_Alt] = []
             for terms, weight in sorted(concept.alts.items(), key=lambda x: -x[1]):
                 if len(alts) < _MAX_ALTS and all(idf_of(t) for t in terms):
-                    alts.append((terms, weight, min(idf_of(t) for t in terms) * weight))
+                    alts.append((terms, weight, min(idf_of(t) for t in terms) * ranking.alt_share(weight)))
             if literal_idf:
                 value = literal_idf
                 alts = [(t, w, min(i, value)) for t, w, i in alts]
@@ -542,7 +557,8 @@ def _run_search(
         for _value, alts, _code in plan:
             leaves: list[Any] = []
             for terms, weight, _info in alts:
-                for f in TEXT_FIELDS:
+                # A synonym stands for how a situation is described, not for error output: skip `error`.
+                for f in TEXT_FIELDS if weight >= 1.0 else _ALT_FIELDS:
                     boost = ranking.FIELD_WEIGHTS[f] * weight
                     if len(terms) == 1:
                         leaves.append(wq.Term(f, terms[0], boost=boost))
@@ -577,6 +593,7 @@ def _run_search(
                 query_idf=query_idf,
                 matched=matched,
                 has_code_token=code,
+                unit=unit,
             )
             if threshold and not ranking.relevant(ev):
                 continue
@@ -666,8 +683,7 @@ def search_with_report(
     index = Index(nb)
     rep = report if report is not None else index.sync()
     chosen = filters or Filters()
-    # Locked out before any index existed: answer from the files in memory instead of failing.
-    ix = _memory_index(nb) if rep.stale and not index.manifest_path.exists() else index._open()
+    ix = index.open(rep)
     try:
         hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold)
     finally:

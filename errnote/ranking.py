@@ -2,12 +2,23 @@
 
     score = relevance x type_weight x confidence_factor x freshness
 
+The query
+    The query is analysed into ideas: each index term, merged with its synonyms and translations
+    from `errnote.thesaurus` (a phrase such as "try again" or 环境变量 is one idea). A synonym
+    counts with weight 0.5, a translation 0.8, the literal word 1.0.
+information
+    A term's information is its idf over the whole notebook, times COMMON_WEIGHT (0.4) for a word
+    common in any text about software ("file", "request", "fail"). An idea's information is that
+    of its best literal term; an entry matching it through a synonym of weight w earns
+    `min(idf of the synonym x w ** ALT_INFO_POWER, information of the idea)`.
 relevance
-    The text match: Whoosh's BM25F score of the query against the entry, where each query term
-    counts in the entry's best field (title, tags and tool, error, the rest, each with a field
-    weight), multiplied by how much of the query's information the entry covers:
-    `coverage = idf of the query terms the entry matches / idf of all query terms`, so an entry
-    that shares the query's rare words outranks one that shares only its common ones.
+    The text match: Whoosh's BM25F score of the query against the entry, where each idea counts in
+    the entry's best field and best wording (title, tags and tool, error, the rest, each with a
+    field weight; a synonym's score scaled by its weight), multiplied by `0.25 + coverage`, with
+    `coverage = information of the ideas the entry matches / information of all the query's ideas`,
+    so an entry that shares the query's rare words outranks one that shares only its common ones.
+    Query words no entry uses still count in the query's information (half their idf, a quarter
+    for a CJK bigram, which often straddles two words).
 type_weight
     Rules a model can act on (lessons, corrections, conventions, preferences, tool quirks) 1.0;
     confirmations 1.0; insights 0.95; raw mistakes 0.9.
@@ -17,16 +28,22 @@ freshness
     1.0 for a year after the entry was created or last confirmed, then falling linearly to 0.85
     at three years: old entries fade, they are not hidden.
 
-An entry is returned only when it clears the relevance threshold: it must match query terms worth
-at least `MIN_MATCHED_IDF` of information and cover at least `MIN_COVERAGE` of the query (or match
-a rare code token exactly). A query that shares only common words with the notebook returns
-nothing: an unrelated memory in a prompt misleads the model more than no memory.
+An entry is returned only when it clears the relevance threshold. Its strength is the information
+it matches in units of the idf of a word only one entry uses (so the threshold means the same in a
+notebook of 100 entries and of 10,000). It must have strength >= MIN_MATCHED (1.8) and coverage >=
+MIN_COVERAGE (0.2); or, matching a short query almost whole, strength >= MIN_MATCHED_FOCUSED (0.95)
+with coverage >= HIGH_COVERAGE (0.6) or at least two ideas including an exact compound code token;
+or match every idea of a query of two or more ideas (in a small notebook about one topic every
+word is common, and a full match is still a match).
+A query that shares only common words with the notebook returns nothing: an unrelated memory in a
+prompt misleads the model more than no memory.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import lru_cache
 
 #: Per-field weights of the text match.
 FIELD_WEIGHTS: dict[str, float] = {"title": 3.0, "keys": 2.5, "error": 2.0, "text": 1.0}
@@ -42,8 +59,71 @@ TYPE_WEIGHTS: dict[str, float] = {
     "mistake": 0.9,
 }
 
-MIN_MATCHED_IDF = 6.0
-MIN_COVERAGE = 0.18
+#: The threshold, in units of the idf of a word only one entry uses (so it holds at any notebook size).
+MIN_MATCHED = 1.8  # information matched by an ordinary hit ...
+MIN_COVERAGE = 0.2  # ... which must also cover this share of the query
+MIN_MATCHED_FOCUSED = 0.95  # information matched by a hit that covers most of a short query
+HIGH_COVERAGE = 0.6
+FULL_COVERAGE = 0.999
+
+#: Share of its idf a common word carries: "request", "file", "fail" say little about a situation
+#: however rare they happen to be in a small notebook.
+COMMON_WEIGHT = 0.4
+#: A synonym of weight w carries w ** ALT_INFO_POWER of the information of the literal word.
+ALT_INFO_POWER = 0.5
+
+# Words common in any English text about software: they describe every situation, so they do not
+# identify one. Stemmed on first use, like the index terms.
+_COMMON = """
+able about above accept across act action actual actually add added adding address after again age ago
+agree ahead all allow almost alone along already also always among amount and another answer any anyone
+anything api app appear application apply area argument around ask attempt available avoid away back bad
+base based basic become before begin behind being below best better between big bit block body both
+bottom break bring broke broken bug build built call called came can cannot care carry case cause
+certain chang change changed check choose class clean clear client close code come command common
+complete condition config configure consider contain content context continue control copy correct
+could count couple course create created current data day default define delete depend describe detail
+detect did differ different direct directory do does doing done down during each early easy edit
+effect either else empty enable end enough entire entry environment equal error even event ever every
+everything exact exactly example except exist expect explain extra fact fail failed failing failure
+fall false far fast feature few field figure file final find fine first fix flag follow for form found
+free from full function further gave general get give given go goes going gone good got great group
+had half handle happen hard has have head header help here high hit hold how however http https idea
+if important include input inside instead into issue item its itself job just keep kept key kind know
+known large last late later lead least leave left less let level like likely line list little live
+load local long look lose lost lot low made main make many mark match may mean message method might
+mind minute miss missing mode module moment more most move much must name need never new next nice
+none normal not note nothing now number object off often old once one only open option order other
+otherwise out output over own page part particular pass path people per perhaps place plain plan
+point possible post present probably problem process produce project proper properly provide put
+quick quite rather read real really reason record refer regular related remove replace report request
+require result return right rule run running safe said same save saw say second see seem seen send
+sent server service set setting several short should show side simple since single small some
+something sometimes soon sort source specific start state status step still stop string such support
+sure system take taken task tell test text than that then there thing think this those though thought
+three through time together too took tool top total true try turn two type under understand unless
+until update upon use used user using usual value various very want was way well went were what
+when where whether which while whole why will within without work worked working would write wrong
+year yes yet
+"""
+
+
+@lru_cache(maxsize=1)
+def _common() -> frozenset[str]:
+    from errnote.analysis import stem
+
+    return frozenset(stem(w) for w in _COMMON.split())
+
+
+def information(term: str, idf: float) -> float:
+    """What matching `term` tells about an entry: its idf, discounted for a common word."""
+    return idf * COMMON_WEIGHT if term in _common() else idf
+
+
+def alt_share(weight: float) -> float:
+    """Share of a term's information a synonym (weight < 1) carries: more than its share of the score,
+    since a synonym match is evidence of the same idea even when it should not outrank the literal word."""
+    return float(weight**ALT_INFO_POWER)
 
 
 @dataclass(frozen=True)
@@ -51,21 +131,33 @@ class Evidence:
     """What the text match of one entry rests on."""
 
     bm25: float
-    matched_idf: float  # information (sum of idf) of the query terms this entry matches
+    matched_idf: float  # information (sum of idf) of the query's ideas this entry matches
     query_idf: float  # information of the whole query
-    matched: int  # how many distinct query terms it matches
+    matched: int  # how many of the query's ideas it matches
     has_code_token: bool  # it matches a compound code token (`openssl-sys`, `os.path.join`)
+    unit: float = 1.0  # idf of a word used by exactly one entry of the notebook
 
     @property
     def coverage(self) -> float:
         return self.matched_idf / self.query_idf if self.query_idf > 0 else 0.0
 
+    @property
+    def strength(self) -> float:
+        """Matched information in rare-word equivalents."""
+        return self.matched_idf / self.unit if self.unit > 0 else 0.0
+
 
 def relevant(ev: Evidence) -> bool:
     """The threshold: does this match carry enough of the query to be worth showing?"""
-    if ev.matched_idf < MIN_MATCHED_IDF and not ev.has_code_token:
+    if ev.strength >= MIN_MATCHED and ev.coverage >= MIN_COVERAGE:
+        return True
+    if ev.matched >= 2 and ev.coverage >= FULL_COVERAGE:
+        # Every idea of the query is in the entry: relevant however common its words are in this
+        # notebook (in a small notebook about one topic, every word is common).
+        return True
+    if ev.strength < MIN_MATCHED_FOCUSED:
         return False
-    return ev.coverage >= MIN_COVERAGE or (ev.has_code_token and ev.matched >= 2)
+    return ev.coverage >= HIGH_COVERAGE or (ev.has_code_token and ev.matched >= 2)
 
 
 def relevance(ev: Evidence) -> float:

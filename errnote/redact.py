@@ -84,11 +84,13 @@ _TELEGRAM_RE = re.compile(r"(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])
 
 # A private key is the whole block, BEGIN to END, whether its newlines are real or `\n` escapes.
 _PEM_RE = re.compile(
-    r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY((?: BLOCK)?)-----.*?-----END \1PRIVATE KEY\2-----", re.DOTALL
+    r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY((?: BLOCK)?)-----.{0,16384}?-----END \1PRIVATE KEY\2-----",
+    re.DOTALL,
 )
 # A key cut short by a truncated log has no END line: take the header and the base64 lines after it.
 _PEM_TRUNCATED_RE = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/=:, -]+)+"
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:(?:\r?\n|\\r?\\n)[ \t]*(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment): [^\n\\]*))+"
 )
 
 # --- secrets by context -----------------------------------------------------------------------------
@@ -97,13 +99,14 @@ _URL_PASSWORD_RE = re.compile(
     r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#'\"<>]*:(?P<s>[^\s@/?#'\"<>]+)@"
 )
 # `https://TOKEN@host`: a bare token used as the user name.
-_URL_TOKEN_USER_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?P<s>[A-Za-z0-9_-]{20,})@")
+_URL_TOKEN_USER_RE = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(?P<s>[A-Za-z0-9_-]{20,})@")
 
 # Webhook URLs carry their credential as the last path segment; the ids before it are not secret.
 _WEBHOOK_RE = re.compile(
     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?:[A-Za-z0-9]+/)+(?P<s>[A-Za-z0-9]{16,})"
     r"|discord(?:app)?\.com/api/webhooks/\d+/(?P<d>[A-Za-z0-9_-]{40,})"
-    r"|/(?:hooks|webhooks?)/(?:[^\s/?#'\"]+/)*(?P<g>[A-Za-z0-9_-]{20,})(?=[\s'\"?#)\]>,]|$)"
+    r"|https?://[^\s/'\"]+/(?:[^\s/?#'\"]+/)*(?:hooks|webhooks?)/(?:[^\s/?#'\"]+/)*"
+    r"(?P<g>[A-Za-z0-9_-]{20,})(?=[\s'\"?#)\]>,]|$)"
 )
 
 _TOKEN_CHARS = r"A-Za-z0-9._~+/-"
@@ -111,7 +114,9 @@ _TOKEN_CHARS = r"A-Za-z0-9._~+/-"
 _BEARER_RE = re.compile(
     rf"(?<![A-Za-z0-9_-])(?:[Bb]earer|BEARER)[ \t]+(?P<s>[{_TOKEN_CHARS}]+=*)(?![{_TOKEN_CHARS}=])"
 )
-_BASIC_RE = re.compile(r"(?<![A-Za-z0-9_-])(?:[Bb]asic|BASIC)[ \t]+(?P<s>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
+_BASIC_RE = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:[Bb]asic|BASIC)[ \t]+(?P<s>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])"
+)
 # `Authorization: <scheme> <value>` or a raw `Authorization: <value>`. The value must end the header
 # (quote, bracket, line end), which rules out multi-part schemes such as `AWS4-HMAC-SHA256 Credential=`.
 _AUTH_HEADER_RE = re.compile(
@@ -124,8 +129,10 @@ _AUTH_HEADER_RE = re.compile(
 # rejected candidate (`from-literal=...`) does not swallow a real one right after it
 # (`api-token=...`); it only starts at a word start, which keeps the scan linear in practice.
 _KV_RE = re.compile(
-    r"(?<![A-Za-z0-9_])(?<!://)(?=(?P<name>[A-Za-z_][A-Za-z0-9_.-]*?)(?:\\?[\"'])?[ \t]*(?P<sep>=>|:=|=|:)"
-    r"[ \t]*(?:\\?\"(?P<dq>[^\"\n]+?)\\?\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'`,;&<>(){}\[\]|\\]+)))",
+    r"(?<![A-Za-z0-9_])(?<!://)"
+    r"(?=(?P<name>[A-Za-z_]?[A-Za-z0-9_.-]{0,80}?(?i:pass(?:word|wd|phrase)?|pwd|pw|secret|token|key|auth))"
+    r"(?:\\?[\"'])?[ \t]*(?P<sep>=>|:=|=|:)"
+    r"[ \t]*(?:\\?\"(?P<dq>[^\"\n]+?)\\?\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'`,;&<>(){}\[\]|\\]{1,4096})))",
     re.MULTILINE,
 )
 # `--password X`, `--api-key=X`, `-storepass X`.
@@ -143,13 +150,18 @@ _SHORT_P_RE = re.compile(r"(?<![\w-])-p(?:[ \t]+)?([\"']?)(?P<s>[^\s\"'-][^\s\"'
 _PASSWORD_COMMAND_RE = re.compile(
     r"(?:^|\s)(?:-u|-U|--user(?:name)?)(?:[ \t=]|$)|\b(?:mysql\w*|mariadb\w*|sshpass|login)\b"
 )
+# `.netrc` / `machine h login u password p`: a space, not `=` or `:`, separates the value.
+_NETRC_RE = re.compile(r"\blogin[ \t]+\S+\s+password[ \t]+(?P<s>[^\s\"']+)")
+# Go MySQL DSN `user:pass@tcp(host:3306)/db` has no scheme, so the URL rule misses it.
+_GO_DSN_RE = re.compile(r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]+:(?P<s>[^\s@/:'\"]+)@(?:tcp|unix|udp)\(")
 _REDIS_A_RE = re.compile(r"\bredis-cli\b[^\n]*?(?<![\w-])-a[ \t]+([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1")
 _STDIN_PASSWORD_RE = re.compile(
     r"\becho[ \t]+(?:-n[ \t]+)?([\"']?)(?P<s>[^\s\"'|]+)\1[ \t]*\|[^\n]*--password-stdin"
 )
 # AWS secret keys have no prefix: 40 base64 characters, recognised by their label ...
 _AWS_SECRET_LABEL_RE = re.compile(
-    r"(?i:secret[_ \t-]*access[_ \t-]*key)[^\n:=]{0,30}[:=][ \t]*[\"']?(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+    r"(?i:secret[_ \t-]*access[_ \t-]*key)[^\n:=]{0,30}[:=][ \t]*[\"']?"
+    r"(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
 )
 # ... or by sitting right after an access key id (CSV exports, `aws configure list`, env dumps).
 _AWS_SECRET_NEAR_RE = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
@@ -186,6 +198,8 @@ _CODE_REF_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*
 _PATH_RE = re.compile(r"^(?:~|\.{1,2})?/[\w./-]*$")
 _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
+_KEBAB_WORDS_RE = re.compile(r"^[a-z]+(?:[-_][a-z]+)+$")  # `db-creds`, `not_found`: names, not passwords
+_URL_AUTHORITY_TAIL_RE = re.compile(r"://[^\s/@]*$")
 _PORTS_RE = re.compile(r"^[\d.:]+(?:/\w+)?$")
 
 
@@ -225,9 +239,13 @@ def _plausible(value: str, *, bare: bool, spaced: bool) -> bool:
         return False
     if bare:
         # `os.environ`, `settings.API_KEY`, `api_key=api_key`: code passing a secret, not the secret.
-        if _CODE_REF_RE.match(value) and not any(c.isdigit() for c in value) and ("_" in value or "." in value):
+        if (
+            _CODE_REF_RE.match(value)
+            and not any(c.isdigit() for c in value)
+            and ("_" in value or "." in value)
+        ):
             return False
-        if spaced and value.isalpha() and len(value) <= 12:
+        if spaced and ((value.isalpha() and len(value) <= 12) or _KEBAB_WORDS_RE.match(value)):
             return False
     return True
 
@@ -294,7 +312,8 @@ def find_secrets(text: str) -> list[tuple[int, int]]:
             add(m.span("s"))
     for m in _WEBHOOK_RE.finditer(text):
         group = next(g for g in ("s", "d", "g") if m.group(g) is not None)
-        if group != "g" or _random_like(m.group(group)):
+        value = m.group(group)
+        if group != "g" or (_random_like(value) and any(c.isdigit() for c in value)):
             add(m.span(group))
 
     for regex in (_BEARER_RE, _BASIC_RE, _AUTH_HEADER_RE):
@@ -305,6 +324,9 @@ def find_secrets(text: str) -> list[tuple[int, int]]:
     for m in _KV_RE.finditer(text):
         strength = _name_strength(m.group("name"))
         if not strength:
+            continue
+        # `https://x-access-token:TOKEN@host`: the URL rule owns userinfo; here it would eat the host.
+        if _URL_AUTHORITY_TAIL_RE.search(_line_before(text, m.start())):
             continue
         group = _value_group(m)
         value = m.group(group)
@@ -343,7 +365,7 @@ def find_secrets(text: str) -> list[tuple[int, int]]:
             continue
         if _plausible(value, bare=True, spaced=True):
             add(m.span("s"))
-    for regex in (_REDIS_A_RE, _STDIN_PASSWORD_RE):
+    for regex in (_REDIS_A_RE, _STDIN_PASSWORD_RE, _NETRC_RE, _GO_DSN_RE):
         for m in regex.finditer(text):
             if _plausible(m.group("s"), bare=True, spaced=True):
                 add(m.span("s"))

@@ -38,7 +38,9 @@ def test_version_and_help(runner: CliRunner) -> None:
     assert code == 0 and "tool-quirk" in out and "--supersedes" in out
 
 
-def test_init_prints_what_it_made_then_nothing(runner: CliRunner, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_init_prints_what_it_made_then_nothing(
+    runner: CliRunner, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(repo)
     code, _, err = run(runner, "init")
     assert code == 0 and ".errnote/config.yaml" in err
@@ -46,7 +48,9 @@ def test_init_prints_what_it_made_then_nothing(runner: CliRunner, repo: Path, mo
     assert code == 0 and "nothing to do" in err
 
 
-def test_no_notebook_is_a_one_line_error(runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_notebook_is_a_one_line_error(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     code, out, err = run(runner, "list")
     assert code == 1 and out == ""
@@ -55,10 +59,28 @@ def test_no_notebook_is_a_one_line_error(runner: CliRunner, tmp_path: Path, monk
 
 def test_add_show_list_round_trip(runner: CliRunner, in_repo: Path) -> None:
     data = add_json(
-        runner, "lesson", "Build with make build", "--reason", "TLS clash", "--scope", "repo",
-        "--scope", "path:crates/**", "--tag", "cargo", "--tool", "cargo", "--fix", "make build",
-        "--confidence", "0.7", "--session", "sess-9", "--source", "agent",
-    )  # fmt: skip
+        runner,
+        "lesson",
+        "Build with make build",
+        "--reason",
+        "TLS clash",
+        "--scope",
+        "repo",
+        "--scope",
+        "path:crates/**",
+        "--tag",
+        "cargo",
+        "--tool",
+        "cargo",
+        "--fix",
+        "make build",
+        "--confidence",
+        "0.7",
+        "--session",
+        "sess-9",
+        "--source",
+        "agent",
+    )
     assert data["type"] == "lesson" and data["confidence"] == 0.7
     assert Path(str(data["path"])).is_file()
     entry_id = str(data["id"])
@@ -123,8 +145,21 @@ def test_supersedes_and_list_filters(runner: CliRunner, in_repo: Path) -> None:
 
 
 def test_triple_link_retire_rm(runner: CliRunner, in_repo: Path) -> None:
-    code, out, _ = run(runner, "triple", "--mistake", "Ran npm i", "--correction", "Ran pnpm i",
-                       "--lesson", "Use pnpm", "--reason", "lockfile", "--tag", "node", "--json")  # fmt: skip
+    code, out, _ = run(
+        runner,
+        "triple",
+        "--mistake",
+        "Ran npm i",
+        "--correction",
+        "Ran pnpm i",
+        "--lesson",
+        "Use pnpm",
+        "--reason",
+        "lockfile",
+        "--tag",
+        "node",
+        "--json",
+    )
     assert code == 0
     trio = json.loads(out)
     m, c, lesson = (trio[k]["id"] for k in ("mistake", "correction", "lesson"))
@@ -165,10 +200,16 @@ def test_edit_valid_change_is_saved(
     runner: CliRunner, in_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     entry = add_json(runner, "lesson", "Old title")
-    monkeypatch.setenv("EDITOR", _editor(tmp_path, """
+    monkeypatch.setenv(
+        "EDITOR",
+        _editor(
+            tmp_path,
+            """
         import sys, pathlib
         p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text().replace("Old title", "New title"))
-    """))  # fmt: skip
+    """,
+        ),
+    )
     code, _, err = run(runner, "edit", str(entry["id"]))
     assert code == 0, err
     assert json.loads(run(runner, "show", str(entry["id"]), "--json")[1])["title"] == "New title"
@@ -180,10 +221,16 @@ def test_edit_invalid_change_is_refused_and_kept(
     entry = add_json(runner, "lesson", "Keep me")
     path = Path(str(entry["path"]))
     original = path.read_text()
-    monkeypatch.setenv("EDITOR", _editor(tmp_path, """
+    monkeypatch.setenv(
+        "EDITOR",
+        _editor(
+            tmp_path,
+            """
         import sys, pathlib
         p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text().replace("confidence: 0.6", "confidence: 9"))
-    """))  # fmt: skip
+    """,
+        ),
+    )
     code, _, err = run(runner, "edit", str(entry["id"]))
     assert code == 1
     assert "outside 0..1" in err and "kept in" in err
@@ -192,8 +239,9 @@ def test_edit_invalid_change_is_refused_and_kept(
     assert "confidence: 9" in kept.read_text()
 
 
-def test_notebook_option_and_env(runner: CliRunner, nb: Notebook, repo: Path, tmp_path: Path,
-                                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_notebook_option_and_env(
+    runner: CliRunner, nb: Notebook, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     code, _, _ = run(runner, "--notebook", str(repo), "add", "insight", "via option")
     assert code == 0
@@ -206,3 +254,30 @@ def test_redact_command(runner: CliRunner) -> None:
     secret = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
     code, out, _ = run(runner, "redact", input=f"STRIPE_KEY={secret}\nplain line\n")
     assert code == 0 and secret not in out and "STRIPE_KEY=" in out and "plain line" in out
+
+
+def test_no_color_is_respected(nb: Notebook, repo: Path) -> None:
+    import os
+    import subprocess
+
+    Notebook.locate(repo).add("mistake", "Coloured by type in a terminal")
+    base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
+    cmd = [sys.executable, "-m", "errnote", "list"]
+    coloured = subprocess.run(
+        cmd,
+        cwd=repo,
+        env={**base, "FORCE_COLOR": "1", "TERM": "xterm-256color"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    plain = subprocess.run(
+        cmd,
+        cwd=repo,
+        env={**base, "FORCE_COLOR": "1", "NO_COLOR": "1", "TERM": "xterm-256color"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "\x1b[31m" in coloured  # mistakes are red in a colour terminal
+    assert "\x1b[31m" not in plain and "Coloured by type" in plain

@@ -21,7 +21,10 @@ def errnote(repo: Path, *args: str) -> subprocess.Popen[str]:
 
 
 def test_eight_concurrent_adds_leave_eight_valid_entries(nb: Notebook, repo: Path) -> None:
-    procs = [errnote(repo, "add", "lesson", f"Concurrent lesson number {i}", "--tag", "race", "--json") for i in range(8)]
+    procs = [
+        errnote(repo, "add", "lesson", f"Concurrent lesson number {i}", "--tag", "race", "--json")
+        for i in range(8)
+    ]
     outputs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0] * 8, [err for _, err in outputs]
     ids = {json.loads(out)["id"] for out, _ in outputs}
@@ -29,14 +32,18 @@ def test_eight_concurrent_adds_leave_eight_valid_entries(nb: Notebook, repo: Pat
     contents = nb.load()
     assert contents.problems == ()
     assert {e.id for e in contents.entries} == ids
-    assert sorted(e.title for e in contents.entries) == sorted(f"Concurrent lesson number {i}" for i in range(8))
+    assert sorted(e.title for e in contents.entries) == sorted(
+        f"Concurrent lesson number {i}" for i in range(8)
+    )
 
 
 def test_adding_and_searching_at_once_loses_nothing(nb: Notebook, repo: Path) -> None:
     """Writers and index-syncing readers race; afterwards every entry is on disk and searchable."""
     procs = []
     for i in range(6):
-        procs.append(errnote(repo, "add", "tool-quirk", f"Gradle daemon quirk variant{i} zebracorn", "--json"))
+        procs.append(
+            errnote(repo, "add", "tool-quirk", f"Gradle daemon quirk variant{i} zebracorn", "--json")
+        )
         procs.append(errnote(repo, "search", "gradle daemon zebracorn", "--json"))
     outputs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0] * len(procs), [err for _, err in outputs]
@@ -44,7 +51,10 @@ def test_adding_and_searching_at_once_loses_nothing(nb: Notebook, repo: Path) ->
         json.loads(out)  # every search answered with valid JSON
     final = subprocess.run(
         [sys.executable, "-m", "errnote", "search", "gradle daemon zebracorn", "--json", "--limit", "20"],
-        cwd=repo, capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert len(json.loads(final.stdout)) == 6
     assert len(nb.load().entries) == 6

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import git
+
 from errnote.index import Index, make_filters, search, search_with_report
 from errnote.notebook import Notebook
 
@@ -27,20 +27,40 @@ def raw(nb: Notebook, query: str, **kw: object) -> list[str]:
 def filled(nb: Notebook) -> dict[str, str]:
     """A small notebook about distinct topics."""
     made = {
-        "cargo": nb.add("mistake", "Built the workspace with cargo --all-features and openssl-sys failed",
-                        error="error: failed to run custom build command for `openssl-sys v0.9.102`",
-                        tool="cargo", tags=["rust"], scope=["path:crates/**"]),
-        "pnpm": nb.add("convention", "Use pnpm in this monorepo, never npm install", reason="workspace protocol",
-                       tool="pnpm", tags=["node"], scope=["repo"]),
-        "redis": nb.add("lesson", "Never run KEYS on production Redis; use SCAN with a cursor",
-                        reason="KEYS blocks the single-threaded server", tags=["redis"], scope=["tool:redis-cli"]),
-        "date": nb.add("convention", "中文界面的日期统一显示为年月日格式", tags=["i18n"], scope=["path:web/src/**"]),
-    }  # fmt: skip
+        "cargo": nb.add(
+            "mistake",
+            "Built the workspace with cargo --all-features and openssl-sys failed",
+            error="error: failed to run custom build command for `openssl-sys v0.9.102`",
+            tool="cargo",
+            tags=["rust"],
+            scope=["path:crates/**"],
+        ),
+        "pnpm": nb.add(
+            "convention",
+            "Use pnpm in this monorepo, never npm install",
+            reason="workspace protocol",
+            tool="pnpm",
+            tags=["node"],
+            scope=["repo"],
+        ),
+        "redis": nb.add(
+            "lesson",
+            "Never run KEYS on production Redis; use SCAN with a cursor",
+            reason="KEYS blocks the single-threaded server",
+            tags=["redis"],
+            scope=["tool:redis-cli"],
+        ),
+        "date": nb.add(
+            "convention", "中文界面的日期统一显示为年月日格式", tags=["i18n"], scope=["path:web/src/**"]
+        ),
+    }
     return {k: v.id for k, v in made.items()}
 
 
 def test_finds_by_error_keyword_and_cjk(nb: Notebook, filled: dict[str, str]) -> None:
-    assert ids(search(nb, "failed to run custom build command for `openssl-sys v0.9.99`"))[0] == filled["cargo"]
+    assert (
+        ids(search(nb, "failed to run custom build command for `openssl-sys v0.9.99`"))[0] == filled["cargo"]
+    )
     assert ids(search(nb, "redis KEYS production"))[0] == filled["redis"]
     assert ids(search(nb, "pnpm monorepo"))[0] == filled["pnpm"]
     assert ids(search(nb, "日期格式"))[0] == filled["date"]
@@ -52,9 +72,21 @@ def test_unrelated_query_returns_nothing(nb: Notebook, filled: dict[str, str]) -
 
 @pytest.mark.parametrize(
     "query",
-    ['"unclosed quote', "redis AND NOT keys OR", "*", "(((", "[]{}", "NOT", "🔥🔥 redis 🔥", "", "   ",
-     "field:value title:redis", "a" * 5000, "Traceback (most recent call last):\n  File \"x.py\", line 1\n" * 50],
-)  # fmt: skip
+    [
+        '"unclosed quote',
+        "redis AND NOT keys OR",
+        "*",
+        "(((",
+        "[]{}",
+        "NOT",
+        "🔥🔥 redis 🔥",
+        "",
+        "   ",
+        "field:value title:redis",
+        "a" * 5000,
+        'Traceback (most recent call last):\n  File "x.py", line 1\n' * 50,
+    ],
+)
 def test_odd_queries_never_fail(nb: Notebook, filled: dict[str, str], query: str) -> None:
     hits = search(nb, query)
     assert isinstance(hits, list)
@@ -103,13 +135,13 @@ def test_missing_or_corrupt_index_is_rebuilt_with_a_notice(nb: Notebook, filled:
     shutil.rmtree(index.dir)
     result = search_with_report(nb, "redis keys")
     assert ids(result.hits)[0] == filled["redis"]
-    assert result.report.rebuilt and "missing" in result.report.notices[0]
+    assert result.report.rebuilt and "first use" in result.report.notices[0]
     for segment in index.dir.iterdir():
         if segment.suffix in (".seg", ".toc"):
             segment.write_bytes(b"garbage")
     result = search_with_report(nb, "redis keys")
     assert ids(result.hits)[0] == filled["redis"]
-    assert result.report.rebuilt
+    assert result.report.rebuilt and "unreadable" in result.report.notices[0]
 
 
 def test_older_schema_is_rebuilt(nb: Notebook, filled: dict[str, str]) -> None:
@@ -147,8 +179,17 @@ def test_filters(nb: Notebook, filled: dict[str, str]) -> None:
     assert ids(search(nb, q, min_confidence=0.75)) == [filled["pnpm"]]
     assert search(nb, q, since="2099-01-01") == []
     assert len(search(nb, q, limit=1)) == 1
-    assert make_filters(scope="repo").allows({"status": "active", "type": "lesson", "tags": [], "confidence": 1,
-                                              "scope": ["repo"], "tool": "", "created": 0.0})  # fmt: skip
+    assert make_filters(scope="repo").allows(
+        {
+            "status": "active",
+            "type": "lesson",
+            "tags": [],
+            "confidence": 1,
+            "scope": ["repo"],
+            "tool": "",
+            "created": 0.0,
+        }
+    )
 
 
 def test_busy_lock_never_fails_a_search(nb: Notebook, filled: dict[str, str]) -> None:
@@ -180,3 +221,17 @@ def test_broken_file_is_skipped_and_reported(nb: Notebook, filled: dict[str, str
     assert ids(result.hits)[0] == filled["redis"]
     assert any("2222222222-bad.md" in p for p in result.report.problems.values())
     os.utime(bad)
+
+
+def test_edits_leave_deleted_documents_but_ranking_holds(nb: Notebook) -> None:
+    """Re-indexed edits leave deleted documents in segments; their counts must not break idf."""
+    made = [nb.add("tool-quirk", f"Gradle daemon zebracorn variant{i}") for i in range(3)]
+    for round_ in range(3):
+        for entry in made:
+            path = nb.store.path_for(entry)
+            text = path.read_text()
+            path.write_text(
+                text.replace("confidence: 0.7", "confidence: 0.71") if round_ == 0 else f"{text}\n{round_}\n"
+            )
+        Index(nb).sync()
+    assert {h.id for h in search(nb, "gradle daemon zebracorn")} == {e.id for e in made}

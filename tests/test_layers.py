@@ -25,7 +25,9 @@ def imported_roots(path: Path) -> set[str]:
 def test_the_core_never_imports_the_cli_or_ui_libraries() -> None:
     # `__main__` is an entry point like the console script: it may start the CLI.
     core = [
-        p for p in PACKAGE.rglob("*.py") if "cli" not in p.relative_to(PACKAGE).parts and p.name != "__main__.py"
+        p
+        for p in PACKAGE.rglob("*.py")
+        if "cli" not in p.relative_to(PACKAGE).parts and p.name != "__main__.py"
     ]
     assert core, "no core modules found"
     for path in core:

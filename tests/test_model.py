@@ -67,7 +67,7 @@ def test_unknown_key_is_named() -> None:
 
 def test_link_relations_and_targets_are_validated() -> None:
     entry = entry_from_dict(raw(links={"corrects": ["1234567890"], "derived-from": "abcd123456"}))
-    assert [(l.rel, l.target) for l in entry.links] == [
+    assert [(link.rel, link.target) for link in entry.links] == [
         (Relation.CORRECTS, "1234567890"),
         (Relation.DERIVED_FROM, "abcd123456"),
     ]
@@ -108,7 +108,16 @@ def test_round_trip_through_front_matter_keeps_every_field() -> None:
 
 def test_front_matter_keys_come_in_a_fixed_order() -> None:
     entry = entry_from_dict(raw(tags=["a"], reason="r", confidence=0.9))
-    assert list(entry_to_dict(entry)) == ["id", "type", "title", "status", "confidence", "tags", "reason", "provenance"]
+    assert list(entry_to_dict(entry)) == [
+        "id",
+        "type",
+        "title",
+        "status",
+        "confidence",
+        "tags",
+        "reason",
+        "provenance",
+    ]
 
 
 def test_scope_items_parse_into_kinds() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import git
+
 from errnote.errors import AmbiguousId, EntryNotFound, ErrnoteError, InvalidEntry, NotebookNotFound
 from errnote.model import EntryType, Relation, Source, Status
 from errnote.notebook import Notebook
@@ -47,7 +47,9 @@ def test_override_and_env(nb: Notebook, repo: Path, tmp_path: Path, monkeypatch:
 
 
 def test_add_writes_a_browsable_file_with_git_provenance(nb: Notebook, repo: Path) -> None:
-    entry = nb.add("lesson", "Build with make build", reason="TLS features clash", tags=["Cargo"], scope=["repo"])
+    entry = nb.add(
+        "lesson", "Build with make build", reason="TLS features clash", tags=["Cargo"], scope=["repo"]
+    )
     path = nb.store.path_for(entry)
     assert path.parent.name == "lessons"
     assert path.name.startswith(entry.id + "-build-with-make-build")
@@ -83,7 +85,7 @@ def test_author_override(nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_bad_input_is_refused_and_nothing_is_written(nb: Notebook) -> None:
     with pytest.raises(InvalidEntry, match="unknown entry type"):
         nb.add("oops", "title")
-    with pytest.raises(InvalidEntry, match="outside 0..1"):
+    with pytest.raises(InvalidEntry, match=r"outside 0\.\.1"):
         nb.add("lesson", "title", confidence=1.2)
     with pytest.raises(InvalidEntry, match="title is empty"):
         nb.add("lesson", "  ")
@@ -124,7 +126,9 @@ def test_supersedes_marks_the_old_entry(nb: Notebook) -> None:
 
 
 def test_triple_wires_the_links(nb: Notebook) -> None:
-    m, c, lesson = nb.triple("Ran npm install", "Ran pnpm install", "Use pnpm in this monorepo", reason="lockfile")
+    m, c, lesson = nb.triple(
+        "Ran npm install", "Ran pnpm install", "Use pnpm in this monorepo", reason="lockfile"
+    )
     assert (m.type, c.type, lesson.type) == (EntryType.MISTAKE, EntryType.CORRECTION, EntryType.LESSON)
     assert c.links_to(Relation.CORRECTS) == [m.id]
     assert lesson.links_to(Relation.CORRECTS) == [m.id]
@@ -179,7 +183,7 @@ def test_replace_text_validates_and_keeps_the_id(nb: Notebook) -> None:
     text = path.read_text()
     with pytest.raises(InvalidEntry, match="id changed"):
         nb.replace_text(entry.id, text.replace(entry.id, "abcdefabcd"))
-    with pytest.raises(InvalidEntry, match="outside 0..1"):
+    with pytest.raises(InvalidEntry, match=r"outside 0\.\.1"):
         nb.replace_text(entry.id, text.replace("confidence: 0.6", "confidence: 7"))
     assert path.read_text() == text
     updated = nb.replace_text(entry.id, text.replace("title: before", "title: after"))

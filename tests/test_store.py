@@ -54,13 +54,15 @@ def test_editing_one_field_changes_one_line() -> None:
     entry = parse_entry(ENTRY_TEXT)
     before = render_entry(entry).splitlines()
     after = render_entry(entry.with_changes(confidence=0.7)).splitlines()
-    changed = [(a, b) for a, b in zip(before, after) if a != b]
+    changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
     assert len(before) == len(after)
     assert changed == [("confidence: 0.5", "confidence: 0.7")]
 
 
 def test_conflict_markers_are_reported_as_such() -> None:
-    text = ENTRY_TEXT.replace("confidence: 0.5", "<<<<<<< HEAD\nconfidence: 0.5\n=======\nconfidence: 0.9\n>>>>>>> b")
+    text = ENTRY_TEXT.replace(
+        "confidence: 0.5", "<<<<<<< HEAD\nconfidence: 0.5\n=======\nconfidence: 0.9\n>>>>>>> b"
+    )
     with pytest.raises(InvalidEntry, match="merge-conflict"):
         parse_entry(text, Path("x.md"))
 

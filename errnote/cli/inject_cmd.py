@@ -1,3 +1,319 @@
-"""`errnote inject`, `errnote hook ...` and `errnote hooks ...` (being built)."""
+"""`errnote inject`, `errnote hook ...`, `errnote hooks ...`: lessons into prompts, files and agent hooks."""
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from errnote.cli.app import JsonOpt, _nb, app
+from errnote.cli.output import emit_json, say, warn
+from errnote.errors import ErrnoteError, UsageError
+
+_INJECT_HELP = """\
+Print the entries that matter now as a snippet for CLAUDE.md, AGENTS.md or a system prompt.
+
+\b
+Selection (defaults in .errnote/config.yaml, section inject:):
+  Rules         always: preferences, conventions, confirmations and lessons scoped to the whole
+                repository (repo, global or no scope) at or above the confidence floor, and every
+                pinned entry.
+  Recent        mistakes and corrections recorded in the last --recent-days days (default 7).
+  Query         entries the search finds for --query TEXT (only those past its relevance threshold).
+  Path          entries whose path: scope covers a --path file or a file changed in the working
+                tree (--changed, from git).
+  Tool          entries whose tool: scope or tool field names a --tool, or a program the
+                --command runs (first word of each part: 'cd x && cargo test' gives cargo).
+  Never         superseded, retired or expired entries, and entries below --floor (default 0.5).
+  Limits        at most --max entries per section (default 5; pinned entries are never cut by it)
+                and a --budget in characters (default 8000, about 2,000 tokens): past it whole
+                entries are dropped, lowest value first: recent failures (oldest first), then
+                rules (least confident first), then query/path/tool matches (weakest first),
+                pinned entries last.
+
+\b
+Each entry is rendered as a rule: what to do, why, where it applies, with its type, confidence,
+age and id. The same notebook and arguments always give the same output.
+
+\b
+Examples:
+  errnote inject --query "add retries to the ledger client"
+  errnote inject --changed --format xml
+  errnote inject --write CLAUDE.md           (or AGENTS.md, .cursor/rules/errnote.mdc)
+  errnote inject --write CLAUDE.md --check   (exit 1 when the file is out of date: CI, pre-commit)
+"""
+
+FormatOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--format",
+        "-f",
+        help="markdown (default; for CLAUDE.md / AGENTS.md), xml (a <memory-context> block), json, or mdc "
+        "(a Cursor rule file). With --write the file name decides: .mdc gives mdc, anything else markdown.",
+        show_default=False,
+    ),
+]
+
+
+@app.command(help=_INJECT_HELP)
+def inject(
+    ctx: typer.Context,
+    query: Annotated[
+        Optional[str],
+        typer.Option(
+            "--query", "-q", help="What the agent is about to do (any text; '-' reads standard input)."
+        ),
+    ] = None,
+    path: Annotated[
+        Optional[list[str]],
+        typer.Option("--path", "-p", help="A file in play (repeatable); matched to path: scopes."),
+    ] = None,
+    changed: Annotated[
+        bool, typer.Option("--changed", help="Add the files changed in the git working tree to --path.")
+    ] = False,
+    tool: Annotated[
+        Optional[list[str]],
+        typer.Option("--tool", help="A tool in use (repeatable); matched to tool: scopes."),
+    ] = None,
+    command: Annotated[
+        Optional[str],
+        typer.Option("--command", "-c", help="A shell command about to run; its programs count as --tool."),
+    ] = None,
+    fmt: FormatOpt = None,
+    max_: Annotated[
+        Optional[int],
+        typer.Option(
+            "--max", help="Entries per section (config inject.max_per_section, 5).", show_default=False
+        ),
+    ] = None,
+    budget: Annotated[
+        Optional[int],
+        typer.Option(help="Characters for all entries (config inject.budget, 8000).", show_default=False),
+    ] = None,
+    floor: Annotated[
+        Optional[float], typer.Option(help="Confidence floor (config inject.floor, 0.5).", show_default=False)
+    ] = None,
+    recent_days: Annotated[
+        Optional[int],
+        typer.Option(help="Recent window in days, 0 = no recent section (config 7).", show_default=False),
+    ] = None,
+    only: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--only",
+            help="Only these sections (repeatable): always, recent, query, path, tool; e.g. a Cursor rule "
+            "for changed files: --changed --only path.",
+        ),
+    ] = None,
+    write: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--write",
+            "-w",
+            help="Write into this file instead of printing: only errnote's marked block is replaced (created "
+            "when missing); an unchanged file is not touched. A .mdc file is errnote's as a whole.",
+        ),
+    ] = None,
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="With --write: change nothing, exit 1 when the file is out of date."),
+    ] = False,
+    now: Annotated[
+        Optional[str],
+        typer.Option("--now", envvar="ERRNOTE_NOW", hidden=True, help="Pretend it is this time (tests)."),
+    ] = None,
+    json_: JsonOpt = False,
+) -> None:
+    from errnote.inject import (
+        FORMATS,
+        SECTIONS,
+        Options,
+        block_for_file,
+        format_for_file,
+        program_names,
+        render,
+        repo_paths,
+        resolve_now,
+        select,
+        write_block,
+    )
+
+    if fmt is not None and fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}", f"use one of: {', '.join(FORMATS)}")
+    if json_:
+        if fmt not in (None, "json"):
+            raise UsageError("--json and --format disagree", "give only one of them")
+        fmt = "json"
+    if check and write is None:
+        raise UsageError("--check needs --write FILE", "e.g. errnote inject --write CLAUDE.md --check")
+    chosen = format_for_file(write, fmt) if write is not None else (fmt or "markdown")
+    when = resolve_now(now)
+    nb = _nb(ctx)
+    text = query or ""
+    if text == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise UsageError("--query is '-' but nothing is piped to standard input")
+        text = sys.stdin.read()
+    paths = list(path or [])
+    if changed:
+        from errnote.history import changed_paths  # git only when asked
+
+        paths += changed_paths(nb.repo_root)
+    tools = list(dict.fromkeys([*(tool or []), *program_names(command or "")]))
+    sections = set(only or SECTIONS)
+    if sections - set(SECTIONS):
+        bad = ", ".join(sorted(sections - set(SECTIONS)))
+        raise UsageError(f"unknown section {bad} for --only", f"use one of: {', '.join(SECTIONS)}")
+    options = Options.from_config(
+        nb.config,
+        query=text if "query" in sections else "",
+        paths=repo_paths(paths, nb.repo_root) if "path" in sections else (),
+        tools=tuple(tools) if "tool" in sections else (),
+        always="always" in sections,
+        recent="recent" in sections,
+        max_per_section=max_,
+        budget=budget,
+        floor=floor,
+        recent_days=recent_days,
+    )
+    contents = nb.load()
+    for problem in contents.problems:
+        where = "" if str(problem.path) in problem.message else f"{problem.path}: "
+        warn(f"skipped {where}{problem.message}")
+    selection = select(nb, options, when, contents.entries)
+    if not contents.entries and write is None:
+        say("The notebook is empty: nothing to inject yet ('errnote add --help' shows how to record one).")
+        if chosen != "json":
+            return
+    if write is not None:
+        shown = _shown(write)
+        result = write_block(
+            write, block_for_file(selection, chosen), whole_file=chosen == "mdc", check=check
+        )
+        if check:
+            if result.changed:
+                raise ErrnoteError(
+                    f"{shown} is out of date with the notebook",
+                    "run the same command without --check to update it",
+                )
+            say(f"{shown} is up to date.")
+        elif not result.changed:
+            say(f"{shown} is up to date: left untouched.")
+        else:
+            verb = "Created" if result.created else "Updated"
+            say(f"{verb} {shown} with {len(selection.picked)} entries.")
+        return
+    if selection.dropped and chosen != "json":
+        warn(f"{len(selection.dropped)} entries left out to fit the budget ({options.budget} characters)")
+    sys.stdout.write(render(selection, chosen))
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+# --- hook: what an agent runs ------------------------------------------------------------------
+
+hook_app = typer.Typer(
+    help="Agent hooks (Claude Code's protocol): read the hook's JSON on stdin, print context JSON. "
+    "Never blocks the agent: on any problem a hook prints nothing, exits 0 and logs to "
+    ".errnote/cache/hooks.log. 'errnote hooks install' wires them up.",
+    no_args_is_help=True,
+)
+app.add_typer(hook_app, name="hook")
+
+
+def _run_hook(ctx: typer.Context, event: str) -> None:
+    from errnote.hooks import run
+
+    if sys.stdin is None or sys.stdin.isatty():
+        # A person at a terminal: explain on stderr (an agent never sees this, hooks pipe stdin).
+        sys.stderr.write(
+            f"errnote hook {event} reads the JSON an agent hook sends on standard input, e.g.\n"
+            f'  echo \'{{"session_id": "s1", "cwd": ".", "prompt": "..."}}\' | errnote hook {event}\n'
+            "Set it up with: errnote hooks install\n"
+        )
+        return
+    override = (ctx.find_root().obj or {}).get("notebook")
+    try:
+        text = sys.stdin.read()
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    out = run(event, text, notebook=override)
+    if out:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+
+
+@hook_app.command("session-start")
+def hook_session_start(ctx: typer.Context) -> None:
+    """SessionStart: the always-on rules and recent failures (again after /clear or a compaction)."""
+    _run_hook(ctx, "session-start")
+
+
+@hook_app.command("user-prompt")
+def hook_user_prompt(ctx: typer.Context) -> None:
+    """UserPromptSubmit: entries relevant to the prompt, each at most once per session."""
+    _run_hook(ctx, "user-prompt")
+
+
+@hook_app.command("pre-tool-use")
+def hook_pre_tool_use(ctx: typer.Context) -> None:
+    """PreToolUse: entries for the command's programs (tool: scopes), the file's path (path: scopes)
+    and the command text (search), each at most once per session."""
+    _run_hook(ctx, "pre-tool-use")
+
+
+# --- hooks: wiring them into Claude Code --------------------------------------------------------
+
+hooks_app = typer.Typer(
+    help="Install or remove errnote's hooks in Claude Code's .claude/settings.json.", no_args_is_help=True
+)
+app.add_typer(hooks_app, name="hooks")
+
+LocalOpt = Annotated[
+    bool, typer.Option("--local", help="Use .claude/settings.local.json (personal, not committed) instead.")
+]
+
+
+@hooks_app.command("install")
+def hooks_install(
+    ctx: typer.Context,
+    local: LocalOpt = False,
+    exe: Annotated[
+        str, typer.Option("--exe", help="How the hooks call errnote (a full path when it is not on PATH).")
+    ] = "errnote",
+    json_: JsonOpt = False,
+) -> None:
+    """Add SessionStart, UserPromptSubmit and PreToolUse (Bash|Edit|Write|MultiEdit) hooks that run
+    'errnote hook ...'. Everything already in the file stays as it is; running it twice adds nothing."""
+    from errnote.hooks import install
+
+    change = install(_nb(ctx).repo_root, exe=exe, local=local)
+    if json_:
+        emit_json({"path": str(change.path), "added": list(change.events), "created": change.created})
+    elif change.events:
+        verb = "Created" if change.created else "Updated"
+        say(f"{verb} {change.path}: added {', '.join(change.events)} hooks.")
+    else:
+        say(f"{change.path} already runs errnote's hooks: nothing to do.")
+
+
+@hooks_app.command("uninstall")
+def hooks_uninstall(ctx: typer.Context, local: LocalOpt = False, json_: JsonOpt = False) -> None:
+    """Remove exactly the hooks 'errnote hooks install' added (commands 'errnote hook ...')."""
+    from errnote.hooks import uninstall
+
+    change = uninstall(_nb(ctx).repo_root, local=local)
+    if json_:
+        emit_json({"path": str(change.path), "removed": list(change.events), "deleted": change.deleted})
+    elif change.events:
+        tail = " (now empty: deleted)" if change.deleted else ""
+        say(f"Removed errnote's {', '.join(change.events)} hooks from {change.path}{tail}.")
+    else:
+        say(f"No errnote hooks in {change.path}: nothing to do.")

@@ -1,0 +1,95 @@
+"""The tokenizer and the thesaurus: what terms a text yields, and what a query expands to."""
+
+from __future__ import annotations
+
+from errnote.analysis import analyze, is_cjk, normalise, stem
+from errnote.thesaurus import TRANSLATION_WEIGHT, expand
+
+
+def test_plain_words_are_stemmed_and_stop_words_dropped() -> None:
+    assert analyze("The builds are failing") == ["build", "fail"]
+
+
+def test_production_is_not_merged_with_product() -> None:
+    assert stem("production") != stem("product")
+
+
+def test_snake_dotted_slashed_and_hyphenated_tokens_keep_whole_and_parts() -> None:
+    assert analyze("user_id")[:1] == ["user_id"]
+    assert {"user_id", "user", "id"} <= set(analyze("user_id"))
+    assert {"os.path.join", "os", "path", "join"} <= set(analyze("os.path.join"))
+    assert {"openssl-sys", "openssl", "sys"} <= set(analyze("openssl-sys"))
+    assert analyze("@shared/logger") == ["shared/logger", "share", "logger"]
+
+
+def test_camel_case_exception_names_split() -> None:
+    terms = analyze("ConnectionRefusedError")
+    assert terms[0] == "connectionrefusederror"
+    assert {"connect", "refus", "error"} <= set(terms)
+
+
+def test_flags_lose_their_dashes() -> None:
+    assert "frozen-lockfile" in analyze("--frozen-lockfile")
+
+
+def test_error_codes_and_http_statuses_survive() -> None:
+    assert "e0502" in analyze("error[E0502]: cannot borrow")
+    assert "ts2345" in analyze("TS2345: Argument of type")
+    assert "429" in analyze("HTTP 429 Too Many Requests")
+    assert "7" not in analyze("line 7")  # short counters are noise
+
+
+def test_run_specific_noise_is_normalised_away() -> None:
+    text = (
+        "job 3f2b6c1e-9a7d-4c11-8e2f-0b1c2d3e4f50 failed at 2024-06-11T09:14:52Z "
+        "in /tmp/pytest-of-ci/pytest-7/test_x0/out.txt at 0x7f3a2c1d0b50"
+    )
+    terms = analyze(text)
+    assert terms == ["job", "fail"]
+    assert "0x7f3a2c1d0b50" not in normalise(text)
+
+
+def test_same_failure_from_two_runs_gives_the_same_terms() -> None:
+    one = "Timeout after 30s (request 5b1e2c3d-aaaa-bbbb-cccc-111122223333) at 09:14:52"
+    two = "Timeout after 30s (request 9f8e7d6c-dddd-eeee-ffff-444455556666) at 17:03:01"
+    assert analyze(one) == analyze(two)
+
+
+def test_cjk_runs_become_bigrams() -> None:
+    terms = analyze("内存超时")
+    assert terms == ["内存", "存超", "超时"]
+    assert all(is_cjk(t) for t in terms)
+    assert analyze("Redis 内存") == ["redi", "内存"]
+
+
+def test_empty_and_symbol_only_text() -> None:
+    assert analyze("") == []
+    assert analyze("!!! *** ()") == []
+    assert analyze("🔥🔥") == []
+
+
+def test_thesaurus_expands_a_word_to_its_synonyms() -> None:
+    found = {alt for e in expand("the upload keeps getting throttled") for alt in e.alternatives}
+    assert ("429",) in found
+    assert ("rate", "limit") in found  # a phrase alternative
+
+
+def test_thesaurus_matches_phrases_with_stop_words() -> None:
+    exps = expand("make it try again")
+    assert any(("retri",) in e.alternatives and e.covers == ("try",) for e in exps)
+
+
+def test_thesaurus_synonyms_weigh_less_than_the_word() -> None:
+    assert all(0 < e.weight < 1 for e in expand("prod invoice"))
+
+
+def test_glossary_translates_chinese_to_english_and_back() -> None:
+    zh = expand("内存翻倍")
+    assert any(e.covers == ("内存",) and ("memori",) in e.alternatives for e in zh)
+    assert all(e.weight == TRANSLATION_WEIGHT for e in zh)
+    en = expand("memory")
+    assert any(("内存",) in e.alternatives for e in en)
+
+
+def test_unknown_words_expand_to_nothing() -> None:
+    assert expand("zxqv frobnicator") == []

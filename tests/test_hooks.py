@@ -1,0 +1,255 @@
+"""Agent hooks: real hook JSON on stdin, once-per-session state, silence on errors, settings.json."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from errnote.cli.app import app
+from errnote.hooks import is_errnote_command, prune_sessions, run, session_file
+from errnote.notebook import Notebook
+from tests.test_inject import NOW_TEXT, fixture_notebook
+
+
+@pytest.fixture(autouse=True)
+def _fixed_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ERRNOTE_NOW", NOW_TEXT)
+
+
+@pytest.fixture
+def fixed(nb: Notebook) -> Notebook:
+    return fixture_notebook(nb)
+
+
+def hook(runner: CliRunner, event: str, payload: dict[str, Any] | str) -> tuple[int, str, str]:
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    result = runner.invoke(app, ["hook", event], input=text)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def context(out: str, event: str) -> str:
+    data = json.loads(out)
+    assert data["hookSpecificOutput"]["hookEventName"] == event
+    text = data["hookSpecificOutput"]["additionalContext"]
+    assert isinstance(text, str)
+    return text
+
+
+# --- the three hooks --------------------------------------------------------------------------
+
+
+def test_session_start_gives_rules_and_recent_failures(fixed: Notebook, runner: CliRunner) -> None:
+    payload = {
+        "hook_event_name": "SessionStart",
+        "session_id": "s-1",
+        "cwd": str(fixed.repo_root),
+        "transcript_path": "/tmp/t.jsonl",
+        "source": "startup",
+    }
+    code, out, _ = hook(runner, "session-start", payload)
+    assert code == 0
+    text = context(out, "SessionStart")
+    assert "id aaaa000001" in text and "Recent failures" in text and "id aaaa000004" in text
+    assert "id aaaa00000e" not in text  # an insight waits for a query
+
+
+def test_session_deduplication(fixed: Notebook, runner: CliRunner) -> None:
+    start = {"session_id": "s-1", "cwd": str(fixed.repo_root), "source": "startup"}
+    assert hook(runner, "session-start", start)[1]
+    assert hook(runner, "session-start", start)[1] == ""  # nothing new for the same session
+    assert hook(runner, "session-start", {**start, "session_id": "s-2"})[1]  # another session sees it all
+    assert hook(runner, "session-start", {**start, "source": "compact"})[1]  # compaction forgot them
+    prompt = {
+        "session_id": "s-3",
+        "cwd": str(fixed.repo_root),
+        "prompt": "ledger API rate limit 429 per token",
+    }
+    assert "aaaa00000e" in hook(runner, "user-prompt", prompt)[1]
+    assert hook(runner, "user-prompt", prompt)[1] == ""
+    state = json.loads(session_file(fixed.store.cache_dir, "s-3").read_text())
+    assert state["shown"] == ["aaaa00000e"]
+
+
+def test_user_prompt_only_relevant_entries(fixed: Notebook, runner: CliRunner) -> None:
+    base = {"hook_event_name": "UserPromptSubmit", "session_id": "p-1", "cwd": str(fixed.repo_root)}
+    code, out, _ = hook(
+        runner, "user-prompt", {**base, "prompt": "why does the ledger API rate-limit my token?"}
+    )
+    assert code == 0
+    text = context(out, "UserPromptSubmit")
+    assert "id aaaa00000e" in text and "id aaaa000001" not in text  # rules came at session start
+    code, out, _ = hook(
+        runner, "user-prompt", {**base, "prompt": "GraphQL subscriptions over WebSocket drop"}
+    )
+    assert code == 0 and out == ""
+
+
+def test_pre_tool_use_bash_command(fixed: Notebook, runner: CliRunner) -> None:
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "session_id": "t-1",
+        "cwd": str(fixed.repo_root / "web"),
+        "tool_name": "Bash",
+        "tool_input": {"command": "cd .. && git stash", "description": "stash"},
+    }
+    code, out, _ = hook(runner, "pre-tool-use", payload)
+    assert code == 0
+    text = context(out, "PreToolUse")
+    assert "id aaaa000006" in text and "id aaaa000001" not in text
+    assert hook(runner, "pre-tool-use", payload)[1] == ""  # once per session
+
+
+def test_pre_tool_use_file_edit(fixed: Notebook, runner: CliRunner) -> None:
+    file_path = str(fixed.repo_root / "db" / "migrations" / "0009_orders.sql")
+    payload = {
+        "session_id": "t-2",
+        "cwd": str(fixed.repo_root),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": file_path, "old_string": "a", "new_string": "b"},
+    }
+    code, out, _ = hook(runner, "pre-tool-use", payload)
+    assert code == 0 and "id aaaa000007" in context(out, "PreToolUse")
+    write = {**payload, "tool_name": "Write", "tool_input": {"file_path": "web/vendor/x.js", "content": ""}}
+    assert hook(runner, "pre-tool-use", write)[1] == ""  # !path:web/vendor/** excludes it
+
+
+# --- never blocking ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", ["", "not json", "[1, 2]", '{"session_id": 5, "cwd": 7}'])
+def test_malformed_input_is_silent_and_logged(
+    fixed: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch, bad: str
+) -> None:
+    monkeypatch.chdir(fixed.repo_root)
+    code, out, err = hook(runner, "user-prompt", bad)
+    assert code == 0 and out == "" and err == ""
+    if bad != '{"session_id": 5, "cwd": 7}':  # a valid object without a prompt is simply nothing to do
+        assert "hook user-prompt" in (fixed.store.cache_dir / "hooks.log").read_text()
+
+
+def test_missing_and_empty_notebooks_are_silent(tmp_path: Path, nb: Notebook, runner: CliRunner) -> None:
+    nowhere = tmp_path / "elsewhere"
+    nowhere.mkdir()
+    for event, extra in (("session-start", {}), ("user-prompt", {"prompt": "x y z"})):
+        assert hook(runner, event, {"session_id": "a", "cwd": str(nowhere), **extra}) == (0, "", "")
+        assert hook(runner, event, {"session_id": "a", "cwd": str(nb.repo_root), **extra}) == (0, "", "")
+
+
+def test_internal_error_is_silent_and_logged(fixed: Notebook, runner: CliRunner) -> None:
+    (fixed.root / "config.yaml").write_text("inject: [broken\n")
+    code, out, err = hook(runner, "session-start", {"session_id": "e", "cwd": str(fixed.repo_root)})
+    assert (code, out, err) == (0, "", "")
+    assert "invalid YAML" in (fixed.store.cache_dir / "hooks.log").read_text()
+
+
+def test_run_never_raises(tmp_path: Path) -> None:
+    assert run("no-such-hook", "{}") == ""
+    assert run("user-prompt", '{"cwd": "/definitely/not/here", "prompt": "x"}') == ""
+
+
+def test_session_ids_are_safe_file_names_and_old_state_is_pruned(tmp_path: Path) -> None:
+    path = session_file(tmp_path, "../../etc/passwd")
+    assert path.parent == tmp_path / "sessions" and "/" not in path.name and not path.name.startswith(".")
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    old, new = folder / "old.json", folder / "new.json"
+    old.write_text("{}")
+    new.write_text("{}")
+    stamp = time.time() - 30 * 86400
+    os.utime(old, (stamp, stamp))
+    assert prune_sessions(folder) == 1 and not old.exists() and new.exists()
+
+
+# --- hooks install / uninstall ----------------------------------------------------------------
+
+EXISTING = {
+    "permissions": {"allow": ["Bash(npm run lint)"], "deny": []},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./scripts/guard.sh"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+    },
+    "env": {"FOO": "1"},
+}
+
+
+def settings(repo: Path) -> Path:
+    return repo / ".claude" / "settings.json"
+
+
+def test_install_merges_into_existing_settings_and_uninstall_restores_them(
+    fixed: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(fixed.repo_root)
+    path = settings(fixed.repo_root)
+    path.parent.mkdir()
+    original = json.dumps(EXISTING, indent=2) + "\n"
+    path.write_text(original)
+    result = runner.invoke(app, ["hooks", "install"])
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(path.read_text())
+    assert list(data) == ["permissions", "hooks", "env"]  # key order kept
+    assert data["permissions"] == EXISTING["permissions"] and data["env"] == EXISTING["env"]
+    assert list(data["hooks"]) == ["PreToolUse", "Stop", "SessionStart", "UserPromptSubmit"]
+    pre = data["hooks"]["PreToolUse"]
+    assert pre[0] == EXISTING["hooks"]["PreToolUse"][0]  # the user's own hook, untouched
+    assert pre[1]["matcher"] == "Bash|Edit|Write|MultiEdit"
+    assert pre[1]["hooks"][0]["command"] == "errnote hook pre-tool-use"
+    assert data["hooks"]["SessionStart"][0]["hooks"][0]["command"] == "errnote hook session-start"
+    assert data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == "errnote hook user-prompt"
+    once = path.read_text()
+    assert runner.invoke(app, ["hooks", "install"]).exit_code == 0
+    assert path.read_text() == once  # a second install adds nothing
+    result = runner.invoke(app, ["hooks", "uninstall", "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["removed"] == ["PreToolUse", "SessionStart", "UserPromptSubmit"]
+    assert path.read_text() == original  # exactly what was added is gone
+
+
+def test_install_creates_and_uninstall_deletes(
+    fixed: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(fixed.repo_root)
+    result = runner.invoke(app, ["hooks", "install", "--json", "--exe", "/opt/venv/bin/errnote"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["created"] is True
+    path = settings(fixed.repo_root)
+    assert "/opt/venv/bin/errnote hook user-prompt" in path.read_text()
+    assert runner.invoke(app, ["hooks", "uninstall"]).exit_code == 0
+    assert not path.exists() and not path.parent.exists()
+    result = runner.invoke(app, ["hooks", "uninstall"])
+    assert result.exit_code == 0 and "nothing to do" in result.stderr
+
+
+def test_local_settings_file(fixed: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(fixed.repo_root)
+    assert runner.invoke(app, ["hooks", "install", "--local"]).exit_code == 0
+    assert (fixed.repo_root / ".claude" / "settings.local.json").exists()
+    assert not settings(fixed.repo_root).exists()
+
+
+def test_install_refuses_a_broken_settings_file(
+    fixed: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(fixed.repo_root)
+    path = settings(fixed.repo_root)
+    path.parent.mkdir()
+    path.write_text('{"hooks": {,}')
+    for command in ("install", "uninstall"):
+        result = runner.invoke(app, ["hooks", command])
+        assert (
+            result.exit_code == 1 and "not valid JSON" in result.stderr and "Traceback" not in result.stderr
+        )
+        assert path.read_text() == '{"hooks": {,}'
+
+
+def test_is_errnote_command() -> None:
+    assert is_errnote_command("errnote hook user-prompt")
+    assert is_errnote_command("/home/me/.venv/bin/errnote hook pre-tool-use")
+    assert not is_errnote_command("errnote inject --write CLAUDE.md")
+    assert not is_errnote_command("./my-errnote-wrapper hook x")
+    assert not is_errnote_command(None)

@@ -1,0 +1,535 @@
+"""`errnote inject`: selection rules, budget, every format (golden files), marked blocks in files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from errnote.cli.app import app
+from errnote.inject import (
+    BEGIN_MARKER,
+    END_MARKER,
+    Options,
+    age_text,
+    program_names,
+    render,
+    select,
+    updated_text,
+    write_block,
+)
+from errnote.model import Entry, EntryType, Link, Provenance, Relation, Scope, Status
+from errnote.notebook import Notebook
+from tests.conftest import git
+
+NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)
+NOW_TEXT = "2026-11-30T12:00:00Z"
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def make(
+    nb: Notebook,
+    id: str,
+    type: str,
+    title: str,
+    *,
+    days: float = 5,
+    scope: tuple[str, ...] = (),
+    **fields: Any,
+) -> Entry:
+    """Write an entry with a fixed id and creation time (what golden files need)."""
+    created = NOW - timedelta(days=days)
+    entry = Entry(
+        id=id,
+        type=EntryType.parse(type),
+        title=title,
+        provenance=Provenance(created=created, updated=created),
+        scope=Scope.parse(scope),
+        **fields,
+    )
+    nb.store.create(entry)
+    return entry
+
+
+def fixture_notebook(nb: Notebook) -> Notebook:
+    """The fixed notebook of the golden files: one entry for each selection rule and exclusion."""
+    make(
+        nb,
+        "aaaa000001",
+        "preference",
+        "Use pnpm, never npm",
+        days=30,
+        pinned=True,
+        confidence=0.8,
+        reason="The lockfile is pnpm-lock.yaml; npm rewrites it.",
+    )
+    make(
+        nb,
+        "aaaa000002",
+        "convention",
+        "Write commit messages in the imperative mood",
+        days=100,
+        scope=("repo",),
+        confidence=0.9,
+    )
+    make(
+        nb,
+        "aaaa000003",
+        "lesson",
+        "Build with make build, not cargo build --all-features",
+        days=10,
+        scope=("repo",),
+        tool="cargo",
+        confidence=0.7,
+        tags=("cargo", "tls"),
+        reason="The native-tls and rustls features exclude each other",
+        fix="make build",
+    )
+    make(
+        nb,
+        "aaaa000004",
+        "mistake",
+        "Ran cargo build --all-features and broke the TLS build",
+        days=2,
+        scope=("repo",),
+        error="error: failed to run custom build command for `openssl-sys v0.9.102`\n  more",
+        confidence=0.5,
+    )
+    make(
+        nb,
+        "aaaa000005",
+        "correction",
+        "Build with the default features via make build",
+        days=2,
+        scope=("repo",),
+        confidence=0.7,
+        links=(Link(Relation.CORRECTS, "aaaa000004"),),
+    )
+    make(
+        nb,
+        "aaaa000006",
+        "tool-quirk",
+        "git stash drops untracked files",
+        days=20,
+        scope=("tool:git",),
+        fix="Use git stash -u",
+        confidence=0.7,
+    )
+    make(
+        nb,
+        "aaaa000007",
+        "lesson",
+        "Every migration needs a down step",
+        days=40,
+        scope=("path:db/migrations/**",),
+        reason="Rollbacks in production run the down step",
+        confidence=0.8,
+    )
+    make(nb, "aaaa000008", "lesson", "Retired rule about the old CI", scope=("repo",), status=Status.RETIRED)
+    make(
+        nb, "aaaa000009", "lesson", "Superseded rule about Node 16", scope=("repo",), status=Status.SUPERSEDED
+    )
+    make(nb, "aaaa00000a", "lesson", "A doubtful guess about caching", scope=("repo",), confidence=0.3)
+    make(
+        nb,
+        "aaaa00000b",
+        "lesson",
+        "Expired rule for the 2025 freeze",
+        scope=("repo",),
+        expires=date(2026, 11, 29),
+    )
+    make(nb, "aaaa00000c", "mistake", "Pushed to main without review", days=20, scope=("repo",))
+    make(
+        nb,
+        "aaaa00000d",
+        "convention",
+        "Dates are ISO 8601 in UTC",
+        days=200,
+        scope=("global",),
+        confidence=0.8,
+        confirmed=2,
+        last_confirmed=NOW - timedelta(days=3),
+    )
+    make(
+        nb,
+        "aaaa00000e",
+        "insight",
+        "The ledger API rate-limits each token at 100 requests per second",
+        days=50,
+        scope=("repo",),
+        tags=("ledger", "ratelimit"),
+        confidence=0.7,
+    )
+    make(
+        nb,
+        "aaaa00000f",
+        "lesson",
+        "Run the web tests with pnpm test, not jest directly",
+        days=15,
+        scope=("path:web/**", "!path:web/vendor/**"),
+        confidence=0.7,
+    )
+    return nb
+
+
+@pytest.fixture
+def fixed(nb: Notebook) -> Notebook:
+    return fixture_notebook(nb)
+
+
+def invoke(runner: CliRunner, nb: Notebook, *args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["--notebook", str(nb.root), "inject", "--now", NOW_TEXT, *args], input=input)
+    assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
+    return result.exit_code, result.stdout, result.stderr
+
+
+def pick(nb: Notebook, **options: Any) -> dict[str, tuple[str, ...]]:
+    """Selected ids -> (section, *reasons)."""
+    sel = select(nb, Options.from_config(nb.config, **options), NOW)
+    return {p.entry.id: (p.section, *p.reasons) for p in sel.picked}
+
+
+# --- golden files -----------------------------------------------------------------------------
+
+GOLDEN_CASES = {
+    "markdown.md": ("--path", "db/migrations/0007_users.sql", "--command", "cd web && git stash"),
+    "xml.xml": ("--format", "xml", "--path", "db/migrations/0007_users.sql", "--tool", "git"),
+    "json.json": ("--format", "json", "--path", "db/migrations/0007_users.sql", "--tool", "git"),
+    "mdc.mdc": (
+        "--format",
+        "mdc",
+    ),
+    "mdc-paths.mdc": ("--format", "mdc", "--path", "db/migrations/0001.sql", "--only", "path"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_CASES))
+def test_golden_output(fixed: Notebook, runner: CliRunner, name: str) -> None:
+    code, out, err = invoke(runner, fixed, *GOLDEN_CASES[name])
+    assert code == 0, err
+    path = GOLDEN / name
+    if os.environ.get("ERRNOTE_UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(out, encoding="utf-8")
+    assert out == path.read_text(encoding="utf-8"), f"{name} changed; ERRNOTE_UPDATE_GOLDEN=1 regenerates it"
+    assert invoke(runner, fixed, *GOLDEN_CASES[name])[1] == out  # deterministic
+
+
+def test_mdc_front_matter_uses_real_booleans_and_comma_globs(fixed: Notebook, runner: CliRunner) -> None:
+    _, always, _ = invoke(runner, fixed, "--format", "mdc")
+    assert "\nalwaysApply: true\n" in always and "\nglobs:\n" in always
+    _, scoped, _ = invoke(runner, fixed, *GOLDEN_CASES["mdc-paths.mdc"])
+    assert "\nalwaysApply: false\n" in scoped and "\nglobs: db/migrations/**\n" in scoped
+    assert '"true"' not in always + scoped and "'true'" not in always + scoped
+
+
+def test_json_says_why_each_entry_was_selected(fixed: Notebook, runner: CliRunner) -> None:
+    code, out, _ = invoke(runner, fixed, "--json", "--tool", "cargo")
+    assert code == 0
+    data = json.loads(out)
+    by_id = {e["id"]: e for e in data["entries"]}
+    assert by_id["aaaa000001"]["section"] == "always" and by_id["aaaa000001"]["pinned"] is True
+    assert by_id["aaaa000003"]["reasons"] == ["always", "tool"] and by_id["aaaa000003"]["matched"] == [
+        "cargo"
+    ]
+    assert by_id["aaaa000004"]["section"] == "recent" and by_id["aaaa000004"]["age"] == "seen 2 days ago"
+    for entry in data["entries"]:
+        assert {"id", "type", "title", "section", "reasons", "score", "confidence"} <= set(entry)
+
+
+# --- selection rules --------------------------------------------------------------------------
+
+
+def test_always_on_rules(fixed: Notebook) -> None:
+    got = pick(fixed)
+    always = {i for i, v in got.items() if v[0] == "always"}
+    # pinned (no scope), repo convention, repo lesson, global convention
+    assert always == {"aaaa000001", "aaaa000002", "aaaa000003", "aaaa00000d"}
+    assert "aaaa00000e" not in got  # an insight is not a rule: only a query brings it
+    assert "aaaa000007" not in got and "aaaa00000f" not in got  # path-scoped: only when the path is in play
+    assert next(iter(got)) == "aaaa000001"  # pinned first
+
+
+def test_never_inactive_expired_or_below_floor(fixed: Notebook) -> None:
+    got = pick(
+        fixed,
+        query="retired superseded doubtful expired rule caching freeze Node",
+        paths=("x",),
+        tools=("git",),
+    )
+    for never in ("aaaa000008", "aaaa000009", "aaaa00000a", "aaaa00000b"):
+        assert never not in got
+    assert "aaaa00000a" in pick(fixed, floor=0.3)  # the floor is a setting
+
+
+def test_an_entry_superseded_by_link_is_left_out(fixed: Notebook) -> None:
+    make(
+        fixed,
+        "aaaa000010",
+        "convention",
+        "Sign commits",
+        scope=("repo",),
+        confidence=0.9,
+        links=(Link(Relation.SUPERSEDES, "aaaa000002"),),
+    )
+    got = pick(fixed)
+    assert "aaaa000010" in got and "aaaa000002" not in got
+
+
+def test_recent_failures_window(fixed: Notebook) -> None:
+    got = pick(fixed)
+    recent = [i for i, v in got.items() if v[0] == "recent"]
+    assert recent == ["aaaa000004", "aaaa000005"]  # the 20-day-old mistake is outside 7 days
+    assert "aaaa00000c" in pick(fixed, recent_days=30)
+    assert not [i for i, v in pick(fixed, recent_days=0).items() if v[0] == "recent"]
+
+
+def test_query_adds_only_relevant_entries(fixed: Notebook) -> None:
+    got = pick(fixed, query="the ledger API answers 429 rate limit per token")
+    assert got["aaaa00000e"] == ("query", "query")
+    unrelated = pick(fixed, query="GraphQL subscriptions drop behind the load balancer")
+    assert not [i for i, v in unrelated.items() if "query" in v[1:]]
+
+
+def test_query_match_on_an_always_on_entry_is_not_repeated(fixed: Notebook) -> None:
+    got = pick(fixed, query="cargo build --all-features openssl-sys native-tls rustls")
+    assert got["aaaa000003"][0] == "always" and "query" in got["aaaa000003"]
+    assert list(got).count("aaaa000003") == 1
+
+
+def test_path_rule_with_exclusions(fixed: Notebook) -> None:
+    assert pick(fixed, paths=("db/migrations/0001_init.sql",))["aaaa000007"] == ("path", "path")
+    assert pick(fixed, paths=("web/src/app.test.ts",))["aaaa00000f"][0] == "path"
+    assert "aaaa00000f" not in pick(fixed, paths=("web/vendor/lib.js",))
+    assert "aaaa000007" not in pick(fixed, paths=("src/main.rs",))
+
+
+def test_changed_files_from_git(repo: Path, nb: Notebook, runner: CliRunner) -> None:
+    fixture_notebook(nb)
+    (repo / "db" / "migrations").mkdir(parents=True)
+    (repo / "db" / "migrations" / "0002_add.sql").write_text("select 1;\n")
+    git(repo, "add", "db")
+    code, out, _ = invoke(runner, nb, "--changed", "--json")
+    assert code == 0
+    sections = {e["id"]: e["section"] for e in json.loads(out)["entries"]}
+    assert sections["aaaa000007"] == "path"
+    _, clean, _ = invoke(runner, nb, "--json")
+    assert "aaaa000007" not in {e["id"] for e in json.loads(clean)["entries"]}
+
+
+def test_tool_rule_and_command_programs(fixed: Notebook, runner: CliRunner) -> None:
+    assert pick(fixed, tools=("git",))["aaaa000006"] == ("tool", "tool")
+    assert "tool" in pick(fixed, tools=("cargo",))["aaaa000003"]  # the tool field counts too
+    _, out, _ = invoke(runner, fixed, "--json", "--command", "FOO=1 sudo git stash && make")
+    assert {e["id"]: e["section"] for e in json.loads(out)["entries"]}["aaaa000006"] == "tool"
+
+
+def test_program_names() -> None:
+    assert program_names("cd web && FOO=1 npx eslint . | tee log; /usr/bin/git status") == [
+        "eslint",
+        "tee",
+        "git",
+    ]
+    assert program_names("") == []
+    assert program_names("(cargo build) || make") == ["cargo", "make"]
+
+
+def test_max_per_section_never_cuts_pinned(fixed: Notebook) -> None:
+    got = pick(fixed, max_per_section=1)
+    assert [i for i, v in got.items() if v[0] == "always"] == ["aaaa000001"]
+    make(fixed, "aaaa000011", "lesson", "Second pinned rule", scope=("path:x/**",), pinned=True)
+    got = pick(fixed, max_per_section=1)
+    assert {"aaaa000001", "aaaa000011"} <= {i for i, v in got.items() if v[0] == "always"}
+
+
+def test_budget_drops_whole_entries_lowest_value_first(fixed: Notebook) -> None:
+    full = select(fixed, Options.from_config(fixed.config, tools=("git",)), NOW)
+    assert not full.dropped
+    tight = select(fixed, Options.from_config(fixed.config, tools=("git",), budget=full.chars - 1), NOW)
+    assert [p.entry.id for p in tight.dropped] == ["aaaa000005"]  # the least recent failure goes first
+    tighter = select(fixed, Options.from_config(fixed.config, tools=("git",), budget=700), NOW)
+    kept = [p.entry.id for p in tighter.picked]
+    assert kept[0] == "aaaa000001" and "aaaa000006" in kept  # pinned and the tool match outlive rules
+    assert not [p for p in tighter.picked if p.section == "recent"]
+    assert tighter.chars <= 700
+    for p in tighter.picked:  # whole entries only: each kept entry is rendered in full
+        assert p.entry.id in render(tighter)
+
+
+def test_age_text() -> None:
+    assert age_text(NOW, NOW) == "today"
+    assert age_text(NOW - timedelta(days=1, hours=2), NOW) == "yesterday"
+    assert age_text(NOW - timedelta(days=2), NOW) == "2 days ago"
+    assert age_text(NOW - timedelta(days=21), NOW) == "3 weeks ago"
+    assert age_text(NOW - timedelta(days=100), NOW) == "3 months ago"
+    assert age_text(NOW - timedelta(days=800), NOW) == "2 years ago"
+
+
+def test_rendered_rule_has_what_why_where_and_evidence(fixed: Notebook, runner: CliRunner) -> None:
+    _, out, _ = invoke(runner, fixed)
+    assert "- **Build with make build, not cargo build --all-features**" in out
+    assert "Why: The native-tls and rustls features exclude each other." in out
+    assert (
+        "Applies to: this whole repository. _(lesson, confidence 0.70, learned 10 days ago; id aaaa000003)_"
+        in out
+    )
+    assert "**Avoid: Ran cargo build --all-features and broke the TLS build**" in out
+    assert "Instead: Build with the default features via make build\n" in out  # from the linked correction
+    assert "corrected 2 days ago" in out and "confirmed 3 days ago" in out
+
+
+def test_config_sets_the_defaults(fixed: Notebook) -> None:
+    (fixed.root / "config.yaml").write_text("inject:\n  max_per_section: 1\n  recent_days: 30\n")
+    renewed = Notebook(fixed.root)
+    got = pick(renewed)
+    assert [i for i, v in got.items() if v[0] == "recent"] == ["aaaa000004"]
+
+
+def test_bad_option_values(fixed: Notebook, runner: CliRunner) -> None:
+    assert invoke(runner, fixed, "--format", "html")[0] == 2
+    assert invoke(runner, fixed, "--floor", "2")[0] == 2
+    code, _, err = invoke(runner, fixed, "--check")
+    assert code == 2 and "--write" in err
+    assert invoke(runner, fixed, "--write", "notes.md", "--format", "json")[0] == 2
+
+
+# --- missing and empty notebooks ------------------------------------------------------------------
+
+
+def test_missing_notebook_is_a_clear_error(
+    tmp_path: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["inject"])
+    assert result.exit_code == 1
+    assert "no .errnote/ notebook" in result.stderr and "errnote init" in result.stderr
+
+
+def test_empty_notebook_says_so(nb: Notebook, runner: CliRunner) -> None:
+    code, out, err = invoke(runner, nb)
+    assert code == 0 and out == "" and "empty" in err
+    code, out, _ = invoke(runner, nb, "--json")
+    assert code == 0 and json.loads(out)["entries"] == []
+
+
+def test_inject_without_query_imports_neither_whoosh_nor_git(fixed: Notebook) -> None:
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from errnote.cli.app import app\n"
+        f"r = CliRunner().invoke(app, ['--notebook', {str(fixed.root)!r}, 'inject'])\n"
+        "assert r.exit_code == 0, r.output\n"
+        "print(','.join(m for m in ('whoosh', 'git', 'rich') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""
+
+
+def test_core_modules_do_not_import_typer_or_rich() -> None:
+    code = (
+        "import sys, errnote.inject, errnote.hooks\n"
+        "print(sorted(m for m in ('typer', 'rich', 'click') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+# --- the marked block in files ------------------------------------------------------------------
+
+
+def test_write_creates_a_missing_file(fixed: Notebook, runner: CliRunner, tmp_path: Path) -> None:
+    target = tmp_path / "CLAUDE.md"
+    code, out, err = invoke(runner, fixed, "--write", str(target))
+    assert code == 0 and out == "" and "Created" in err
+    text = target.read_text()
+    assert text.startswith(BEGIN_MARKER) and text.endswith(END_MARKER + "\n")
+    assert "learned on 2026-11-20" in text  # dated, so the file does not change every day
+
+
+def test_write_keeps_the_rest_byte_for_byte_and_round_trips(
+    fixed: Notebook, runner: CliRunner, tmp_path: Path
+) -> None:
+    target = tmp_path / "AGENTS.md"
+    before, after = "# Project\r\n\r\nOur own notes ünïcode.\r\n", "\r\n## More\r\nkept\r\n"
+    target.write_bytes((before + "\r\n").encode())
+    assert invoke(runner, fixed, "--write", str(target))[0] == 0
+    first = target.read_bytes().decode()
+    assert first.startswith(before + "\r\n" + BEGIN_MARKER)
+    assert "\n" not in first.replace("\r\n", "")  # a CRLF file stays CRLF
+    target.write_bytes((first + after).encode())  # the user adds text after the block
+    make(fixed, "aaaa000012", "convention", "Tabs in Makefiles", scope=("repo",), confidence=0.95)
+    assert invoke(runner, fixed, "--write", str(target))[0] == 0
+    second = target.read_bytes().decode()
+    assert second.startswith(before + "\r\n" + BEGIN_MARKER) and second.endswith(END_MARKER + "\r\n" + after)
+    assert "Tabs in Makefiles" in second and second.count(BEGIN_MARKER) == 1
+
+
+def test_write_is_idempotent_and_leaves_mtime_alone(
+    fixed: Notebook, runner: CliRunner, tmp_path: Path
+) -> None:
+    target = tmp_path / "CLAUDE.md"
+    target.write_text("# Notes\n")
+    os.chmod(target, 0o644)
+    invoke(runner, fixed, "--write", str(target))
+    stamp = target.stat().st_mtime_ns
+    os.utime(target, ns=(stamp - 10**9, stamp - 10**9))
+    code, _, err = invoke(runner, fixed, "--write", str(target))
+    assert code == 0 and "up to date" in err
+    assert target.stat().st_mtime_ns == stamp - 10**9
+    assert target.stat().st_mode & 0o777 == 0o644  # the file's mode survives the atomic write
+
+
+def test_check_exits_1_when_out_of_date(fixed: Notebook, runner: CliRunner, tmp_path: Path) -> None:
+    target = tmp_path / "CLAUDE.md"
+    code, _, err = invoke(runner, fixed, "--write", str(target), "--check")
+    assert code == 1 and "out of date" in err and not target.exists()
+    invoke(runner, fixed, "--write", str(target))
+    assert invoke(runner, fixed, "--write", str(target), "--check")[0] == 0
+    make(fixed, "aaaa000013", "preference", "Prefer small pull requests", scope=("repo",))
+    before = target.read_bytes()
+    assert invoke(runner, fixed, "--write", str(target), "--check")[0] == 1
+    assert target.read_bytes() == before  # --check never writes
+
+
+def test_broken_markers_are_refused(fixed: Notebook, runner: CliRunner, tmp_path: Path) -> None:
+    target = tmp_path / "CLAUDE.md"
+    target.write_text(f"x\n{BEGIN_MARKER} -->\nno end\n")
+    code, _, err = invoke(runner, fixed, "--write", str(target))
+    assert code == 1 and "markers are broken" in err
+    assert target.read_text() == f"x\n{BEGIN_MARKER} -->\nno end\n"
+
+
+def test_updated_text_appends_after_a_blank_line() -> None:
+    block = f"{BEGIN_MARKER} -->\nbody\n{END_MARKER}\n"
+    assert updated_text("a", block, Path("f")) == "a\n\n" + block
+    assert updated_text("", block, Path("f")) == block
+    assert updated_text(None, block, Path("f")) == block
+    replaced = updated_text("a\n\n" + block.replace("body", "old") + "tail\n", block, Path("f"))
+    assert replaced == "a\n\n" + block + "tail\n"
+
+
+def test_cursor_rule_file(fixed: Notebook, runner: CliRunner, tmp_path: Path) -> None:
+    target = tmp_path / ".cursor" / "rules" / "errnote.mdc"
+    assert invoke(runner, fixed, "--write", str(target))[0] == 0
+    text = target.read_text()
+    assert text.startswith("---\ndescription: ") and "\nalwaysApply: true\n---\n" + BEGIN_MARKER in text
+    assert invoke(runner, fixed, "--write", str(target), "--check")[0] == 0
+    other = tmp_path / "mine.mdc"
+    other.write_text("---\ndescription: my own rule\n---\nhands off\n")
+    code, _, err = invoke(runner, fixed, "--write", str(other))
+    assert code == 1 and "not written by errnote" in err
+    assert other.read_text() == "---\ndescription: my own rule\n---\nhands off\n"
+    assert invoke(runner, fixed, "--write", str(other), "--format", "markdown")[0] == 2
+
+
+def test_write_block_check_reports_without_writing(tmp_path: Path) -> None:
+    target = tmp_path / "x.md"
+    result = write_block(target, f"{BEGIN_MARKER} -->\n{END_MARKER}\n", check=True)
+    assert result.changed and result.created and not target.exists()

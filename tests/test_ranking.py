@@ -1,0 +1,122 @@
+"""Ranking on a small real notebook: the right entry first, nothing when nothing applies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from errnote import ranking
+from errnote.notebook import Notebook
+
+
+@pytest.fixture
+def nb(tmp_path: Path) -> Notebook:
+    notebook, _ = Notebook.init(tmp_path)
+    notebook.add(
+        "lesson",
+        "Retry the ledger client on 503 with exponential backoff",
+        body="The ledger upstream answers 503 during deploys; the client must retry with backoff and jitter.",
+        tags=["http", "retries"],
+        tool="ledger-sdk",
+    )
+    notebook.add(
+        "mistake",
+        "Ran KEYS on production Redis and blocked it",
+        body="Counting sessions with KEYS session:* blocked the server for seconds. Use SCAN.",
+        tags=["redis", "production"],
+        error="redis.exceptions.TimeoutError: Timeout reading from socket",
+    )
+    notebook.add(
+        "convention",
+        "Invoice PDFs show the grand total in the customer's currency",
+        body="Format amounts with the invoice currency, never the account default.",
+        tags=["billing", "pdf"],
+    )
+    notebook.add(
+        "tool-quirk",
+        "Prometheus label with user_id exploded series cardinality",
+        body="A user_id label created millions of series and memory doubled.",
+        tags=["prometheus", "metrics"],
+    )
+    notebook.add(
+        "lesson",
+        "cargo build --all-features pulls in both TLS backends",
+        error="error: failed to run custom build command for `openssl-sys v0.9.102`",
+        tags=["rust", "cargo"],
+    )
+    for i in range(8):  # filler, so that idf means something
+        notebook.add("insight", f"Note {i} about the frontend router", body=f"Router detail number {i}.")
+    return notebook
+
+
+def test_exact_error_ranks_its_entry_first(nb: Notebook) -> None:
+    hits = nb.search("error: failed to run custom build command for `openssl-sys v0.9.99`")
+    assert hits and "openssl" in " ".join(hits[0].matched) and "TLS" in hits[0].title
+
+
+def test_paraphrase_through_synonyms(nb: Notebook) -> None:
+    hits = nb.search("make the ledger SDK try again when upstream is unavailable")
+    assert hits and hits[0].title.startswith("Retry the ledger")
+    hits = nb.search("count logged-in user records in the prod redis")
+    assert hits and "KEYS" in hits[0].title
+
+
+def test_chinese_query_finds_english_entry(nb: Notebook) -> None:
+    hits = nb.search("Prometheus 指标加了用户标签以后内存翻倍")
+    assert hits and hits[0].title.startswith("Prometheus label")
+
+
+def test_synonym_never_outranks_the_literal_word(nb: Notebook) -> None:
+    nb.add("lesson", "Bill runs must be idempotent", body="A bill run can be retried by the scheduler.")
+    hits = nb.search("invoice currency")
+    assert hits and hits[0].title.startswith("Invoice PDFs")
+
+
+def test_unrelated_query_returns_nothing(nb: Notebook) -> None:
+    assert nb.search("pandas groupby on a categorical column returns empty categories") == []
+    assert nb.search("make the checkout page layout work right to left for Hebrew") == []
+
+
+def test_only_common_words_return_nothing(nb: Notebook) -> None:
+    assert nb.search("it does not work when I run the new file") == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "   ",
+        '"unbalanced quote',
+        "AND OR NOT",
+        "redis AND (production OR",
+        "*",
+        "[]{}()<>",
+        "🔥🚀 emoji only",
+        "NOT redis",
+        'Traceback (most recent call last):\n  File "/app/x.py", line 5, in <module>\n    import y\n'
+        "ModuleNotFoundError: No module named 'y'\n" * 20,
+        "内存",
+        "a" * 5000,
+    ],
+)
+def test_odd_inputs_never_raise(nb: Notebook, query: str) -> None:
+    hits = nb.search(query)
+    assert isinstance(hits, list)
+
+
+def test_threshold_is_scale_free() -> None:
+    strong = ranking.Evidence(
+        bm25=10, matched_idf=9.0, query_idf=20, matched=3, has_code_token=False, unit=4.2
+    )
+    weak = ranking.Evidence(bm25=10, matched_idf=4.0, query_idf=20, matched=2, has_code_token=False, unit=4.2)
+    assert ranking.relevant(strong) and not ranking.relevant(weak)
+    # The same matches in a notebook a hundred times larger carry the same strength.
+    big = ranking.Evidence(
+        bm25=10, matched_idf=9.0 * 2, query_idf=40, matched=3, has_code_token=False, unit=8.4
+    )
+    assert ranking.relevant(big)
+
+
+def test_common_words_carry_less_information() -> None:
+    assert ranking.information("request", 4.0) < ranking.information("idempot", 4.0)
