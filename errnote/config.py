@@ -46,6 +46,8 @@ def load_config(path: Path) -> Config:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Config()
+    if text == DEFAULT_CONFIG_TEXT:
+        return Config()  # as `errnote init` wrote it: no need to load a YAML parser
     import yaml
 
     try:

@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import re
+import sys
 import time
 import traceback
 from collections.abc import Iterator, Mapping
@@ -239,6 +240,21 @@ def run(
         return ""
 
 
+HOOK_EVENTS = ("session-start", "user-prompt", "pre-tool-use")
+
+
+def run_stdio(event: str, *, notebook: str | Path | None = None) -> None:
+    """Read the hook's JSON from stdin, print the answer (if any) on stdout; never raise."""
+    try:
+        text = sys.stdin.read()
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    out = run(event, text, notebook=notebook)
+    if out:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+
+
 # --- .claude/settings.json ---------------------------------------------------------------------
 
 
@@ -283,14 +299,7 @@ def _read_settings(path: Path) -> dict[str, Any] | None:
 def _write_settings(path: Path, data: Mapping[str, Any]) -> None:
     from errnote.store import atomic_write
 
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
     atomic_write(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-    if mode is not None:
-        os.chmod(path, mode)  # atomic_write's temporary file is private; keep the file's mode
-    else:
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(path, 0o666 & ~mask)
 
 
 def _group_for(event: str, exe: str) -> dict[str, Any]:

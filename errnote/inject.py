@@ -755,16 +755,8 @@ def write_block(path: Path, block: str, *, whole_file: bool = False, check: bool
     if new == old:
         return WriteResult(path, False, False)
     if not check:
-        mode = path.stat().st_mode & 0o7777 if raw is not None else _default_mode()
         atomic_write(path, new)
-        os.chmod(path, mode)  # atomic_write's temporary file is private (0600); keep the file's mode
     return WriteResult(path, True, raw is None)
-
-
-def _default_mode() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
 
 
 def format_for_file(path: Path, fmt: str | None) -> str:

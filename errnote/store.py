@@ -139,6 +139,19 @@ def read_entry(path: Path) -> Entry:
     return parse_entry(text, path)
 
 
+def _umask() -> int:
+    mask = os.umask(0)  # reading the umask means setting it; put it straight back
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
 def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
     """Write `text` to `path` so readers see the old file or the new one, never a mix.
 
@@ -149,6 +162,8 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     tmp = Path(tmp_name)
     try:
+        # mkstemp makes a private (0600) file; give it the mode the file has, or a new file would get.
+        os.chmod(tmp, _mode_for(path))
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()

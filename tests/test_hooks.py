@@ -253,3 +253,23 @@ def test_is_errnote_command() -> None:
     assert not is_errnote_command("errnote inject --write CLAUDE.md")
     assert not is_errnote_command("./my-errnote-wrapper hook x")
     assert not is_errnote_command(None)
+
+
+def test_hook_fast_path_answers_without_typer(fixed: Notebook) -> None:
+    """`errnote hook ...` as an agent runs it: a real process, JSON on a pipe, no typer loaded."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "sys.argv = ['errnote', 'hook', 'session-start']\n"
+        "from errnote.cli import main\n"
+        "main()\n"
+        "sys.stderr.write('typer loaded' if 'typer' in sys.modules else 'typer not loaded')\n"
+    )
+    payload = json.dumps({"session_id": "fast-1", "cwd": str(fixed.repo_root), "source": "startup"})
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=payload, capture_output=True, text=True, check=True
+    )
+    assert done.stderr == "typer not loaded"
+    assert "id aaaa000001" in context(done.stdout, "SessionStart")

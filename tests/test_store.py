@@ -141,3 +141,16 @@ def test_a_killed_writer_leaves_no_partial_file(tmp_path: Path) -> None:
 def test_entry_from_dict_rejects_bad_provenance() -> None:
     with pytest.raises(InvalidEntry, match="created"):
         entry_from_dict({"id": "abcd123456", "type": "lesson", "title": "t", "provenance": {}})
+
+
+def test_atomic_write_keeps_the_mode_and_respects_umask(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh.md"
+    old = os.umask(0o022)
+    try:
+        atomic_write(fresh, "x")
+    finally:
+        os.umask(old)
+    assert fresh.stat().st_mode & 0o777 == 0o644  # not mkstemp's private 0600
+    fresh.chmod(0o640)
+    atomic_write(fresh, "y")
+    assert fresh.stat().st_mode & 0o777 == 0o640

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import sys
+
 
 def main() -> None:
     """Entry point of the `errnote` console script."""
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "hook" and sys.stdin is not None and not sys.stdin.isatty():
+        # Agents call hooks on every prompt and tool use: answer them without loading typer.
+        from errnote.hooks import HOOK_EVENTS, run_stdio
+
+        if args[1] in HOOK_EVENTS:
+            run_stdio(args[1])
+            return
     from errnote.cli.app import app
 
     app(prog_name="errnote")

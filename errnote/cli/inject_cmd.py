@@ -229,7 +229,7 @@ app.add_typer(hook_app, name="hook")
 
 
 def _run_hook(ctx: typer.Context, event: str) -> None:
-    from errnote.hooks import run
+    from errnote.hooks import run_stdio
 
     if sys.stdin is None or sys.stdin.isatty():
         # A person at a terminal: explain on stderr (an agent never sees this, hooks pipe stdin).
@@ -239,15 +239,7 @@ def _run_hook(ctx: typer.Context, event: str) -> None:
             "Set it up with: errnote hooks install\n"
         )
         return
-    override = (ctx.find_root().obj or {}).get("notebook")
-    try:
-        text = sys.stdin.read()
-    except (OSError, UnicodeDecodeError):
-        text = ""
-    out = run(event, text, notebook=override)
-    if out:
-        sys.stdout.write(out)
-        sys.stdout.flush()
+    run_stdio(event, notebook=(ctx.find_root().obj or {}).get("notebook"))
 
 
 @hook_app.command("session-start")

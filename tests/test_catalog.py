@@ -1,0 +1,37 @@
+"""The catalog cache: parsed entries reused while their files are unchanged."""
+
+from __future__ import annotations
+
+import json
+
+from errnote.catalog import Catalog
+from errnote.notebook import Notebook
+
+
+def test_cached_entries_equal_the_files(nb: Notebook) -> None:
+    nb.add(
+        "lesson", "Everything set", body="b", reason="r", scope=["repo", "!path:vendor/**"], tags=["t"],
+        tool="git", error="e\\nf", fix="x", confidence=0.9, pinned=True,
+    )  # fmt: skip
+    other = nb.add("mistake", "linked", links=[("related", nb.entries()[0].id)])
+    from_files = sorted((e for _p, e in nb.store.read_all()[0]), key=lambda e: e.id)
+    first = sorted((e for _p, e in Catalog(nb.store).load()[0]), key=lambda e: e.id)
+    cached = sorted((e for _p, e in Catalog(nb.store).load()[0]), key=lambda e: e.id)
+    assert first == from_files == cached
+    assert other.id in {e.id for e in cached}
+
+
+def test_a_changed_file_is_read_again_and_a_bad_record_is_ignored(nb: Notebook) -> None:
+    entry = nb.add("lesson", "Before")
+    catalog = Catalog(nb.store)
+    catalog.load()
+    path = nb.store.path_for(entry)
+    path.write_text(path.read_text().replace("title: Before", "title: After the edit"))
+    assert [e.title for _p, e in catalog.load()[0]] == ["After the edit"]
+    data = json.loads(catalog.path.read_text())
+    for record in data["files"].values():
+        record["e"] = ["garbage"]
+    catalog.path.write_text(json.dumps(data))
+    assert [e.title for _p, e in catalog.load()[0]] == ["After the edit"]
+    catalog.path.write_text("{not json")
+    assert [e.title for _p, e in catalog.load()[0]] == ["After the edit"]
