@@ -17,32 +17,36 @@ Print the entries that matter now as a snippet for CLAUDE.md, AGENTS.md or a sys
 
 \b
 Selection (defaults in .errnote/config.yaml, section inject:):
-  Rules         always: preferences, conventions, confirmations and lessons scoped to the whole
-                repository (repo, global or no scope) at or above the confidence floor, and every
-                pinned entry.
-  Recent        mistakes and corrections recorded in the last --recent-days days (default 7).
-  Query         entries the search finds for --query TEXT (only those past its relevance threshold).
-  Path          entries whose path: scope covers a --path file or a file changed in the working
-                tree (--changed, from git).
-  Tool          entries whose tool: scope or tool field names a --tool, or a program the
-                --command runs (first word of each part: 'cd x && cargo test' gives cargo).
-  Never         superseded, retired or expired entries, and entries below --floor (default 0.5).
-  Limits        at most --max entries per section (default 5; pinned entries are never cut by it)
-                and a --budget in characters (default 8000, about 2,000 tokens): past it whole
-                entries are dropped, lowest value first: recent failures (oldest first), then
-                rules (least confident first), then query/path/tool matches (weakest first),
-                pinned entries last.
+  Rules    always: preferences, conventions, confirmations and lessons
+           scoped to the whole repository (repo, global or no scope) at
+           or above the confidence floor, and every pinned entry.
+  Recent   mistakes and corrections of the last --recent-days (7) days.
+  Query    entries the search finds for --query TEXT (only those past
+           its relevance threshold).
+  Path     entries whose path: scope covers a --path file or a file
+           changed in the working tree (--changed, from git).
+  Tool     entries whose tool: scope or tool field names a --tool, or a
+           program the --command runs ('cd x && cargo test': cargo).
+  Never    superseded, retired or expired entries, and entries below
+           --floor (default 0.5).
+  Limits   at most --max entries per section (default 5; pinned entries
+           are never cut) and a --budget in characters (default 8000,
+           about 2,000 tokens): past it whole entries are dropped,
+           lowest value first: recent failures (oldest first), rules
+           (least confident first), query/path/tool matches (weakest
+           first), pinned entries last.
 
 \b
-Each entry is rendered as a rule: what to do, why, where it applies, with its type, confidence,
-age and id. The same notebook and arguments always give the same output.
+Each entry is rendered as a rule: what to do, why, where it applies,
+with its type, confidence, age and id. The same notebook and arguments
+always give the same output.
 
 \b
 Examples:
   errnote inject --query "add retries to the ledger client"
   errnote inject --changed --format xml
-  errnote inject --write CLAUDE.md           (or AGENTS.md, .cursor/rules/errnote.mdc)
-  errnote inject --write CLAUDE.md --check   (exit 1 when the file is out of date: CI, pre-commit)
+  errnote inject --write CLAUDE.md   (or AGENTS.md, .cursor/rules/errnote.mdc)
+  errnote inject --write CLAUDE.md --check   (exit 1 when out of date)
 """
 
 FormatOpt = Annotated[
