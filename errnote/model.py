@@ -12,12 +12,38 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 from errnote.errors import InvalidEntry
 
+_E = TypeVar("_E", bound="Choice")
 
-class EntryType(str, Enum):
+
+class Choice(str, Enum):
+    """A closed set of words read from files and command lines; a wrong word lists the right ones."""
+
+    @classmethod
+    def noun(cls) -> str:
+        return cls.__name__.lower()
+
+    @classmethod
+    def aliases(cls) -> dict[str, str]:
+        return {}
+
+    @classmethod
+    def parse(cls: type[_E], value: object) -> _E:
+        if isinstance(value, cls):
+            return value
+        text = str(value).strip().lower().replace("_", "-")
+        try:
+            return cls(cls.aliases().get(text, text))
+        except ValueError:
+            raise InvalidEntry(
+                f"unknown {cls.noun()} {value!r}", f"use one of: {', '.join(c.value for c in cls)}"
+            ) from None
+
+
+class EntryType(Choice):
     """What kind of knowledge an entry records."""
 
     MISTAKE = "mistake"
@@ -30,41 +56,23 @@ class EntryType(str, Enum):
     INSIGHT = "insight"
 
     @classmethod
-    def parse(cls, value: object) -> EntryType:
-        if isinstance(value, cls):
-            return value
-        text = str(value).strip().lower().replace("_", "-")
-        if text == "quirk":
-            text = "tool-quirk"
-        try:
-            return cls(text)
-        except ValueError:
-            raise InvalidEntry(
-                f"unknown entry type {value!r}",
-                f"use one of: {', '.join(t.value for t in cls)}",
-            ) from None
+    def noun(cls) -> str:
+        return "entry type"
+
+    @classmethod
+    def aliases(cls) -> dict[str, str]:
+        return {"quirk": "tool-quirk"}
 
 
-class Status(str, Enum):
+class Status(Choice):
     """Whether an entry may reach a prompt (`active`) or only stays on disk as history."""
 
     ACTIVE = "active"
     SUPERSEDED = "superseded"
     RETIRED = "retired"
 
-    @classmethod
-    def parse(cls, value: object) -> Status:
-        if isinstance(value, cls):
-            return value
-        try:
-            return cls(str(value).strip().lower())
-        except ValueError:
-            raise InvalidEntry(
-                f"unknown status {value!r}", f"use one of: {', '.join(s.value for s in cls)}"
-            ) from None
 
-
-class Relation(str, Enum):
+class Relation(Choice):
     """How one entry points at another."""
 
     CORRECTS = "corrects"
@@ -74,37 +82,17 @@ class Relation(str, Enum):
     RELATED = "related"
 
     @classmethod
-    def parse(cls, value: object) -> Relation:
-        if isinstance(value, cls):
-            return value
-        text = str(value).strip().lower().replace("_", "-")
-        try:
-            return cls(text)
-        except ValueError:
-            raise InvalidEntry(
-                f"unknown link relation {value!r}",
-                f"use one of: {', '.join(r.value for r in cls)}",
-            ) from None
+    def noun(cls) -> str:
+        return "link relation"
 
 
-class Source(str, Enum):
+class Source(Choice):
     """Who recorded an entry."""
 
     USER = "user"
     AGENT = "agent"
     TOOL = "tool"
     IMPORT = "import"
-
-    @classmethod
-    def parse(cls, value: object) -> Source:
-        if isinstance(value, cls):
-            return value
-        try:
-            return cls(str(value).strip().lower())
-        except ValueError:
-            raise InvalidEntry(
-                f"unknown source {value!r}", f"use one of: {', '.join(s.value for s in cls)}"
-            ) from None
 
 
 #: Starting confidence by type: what the user said directly starts high, inferred lessons lower.

@@ -17,6 +17,7 @@ public material, placeholders (`${X}`, `<your-key>`) and already-masked values a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 __all__ = ["MASK", "find_secrets", "redact"]
 
@@ -74,6 +75,11 @@ _PREFIXED = [
     r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}",  # Terraform Cloud
     r"ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}",  # Notion
     r"AKCp[0-9A-Za-z]{69}",  # JFrog Artifactory
+    r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}",  # Azure AD client secret
+    r"sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # Mapbox secret token (pk.eyJ... is public)
+    # A base64-encoded PEM private key (kubeconfig `client-key-data`, k8s Secret data): "-----BEGIN "
+    # then "PRIVATE KEY" at any of the three base64 alignments. Certificates encode differently.
+    r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,40}?(?:UFJJVkFURSBLRVk|BSSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/]*={0,2}",
     # JWT: base64url JSON header (always `eyJ`), payload and signature.
     r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
 ]
@@ -125,16 +131,20 @@ _AUTH_HEADER_RE = re.compile(
     rf"(?P<s>[{_TOKEN_CHARS}]+=*)(?=\\?[\"'\],;]|\\r|\\n|[ \t]*(?:\r?\n|$))"
 )
 
-# `name<sep>value` where the name ends in a secret-ish word. Written as a lookahead so that a
-# rejected candidate (`from-literal=...`) does not swallow a real one right after it
-# (`api-token=...`); it only starts at a word start, which keeps the scan linear in practice.
-_KV_RE = re.compile(
-    r"(?<![A-Za-z0-9_])(?<!://)"
-    r"(?=(?P<name>[A-Za-z_]?[A-Za-z0-9_.-]{0,80}?(?i:pass(?:word|wd|phrase)?|pwd|pw|secret|token|key|auth))"
-    r"(?:\\?[\"'])?[ \t]*(?P<sep>=>|:=|=|:)"
-    r"[ \t]*(?:\\?\"(?P<dq>[^\"\n]+?)\\?\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'`,;&<>(){}\[\]|\\]{1,4096})))",
-    re.MULTILINE,
+# `name<sep>value` where the name ends in a secret-ish word. The scan anchors on the word itself
+# (cheap for the regex engine), then walks back to recover the whole name, and matches the value
+# from the separator on. Anchoring on the word also means a rejected candidate before it
+# (`--from-literal=api-token=...`) can never swallow it.
+_KV_WORD_RE = re.compile(
+    r"(?i:pass(?:word|wd|phrase)?|pwd|pw|secret|token|key(?:_?base)?|auth)"
+    r"(?=(?:\\?[\"'])?[ \t]*(?:=>|:=|=|:))"
 )
+_KV_VALUE_RE = re.compile(
+    r"(?:\\?[\"'])?[ \t]*(?P<sep>=>|:=|=|:)[ \t]*"
+    # `\[` only for Go's `map[X-Api-Key:[value]]` rendering of headers.
+    r"(?:\[(?=[^\]\s]+\]))?(?:\\?\"(?P<dq>[^\"\n]+?)\\?\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'`,;&<>(){}\[\]|\\]{1,4096}))"
+)
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # `--password X`, `--api-key=X`, `-storepass X`.
 _FLAG_RE = re.compile(
     r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?:[ \t]+|=)"
@@ -158,6 +168,13 @@ _REDIS_A_RE = re.compile(r"\bredis-cli\b[^\n]*?(?<![\w-])-a[ \t]+([\"']?)(?P<s>[
 _STDIN_PASSWORD_RE = re.compile(
     r"\becho[ \t]+(?:-n[ \t]+)?([\"']?)(?P<s>[^\s\"'|]+)\1[ \t]*\|[^\n]*--password-stdin"
 )
+# `<password>X</password>` (Maven settings.xml, .NET config) and `<add key="ApiKey" value="X"/>`.
+_XML_TAG_RE = re.compile(r"<(?P<name>[A-Za-z_][\w:.-]{0,80})>(?P<s>[^<>\n]+)</(?P=name)>")
+_KEY_VALUE_ATTR_RE = re.compile(r"\bkey=([\"'])(?P<name>[^\"'\n]{1,80})\1\s+value=([\"'])(?P<s>[^\"'\n]+)\3")
+# Session cookies: `Cookie:` / `Set-Cookie:` headers, then each `name=value` pair on that line.
+_COOKIE_LINE_RE = re.compile(r"(?i:\b(?:set-)?cookie)[\"']?[ \t]*:[^\n]*")
+_COOKIE_PAIR_RE = re.compile(r"(?P<name>[A-Za-z0-9_.-]+)=(?P<s>[^\s;,\"']+)")
+_COOKIE_NAME_RE = re.compile(r"(?i)sess|sid|token|auth|remember|jwt")
 # AWS secret keys have no prefix: 40 base64 characters, recognised by their label ...
 _AWS_SECRET_LABEL_RE = re.compile(
     r"(?i:secret[_ \t-]*access[_ \t-]*key)[^\n:=]{0,30}[:=][ \t]*[\"']?"
@@ -173,8 +190,9 @@ _AWS_KEY_ID_RE = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-
 _STRONG_SUFFIXES = (
     "password", "passwd", "passphrase", "secret", "token", "storepass", "keypass", "apikey",
     "accesskey", "secretkey", "privatekey", "accountkey", "signingkey", "encryptionkey", "masterkey",
+    "appkey", "licensekey", "writekey", "adminkey", "serverkey", "hmackey", "storagekey", "keybase",
 )  # fmt: skip
-_STRONG_COMPONENTS = {"pass", "pwd", "pw"}
+_STRONG_COMPONENTS = {"pass", "pwd", "pw", "bearer"}
 # Looser labels: only a value that looks random is masked under these.
 _WEAK_COMPONENTS = {"key", "auth"}
 # Components that, right before the secret word, make the value an id, cursor or public material.
@@ -216,7 +234,7 @@ def _name_strength(name: str) -> int:
         return 0
     if last in _STRONG_COMPONENTS or last.endswith(_STRONG_SUFFIXES):
         return 2
-    joined = "".join(parts[-2:])  # `api_key`, `access-key`, `SecretAccessKey` -> one word
+    joined = "".join(parts[-3:])  # `api_key`, `access-key`, `SecretAccessKey` -> one word
     if joined.endswith(_STRONG_SUFFIXES):
         return 2
     if last in _WEAK_COMPONENTS and (last != "key" or before):
@@ -231,7 +249,8 @@ def _plausible(value: str, *, bare: bool, spaced: bool) -> bool:
     (`using password: YES`, `--password via the CLI`) is common, so plain words are not secrets.
     """
     low = value.lower()
-    if not value.strip() or low in _LITERALS or _MASKED_RE.search(value):
+    # Under four characters is a stub (`abc`, `x`), not a credential anyone could use.
+    if len(value.strip()) < 4 or low in _LITERALS or _MASKED_RE.search(value):
         return False
     if low.startswith(_PLACEHOLDER_PREFIXES) or "://" in value or "-----begin" in low:
         return False
@@ -260,6 +279,14 @@ def _random_like(value: str) -> bool:
     return (has_digit and (has_lower or has_upper)) or (has_lower and has_upper and len(value) >= 20)
 
 
+def _env_hex_key(name: str, value: str) -> bool:
+    """An UPPER_SNAKE `*_KEY` variable holding a long hex string is a vendor key (`DD_APP_KEY`).
+
+    Lower-case names (`cache_key = "3f9a..."`) are left alone: in code those are usually digests.
+    """
+    return name.isupper() and len(value) >= 20 and bool(_HEX_RE.match(value))
+
+
 def _token_like(value: str) -> bool:
     """Whether a `Bearer`/`Basic`/header credential is real rather than `undefined` or `$TOKEN`."""
     if len(value) < 8 or value.lower() in _LITERALS or _MASKED_RE.search(value):
@@ -285,48 +312,67 @@ def _value_group(m: re.Match[str]) -> str:
 
 
 def _line_before(text: str, pos: int) -> str:
-    """The text from the start of the line holding `pos` up to `pos`."""
-    return text[text.rfind("\n", 0, pos) + 1 : pos]
+    """The text from the start of the line holding `pos` up to `pos`, at most 512 characters.
+
+    The cap keeps a pathological one-line input linear; a command's options sit well within it.
+    """
+    window = max(0, pos - 512)
+    return text[text.rfind("\n", window, pos) + 1 or window : pos]
 
 
-def find_secrets(text: str) -> list[tuple[int, int]]:
-    """Return the sorted, non-overlapping (start, end) spans of secrets in `text`."""
-    spans: list[tuple[int, int]] = []
-    add = spans.append
-
-    for m in _PEM_RE.finditer(text):
-        add(m.span())
-    for m in _PEM_TRUNCATED_RE.finditer(text):
-        add(m.span())
+def _shape_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Private key blocks and prefixed tokens: secrets wherever they appear."""
+    for regex in (_PEM_RE, _PEM_TRUNCATED_RE, _TELEGRAM_RE):
+        for m in regex.finditer(text):
+            yield m.span()
     for m in _SHAPE_RE.finditer(text):
         if _shape_ok(m.group()):
-            add(m.span())
-    for m in _TELEGRAM_RE.finditer(text):
-        add(m.span())
+            yield m.span()
 
+
+def _url_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Passwords and tokens in URL userinfo, and webhook token segments."""
     for m in _URL_PASSWORD_RE.finditer(text):
         if _plausible(m.group("s"), bare=False, spaced=False):
-            add(m.span("s"))
+            yield m.span("s")
     for m in _URL_TOKEN_USER_RE.finditer(text):
         if _random_like(m.group("s")):
-            add(m.span("s"))
+            yield m.span("s")
     for m in _WEBHOOK_RE.finditer(text):
         group = next(g for g in ("s", "d", "g") if m.group(g) is not None)
         value = m.group(group)
+        # The generic `/hooks/` rule needs a digit too, so `/hooks/useSomethingLong` is not taken.
         if group != "g" or (_random_like(value) and any(c.isdigit() for c in value)):
-            add(m.span(group))
+            yield m.span(group)
 
+
+def _header_spans(text: str) -> Iterator[tuple[int, int]]:
+    """`Bearer`/`Basic` credentials, `Authorization:` values, session cookies."""
     for regex in (_BEARER_RE, _BASIC_RE, _AUTH_HEADER_RE):
         for m in regex.finditer(text):
-            if _token_like(m.group("s")) and not m.group("s").startswith("$"):
-                add(m.span("s"))
+            if _token_like(m.group("s")):
+                yield m.span("s")
+    for line in _COOKIE_LINE_RE.finditer(text):
+        for m in _COOKIE_PAIR_RE.finditer(text, line.start(), line.end()):
+            if _COOKIE_NAME_RE.search(m.group("name")) and _random_like(m.group("s")):
+                yield m.span("s")
 
-    for m in _KV_RE.finditer(text):
-        strength = _name_strength(m.group("name"))
+
+def _key_value_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Values labelled by a secret-ish name: `k=v`, `k: v`, `"k": "v"`, `<k>v</k>`, `key="k" value="v"`."""
+    for word in _KV_WORD_RE.finditer(text):
+        name_start = word.start()
+        while name_start > 0 and word.end() - name_start < 80 and text[name_start - 1] in _NAME_CHARS:
+            name_start -= 1
+        name = text[name_start : word.end()]
+        strength = _name_strength(name)
         if not strength:
             continue
         # `https://x-access-token:TOKEN@host`: the URL rule owns userinfo; here it would eat the host.
-        if _URL_AUTHORITY_TAIL_RE.search(_line_before(text, m.start())):
+        if _URL_AUTHORITY_TAIL_RE.search(_line_before(text, name_start)):
+            continue
+        m = _KV_VALUE_RE.match(text, word.end())
+        if m is None:
             continue
         group = _value_group(m)
         value = m.group(group)
@@ -334,13 +380,23 @@ def find_secrets(text: str) -> list[tuple[int, int]]:
         # A bare value followed by `(` or `[` is code (`os.environ[...]`) or a structure (`ENC[...]`).
         if group == "bare" and end < len(text) and text[end] in "([{":
             continue
-        spaced = m.group("sep") == ":"
-        if not _plausible(value, bare=group == "bare", spaced=spaced):
+        if not _plausible(value, bare=group == "bare", spaced=m.group("sep") == ":"):
             continue
-        if strength == 1 and not _random_like(value):
+        if strength == 1 and not (_random_like(value) or _env_hex_key(name, value)):
             continue
-        add(m.span(group))
+        yield m.span(group)
+    for regex in (_XML_TAG_RE, _KEY_VALUE_ATTR_RE):
+        for m in regex.finditer(text):
+            strength = _name_strength(m.group("name"))
+            value = m.group("s")
+            if not strength or not _plausible(value, bare=False, spaced=False):
+                continue
+            if strength == 2 or _random_like(value):
+                yield m.span("s")
 
+
+def _flag_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Command-line options: `--password X`, `-u user:X`, `-p X`, `redis-cli -a X`, `echo X | login`."""
     for m in _FLAG_RE.finditer(text):
         strength = _name_strength(m.group("name"))
         if not strength:
@@ -351,35 +407,42 @@ def find_secrets(text: str) -> list[tuple[int, int]]:
             continue
         if not _plausible(value, bare=group == "bare", spaced=True):
             continue
-        if strength == 1 and not _random_like(value):
-            continue
-        add(m.span(group))
-
+        if strength == 2 or _random_like(value):
+            yield m.span(group)
     for m in _USER_FLAG_RE.finditer(text):
         value = m.group("s")
         if not value.isdigit() and _plausible(value, bare=False, spaced=False):  # `-u 1000:1000` is uid:gid
-            add(m.span("s"))
+            yield m.span("s")
     for m in _SHORT_P_RE.finditer(text):
         value = m.group("s")
         if _PORTS_RE.match(value) or not _PASSWORD_COMMAND_RE.search(_line_before(text, m.start())):
             continue
         if _plausible(value, bare=True, spaced=True):
-            add(m.span("s"))
+            yield m.span("s")
     for regex in (_REDIS_A_RE, _STDIN_PASSWORD_RE, _NETRC_RE, _GO_DSN_RE):
         for m in regex.finditer(text):
             if _plausible(m.group("s"), bare=True, spaced=True):
-                add(m.span("s"))
+                yield m.span("s")
 
+
+def _aws_secret_spans(text: str) -> Iterator[tuple[int, int]]:
+    """AWS secret access keys, which have no prefix: by their label or by following a key id."""
     for m in _AWS_SECRET_LABEL_RE.finditer(text):
-        add(m.span("s"))
+        yield m.span("s")
     for key_id in _AWS_KEY_ID_RE.finditer(text):
         window_end = min(len(text), key_id.end() + 300)
         for m in _AWS_SECRET_NEAR_RE.finditer(text, key_id.end(), window_end):
             value = m.group()
             # Mixed case or `/`/`+` tells a secret key from a 40-hex git SHA.
             if (any(c.isupper() for c in value) and any(c.islower() for c in value)) or "/" in value:
-                add(m.span())
+                yield m.span()
 
+
+def find_secrets(text: str) -> list[tuple[int, int]]:
+    """Return the sorted, non-overlapping (start, end) spans of secrets in `text`."""
+    spans: list[tuple[int, int]] = []
+    for finder in (_shape_spans, _url_spans, _header_spans, _key_value_spans, _flag_spans, _aws_secret_spans):
+        spans.extend(finder(text))
     return _merge(spans)
 
 
