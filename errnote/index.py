@@ -30,10 +30,14 @@ if TYPE_CHECKING:
     from errnote.notebook import Notebook
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 LOCK_TIMEOUT = 3.0
 MAX_QUERY_TERMS = 48
+#: Ideas (the rarest first) that select candidates; ideas far less informative than the best one
+#: (below RETRIEVAL_FLOOR of it) only score candidates, they do not add any.
+RETRIEVAL_IDEAS = 8
+RETRIEVAL_FLOOR = 0.4
 
 try:  # Whoosh is needed only when the index is; the class path must stay stable (it is pickled).
     from whoosh.analysis import Token, Tokenizer
@@ -83,12 +87,14 @@ def _schema() -> Any:
         text=TEXT(analyzer=analyzer, phrase=True),  # body, reason, fix
         all=TEXT(analyzer=analyzer, phrase=True),  # everything: term statistics for coverage
         meta=STORED(),
+        terms=STORED(),  # the entry's distinct terms: which of a query's ideas it holds, without postings
     )
 
 
 def _document(rel: str, entry: Entry) -> dict[str, Any]:
     keys = " ".join([*entry.tags, entry.tool, *entry.scope.as_strings()])
     text = "\n".join(x for x in (entry.body, entry.reason, entry.fix) if x)
+    all_text = "\n".join([entry.title, keys, entry.error, text])
     meta = {
         "id": entry.id,
         "type": entry.type.value,
@@ -113,8 +119,9 @@ def _document(rel: str, entry: Entry) -> dict[str, Any]:
         "keys": keys,
         "error": entry.error,
         "text": text,
-        "all": "\n".join([entry.title, keys, entry.error, text]),
+        "all": all_text,
         "meta": json.dumps(meta, ensure_ascii=False),
+        "terms": " ".join(sorted(set(analyze(all_text)))),
     }
 
 
@@ -460,7 +467,7 @@ class _Concept:
         return [a[0] for a, w in self.alts.items() if w >= 1.0 and len(a) == 1]
 
 
-def _query_terms(text: str) -> list[_Concept]:
+def _query_terms(text: str, cache_dir: Path | None = None) -> list[_Concept]:
     """The query's ideas: each analysed term, merged with its synonyms and translations."""
     from errnote.thesaurus import expand
 
@@ -470,7 +477,7 @@ def _query_terms(text: str) -> list[_Concept]:
         if term not in owner:
             owner[term] = len(concepts)
             concepts.append(_Concept({(term,): 1.0}))
-    for exp in expand(text):
+    for exp in expand(text, cache_dir):
         covered = sorted({owner[t] for t in exp.covers if t in owner})
         if not covered:
             continue
@@ -510,7 +517,7 @@ def _run_search(
 
     from whoosh import query as wq
 
-    concepts = _query_terms(query)
+    concepts = _query_terms(query, nb.store.cache_dir)
     if not concepts:
         return []
     hits: list[SearchHit] = []
@@ -553,8 +560,12 @@ def _run_search(
         plan = plan[:MAX_QUERY_TERMS]
         if not plan:
             return []
+        # Candidates come from the query's rarest ideas only: a common word's postings cover half the
+        # notebook and cost most of the time, yet rarely decide which entry is meant. Every idea
+        # still counts in the evidence below, read from each candidate's stored term set.
+        retrieval = [p for p in plan[:RETRIEVAL_IDEAS] if p[0] >= plan[0][0] * RETRIEVAL_FLOOR]
         subqueries = []
-        for _value, alts, _code in plan:
+        for _value, alts, _code in retrieval:
             leaves: list[Any] = []
             for terms, weight, _info in alts:
                 # A synonym stands for how a situation is described, not for error output: skip `error`.
@@ -567,12 +578,12 @@ def _run_search(
             subqueries.append(wq.DisjunctionMax(leaves, tiebreak=0.1))
         q = wq.Or(subqueries)
         want = 200 if filters.restrictive else max(limit * 5, 50)
-        results = searcher.search(q, limit=want, terms=True)
+        results = searcher.search(q, limit=want)
         for hit in results:
             meta = json.loads(hit["meta"])
             if not filters.allows(meta):
                 continue
-            found_terms = {t.decode("utf-8") if isinstance(t, bytes) else t for _f, t in hit.matched_terms()}
+            found_terms = set(hit["terms"].split())
             matched_idf = 0.0
             matched = 0
             code = False

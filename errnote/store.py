@@ -152,6 +152,20 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~_umask()
 
 
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` atomically (caches: a reader sees the old file or the new one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
+
+
 def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
     """Write `text` to `path` so readers see the old file or the new one, never a mix.
 

@@ -13,9 +13,11 @@ text parsed on first use, so importing this module costs nothing.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from errnote.analysis import analyze, stem
 
@@ -453,8 +455,32 @@ class _Tables:
     longest: int
 
 
-@lru_cache(maxsize=1)
-def _tables() -> _Tables:
+@lru_cache(maxsize=4)
+def _tables(cache_dir: Path | None = None) -> _Tables:
+    """The expansion tables; built from the text above (about 20 ms), or loaded from `cache_dir`."""
+    if cache_dir is None:
+        return _build_tables()
+    import hashlib
+    import marshal
+
+    from errnote.analysis import ANALYSIS_VERSION
+
+    source = f"{_GROUPS}{_GLOSSARY}{ANALYSIS_VERSION}{SYNONYM_WEIGHT}{TRANSLATION_WEIGHT}"
+    path = cache_dir / f"thesaurus-{hashlib.sha1(source.encode()).hexdigest()[:16]}.marshal"
+    try:
+        english, chinese, longest = marshal.loads(path.read_bytes())
+        return _Tables(english, chinese, longest)
+    except (OSError, EOFError, ValueError, TypeError):
+        pass  # no cache yet, or a broken one: build and save it
+    tables = _build_tables()
+    with contextlib.suppress(OSError):
+        from errnote.store import atomic_write_bytes
+
+        atomic_write_bytes(path, marshal.dumps((tables.english, tables.chinese, tables.longest)))
+    return tables
+
+
+def _build_tables() -> _Tables:
     english: dict[tuple[str, ...], list[tuple[tuple[str, ...], float]]] = {}
     chinese: dict[str, list[tuple[tuple[str, ...], float]]] = {}
 
@@ -485,9 +511,12 @@ def _tables() -> _Tables:
     return _Tables(english, chinese, longest)
 
 
-def expand(text: str) -> list[Expansion]:
-    """Synonym and translation expansions of the words and phrases in `text`."""
-    tables = _tables()
+def expand(text: str, cache_dir: Path | None = None) -> list[Expansion]:
+    """Synonym and translation expansions of the words and phrases in `text`.
+
+    With `cache_dir`, the tables are kept there between processes (a derived cache, like the index).
+    """
+    tables = _tables(cache_dir)
     out: list[Expansion] = []
     spans = [(m.start(), m.end(), stem(m.group())) for m in _WORD.finditer(text.lower())]
     words = tuple(w for _s, _e, w in spans)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from errnote.analysis import analyze, is_cjk, normalise, stem
 from errnote.thesaurus import TRANSLATION_WEIGHT, expand
 
@@ -93,3 +95,18 @@ def test_glossary_translates_chinese_to_english_and_back() -> None:
 
 def test_unknown_words_expand_to_nothing() -> None:
     assert expand("zxqv frobnicator") == []
+
+
+def test_thesaurus_tables_are_cached_between_processes(tmp_path: Path) -> None:
+    from errnote import thesaurus
+
+    plain = thesaurus.expand("try again on the laptop")
+    thesaurus._tables.cache_clear()
+    assert thesaurus.expand("try again on the laptop", tmp_path) == plain
+    (cached,) = tmp_path.glob("thesaurus-*.marshal")
+    thesaurus._tables.cache_clear()
+    assert thesaurus.expand("try again on the laptop", tmp_path) == plain  # loaded from the file
+    cached.write_bytes(b"broken")
+    thesaurus._tables.cache_clear()
+    assert thesaurus.expand("try again on the laptop", tmp_path) == plain  # rebuilt, not a crash
+    assert cached.read_bytes() != b"broken"
