@@ -36,7 +36,7 @@ LOCK_TIMEOUT = 3.0
 MAX_QUERY_TERMS = 48
 #: Ideas (the rarest first) that select candidates; ideas far less informative than the best one
 #: (below RETRIEVAL_FLOOR of it) only score candidates, they do not add any.
-RETRIEVAL_IDEAS = 8
+RETRIEVAL_IDEAS = 6
 RETRIEVAL_FLOOR = 0.4
 
 try:  # Whoosh is needed only when the index is; the class path must stay stable (it is pickled).
@@ -573,7 +573,8 @@ def _run_search(
                     boost = ranking.FIELD_WEIGHTS[f] * weight
                     if len(terms) == 1:
                         leaves.append(wq.Term(f, terms[0], boost=boost))
-                    elif f != "keys":  # keys are indexed without positions
+                    elif f == "title":
+                        # Phrases are slow to match; in titles they matter most and the field is short.
                         leaves.append(wq.Phrase(f, list(terms), boost=boost))
             subqueries.append(wq.DisjunctionMax(leaves, tiebreak=0.1))
         q = wq.Or(subqueries)
