@@ -396,7 +396,15 @@ class Filters:
 
     @property
     def restrictive(self) -> bool:
-        return bool(self.types or self.tags or self.tool or self.scope or self.path or self.since)
+        return bool(
+            self.types
+            or self.tags
+            or self.tool
+            or self.scope
+            or self.path
+            or self.since
+            or self.min_confidence
+        )
 
     def allows(self, meta: dict[str, Any]) -> bool:
         if meta["status"] not in self.statuses:
@@ -563,7 +571,12 @@ def _run_search(
         # Candidates come from the query's rarest ideas only: a common word's postings cover half the
         # notebook and cost most of the time, yet rarely decide which entry is meant. Every idea
         # still counts in the evidence below, read from each candidate's stored term set.
-        retrieval = [p for p in plan[:RETRIEVAL_IDEAS] if p[0] >= plan[0][0] * RETRIEVAL_FLOOR]
+        # With filters, entries matching only a lesser idea may be the ones that pass: use them all.
+        retrieval = (
+            plan
+            if filters.restrictive
+            else [p for p in plan[:RETRIEVAL_IDEAS] if p[0] >= plan[0][0] * RETRIEVAL_FLOOR]
+        )
         subqueries = []
         for _value, alts, _code in retrieval:
             leaves: list[Any] = []
