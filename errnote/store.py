@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import secrets
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -70,6 +69,8 @@ def _dumper() -> Any:
 
 def new_id(taken: set[str] | None = None) -> str:
     """A short random id: 40 bits, so two branches adding entries never need to coordinate."""
+    import secrets  # here, not at the top: only commands that write pay for it
+
     while True:
         candidate = secrets.token_hex(ID_LENGTH // 2)
         if not taken or not any(t.startswith(candidate) or candidate.startswith(t) for t in taken):
