@@ -232,7 +232,7 @@ class Index:
                     report = SyncReport()
             first_use = not self.dir.exists()
             self._rebuild(current, report)
-            if not rebuild:
+            if not rebuild and (report.added or not first_use):  # an empty notebook needs no news
                 report.notices.append(
                     f"built the search index from {report.added} entry files (first use here)"
                     if first_use
