@@ -218,10 +218,9 @@ class Store:
         self.entries_dir = root / ENTRIES_DIRNAME
         self.cache_dir = root / CACHE_DIRNAME
 
-    def files(self) -> list[EntryFile]:
-        """Every entry file (`entries/**/*.md`), in a stable order; temp and hidden files skipped."""
-        found: list[EntryFile] = []
-        stack = [self.entries_dir]
+    def _walk(self) -> Iterator[os.DirEntry[str]]:
+        """Every `*.md` file below `entries/`, skipping hidden and temporary files."""
+        stack = [str(self.entries_dir)]
         while stack:
             folder = stack.pop()
             try:
@@ -229,13 +228,19 @@ class Store:
                     for item in it:
                         if item.name.startswith("."):
                             continue
-                        if item.is_dir(follow_symlinks=False):
-                            stack.append(Path(item.path))
-                        elif item.name.endswith(".md"):
-                            match = _FILE_ID.match(item.name)
-                            found.append(EntryFile(Path(item.path), match.group(1) if match else ""))
-            except FileNotFoundError:
+                        if item.name.endswith(".md"):
+                            yield item
+                        elif item.is_dir(follow_symlinks=False):
+                            stack.append(item.path)
+            except (FileNotFoundError, NotADirectoryError):
                 continue
+
+    def files(self) -> list[EntryFile]:
+        """Every entry file (`entries/**/*.md`), in a stable order, with the id its name starts with."""
+        found = []
+        for item in self._walk():
+            match = _FILE_ID.match(item.name)
+            found.append(EntryFile(Path(item.path), match.group(1) if match else ""))
         found.sort(key=lambda f: (f.file_id, str(f.path)))
         return found
 
@@ -245,27 +250,13 @@ class Store:
         This is how the caches (catalog, index) notice edits by hand, `git pull` and `git checkout`.
         """
         found: dict[str, tuple[int, int]] = {}
-        base = str(self.entries_dir)
-        prefix = len(base) + 1
-        stack = [base]
-        while stack:
-            folder = stack.pop()
+        prefix = len(str(self.entries_dir)) + 1
+        for item in self._walk():
             try:
-                with os.scandir(folder) as it:
-                    for item in it:
-                        name = item.name
-                        if name.startswith("."):
-                            continue
-                        if name.endswith(".md"):
-                            try:
-                                st = item.stat()
-                            except FileNotFoundError:
-                                continue
-                            found[item.path[prefix:]] = (st.st_mtime_ns, st.st_size)
-                        elif item.is_dir(follow_symlinks=False):
-                            stack.append(item.path)
-            except (FileNotFoundError, NotADirectoryError):
-                continue
+                st = item.stat()
+            except FileNotFoundError:
+                continue  # deleted between the listing and the stat
+            found[item.path[prefix:]] = (st.st_mtime_ns, st.st_size)
         return found
 
     def path_for(self, entry: Entry) -> Path:
