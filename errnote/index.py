@@ -10,6 +10,7 @@ answers from the index as it stands, or from the files, and leaves the sync to t
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import shutil
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 5
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 LOCK_TIMEOUT = 3.0
+#: Errors that mean "this cache cannot be written here" (not "the index is broken").
+_CANNOT_WRITE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EEXIST})
 MAX_QUERY_TERMS = 48
 #: Ideas (the rarest first) that select candidates; ideas far less informative than the best one
 #: (below RETRIEVAL_FLOOR of it) only score candidates, they do not add any.
@@ -215,10 +218,20 @@ class Index:
         if manifest is not None and not self._diff(current, manifest["files"]):
             report.problems = dict(manifest.get("problems") or {})
             return report
+        try:
+            return self._sync_locked(current, rebuild, timeout, report)
+        except OSError as exc:  # a read-only checkout or a full disk: search without updating the cache
+            report.stale = True
+            report.notices.append(f"cannot update the search index ({exc.strerror}): searching without it")
+            return report
+
+    def _sync_locked(
+        self, current: dict[str, tuple[int, int]], rebuild: bool, timeout: float, report: SyncReport
+    ) -> SyncReport:
         with self._lock(timeout) as got:
             if not got:
                 report.stale = True
-                if manifest is not None:
+                if self._read_manifest() is not None:
                     report.notices.append(
                         "the search index is busy in another process; results may lag a moment"
                     )
@@ -228,6 +241,10 @@ class Index:
                 try:
                     self._apply(current, manifest, report)
                     return report
+                except OSError as exc:
+                    if exc.errno in _CANNOT_WRITE:
+                        raise
+                    report = SyncReport()  # a segment gone missing: rebuild, as for any corruption
                 except Exception:  # noqa: BLE001 - a corrupt index: rebuild it from the files below
                     report = SyncReport()
             first_use = not self.dir.exists()

@@ -281,3 +281,14 @@ def test_no_color_is_respected(nb: Notebook, repo: Path) -> None:
     ).stdout
     assert "\x1b[31m" in coloured  # mistakes are red in a colour terminal
     assert "\x1b[31m" not in plain and "Coloured by type" in plain
+
+
+def test_file_system_refusal_is_one_line(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    import shutil
+
+    shutil.rmtree(nb.store.cache_dir, ignore_errors=True)
+    nb.store.cache_dir.write_text("not a folder")  # the write lock cannot be created
+    code, out, err = run(runner, "add", "lesson", "cannot be written")
+    assert code == 1 and out == "" and err.startswith("errnote: error:") and err.count("\n") == 1
+    code, out, _ = run(runner, "search", "anything at all", "--json")
+    assert code == 0 and json.loads(out) == []

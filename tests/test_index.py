@@ -235,3 +235,12 @@ def test_edits_leave_deleted_documents_but_ranking_holds(nb: Notebook) -> None:
             )
         Index(nb).sync()
     assert {h.id for h in search(nb, "gradle daemon zebracorn")} == {e.id for e in made}
+
+
+def test_a_cache_that_cannot_be_written_still_answers(nb: Notebook, filled: dict[str, str]) -> None:
+    """A read-only checkout (here: `cache` is a file, so nothing can be made in it) still searches."""
+    shutil.rmtree(nb.store.cache_dir, ignore_errors=True)
+    nb.store.cache_dir.write_text("not a folder")
+    result = search_with_report(nb, "redis KEYS production")
+    assert ids(result.hits)[0] == filled["redis"]
+    assert result.report.stale and "cannot update the search index" in result.report.notices[0]

@@ -32,6 +32,11 @@ class ErrnoteGroup(TyperGroup):
         except ErrnoteError as exc:
             fail(str(exc))
             raise typer.Exit(exc.exit_code) from None
+        except OSError as exc:
+            # A file system refusal (permissions, full disk) is the user's to fix, not a crash.
+            where = f": {exc.filename}" if exc.filename else ""
+            fail(f"{exc.strerror or exc}{where}")
+            raise typer.Exit(1) from None
         except KeyboardInterrupt:
             fail("interrupted")
             raise typer.Exit(130) from None
