@@ -197,27 +197,26 @@ class Notebook:
     def entries(self) -> list[Entry]:
         return list(self.load().entries)
 
-    def _id_paths(self) -> dict[str, list[Path]]:
+    def _id_paths(self) -> dict[str, list[str]]:
         """Ids by the file names alone (no parsing), for fast prefix lookups."""
-        ids: dict[str, list[Path]] = {}
-        for item in self.store.files():
-            key = item.file_id
+        named: dict[str, list[str]] = {}
+        for key, path in self.store.named_ids():
             if not key:
                 try:
-                    key = parse_entry(item.path.read_text(encoding="utf-8"), item.path).id
+                    key = parse_entry(Path(path).read_text(encoding="utf-8"), Path(path)).id
                 except (InvalidEntry, OSError, UnicodeDecodeError):
                     continue
-            ids.setdefault(key, []).append(item.path)
-        return ids
+            named.setdefault(key, []).append(path)
+        return named
 
     def resolve(self, ref: str) -> str:
         """The full id for an id or a unique prefix of one (like git's short hashes)."""
         return self._resolve(ref, self._id_paths())[0]
 
-    def _resolve(self, ref: str, ids: dict[str, list[Path]]) -> tuple[str, Path]:
+    def _resolve(self, ref: str, ids: dict[str, list[str]]) -> tuple[str, Path]:
         key = ref.strip().lower()
         if key in ids:
-            return key, ids[key][0]
+            return key, Path(ids[key][0])
         if len(key) < MIN_PREFIX:
             raise EntryNotFound(
                 f"no entry with id {ref!r}", f"give at least {MIN_PREFIX} characters of the id"
@@ -230,7 +229,7 @@ class Notebook:
             raise AmbiguousId(
                 f"id prefix {ref!r} matches {len(matches)} entries: {shown}", "give more characters"
             )
-        return matches[0], ids[matches[0]][0]
+        return matches[0], Path(ids[matches[0]][0])
 
     def locate_entry(self, ref: str) -> tuple[Entry, Path]:
         """The entry an id (or prefix) names, and its file."""
