@@ -15,7 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from errnote.errors import InvalidEntry
-from errnote.model import Entry, EntryType, Link, Provenance, Relation, Scope, ScopeItem, Source, Status
+from errnote.model import (
+    Entry,
+    EntryType,
+    Link,
+    Provenance,
+    Relation,
+    Scope,
+    ScopeItem,
+    Source,
+    Status,
+    validate,
+)
 from errnote.store import Problem, Store, atomic_write, read_entry
 
 CATALOG_VERSION = 2
@@ -111,8 +122,8 @@ class Catalog:
                     fresh[rel] = record
                     continue
                 try:
-                    entry = _entry(record)
-                except (KeyError, TypeError, ValueError):
+                    entry = validate(_entry(record))
+                except (KeyError, TypeError, ValueError, InvalidEntry):
                     entry = None  # an odd record: read the file again
             if entry is None:
                 changed = True

@@ -5,7 +5,7 @@ A hook reads one JSON object on stdin (`session_id`, `cwd`, and `prompt` or `too
 ...}}` on stdout, or with nothing. A hook never blocks the agent: any internal error means no
 output, exit status 0, and a line in `.errnote/cache/hooks.log`.
 
-Part of the core: no typer, no rich; output is written by the caller with `sys.stdout.write`.
+Part of the core: no typer, no rich; `run_stdio` writes the answer with `sys.stdout.write`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import re
+import shlex
 import sys
 import time
 import traceback
@@ -240,7 +241,7 @@ def run(
         return ""
 
 
-HOOK_EVENTS = ("session-start", "user-prompt", "pre-tool-use")
+HOOK_EVENTS = tuple(EVENTS)
 
 
 def run_stdio(event: str, *, notebook: str | Path | None = None) -> None:
@@ -259,14 +260,18 @@ def run_stdio(event: str, *, notebook: str | Path | None = None) -> None:
 
 
 def hook_command(event: str, exe: str = "errnote") -> str:
-    return f"{exe} hook {event}"
+    """The shell command a hook runs (the program quoted: a path may hold spaces)."""
+    return f"{shlex.quote(exe)} hook {event}"
 
 
 def is_errnote_command(command: object) -> bool:
     """True for a hook command errnote installed: `errnote hook ...` (errnote possibly as a full path)."""
     if not isinstance(command, str):
         return False
-    words = command.split()
+    try:
+        words = shlex.split(command)
+    except ValueError:  # unbalanced quotes: somebody else's command
+        return False
     if len(words) < 2 or words[1] != "hook":
         return False
     program = words[0].strip("'\"").replace("\\", "/").rsplit("/", 1)[-1].lower()
@@ -317,7 +322,7 @@ def _has_errnote_hook(groups: object, event: str) -> bool:
         hooks = group.get("hooks") if isinstance(group, dict) else None
         for hook in hooks if isinstance(hooks, list) else []:
             command = hook.get("command") if isinstance(hook, dict) else None
-            if is_errnote_command(command) and str(command).split()[2:3] == [event]:
+            if is_errnote_command(command) and shlex.split(str(command))[2:3] == [event]:
                 return True
     return False
 

@@ -156,7 +156,7 @@ class Index:
 
     # --- the manifest: what the index holds, by file --------------------------------------
 
-    def scan(self) -> dict[str, tuple[int, int]]:
+    def scan(self) -> dict[str, tuple[int, ...]]:
         return self.nb.store.stat_files()
 
     def _read_manifest(self) -> dict[str, Any] | None:
@@ -226,7 +226,7 @@ class Index:
             return report
 
     def _sync_locked(
-        self, current: dict[str, tuple[int, int]], rebuild: bool, timeout: float, report: SyncReport
+        self, current: dict[str, tuple[int, ...]], rebuild: bool, timeout: float, report: SyncReport
     ) -> SyncReport:
         with self._lock(timeout) as got:
             if not got:
@@ -272,7 +272,7 @@ class Index:
         return _memory_index(self.nb)
 
     @staticmethod
-    def _diff(current: dict[str, tuple[int, int]], known: dict[str, Any]) -> list[str]:
+    def _diff(current: dict[str, tuple[int, ...]], known: dict[str, Any]) -> list[str]:
         changed = [p for p, st in current.items() if p not in known or tuple(known[p]) != st]
         changed.extend(p for p in known if p not in current)
         return changed
@@ -285,7 +285,7 @@ class Index:
             return None
 
     def _apply(
-        self, current: dict[str, tuple[int, int]], manifest: dict[str, Any], report: SyncReport
+        self, current: dict[str, tuple[int, ...]], manifest: dict[str, Any], report: SyncReport
     ) -> None:
         known: dict[str, Any] = manifest["files"]
         problems: dict[str, str] = dict(manifest.get("problems") or {})
@@ -320,7 +320,7 @@ class Index:
         report.problems = problems
         self._write_manifest(self.dir, known, problems)
 
-    def _rebuild(self, current: dict[str, tuple[int, int]], report: SyncReport) -> None:
+    def _rebuild(self, current: dict[str, tuple[int, ...]], report: SyncReport) -> None:
         from whoosh import index as windex
 
         self.cache.mkdir(parents=True, exist_ok=True)

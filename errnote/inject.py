@@ -257,7 +257,7 @@ def _relative(path: str, repo_root: Path, cwd: Path | None = None) -> str:
     try:
         return Path(os.path.normpath(full)).relative_to(repo_root).as_posix()
     except ValueError:
-        return given.as_posix().lstrip("./") if not given.is_absolute() else given.as_posix()
+        return given.as_posix().removeprefix("./") if not given.is_absolute() else given.as_posix()
 
 
 def repo_paths(paths: Iterable[str], repo_root: Path, cwd: Path | None = None) -> tuple[str, ...]:

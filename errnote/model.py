@@ -156,8 +156,8 @@ class ScopeItem:
 
 def path_matches(pattern: str, path: str) -> bool:
     """True when a repository-relative `path` falls under a scope glob (`src/**`, `*.py`, `docs/`)."""
-    pat = pattern.strip().lstrip("./").rstrip("/") if pattern not in ("", "/") else "**"
-    target = path.strip().replace("\\", "/").lstrip("./")
+    pat = pattern.strip().removeprefix("./").rstrip("/") if pattern not in ("", "/") else "**"
+    target = path.strip().replace("\\", "/").removeprefix("./")
     if not pat:
         return True
     if fnmatch.fnmatchcase(target, pat):
@@ -179,9 +179,6 @@ class Scope:
     @classmethod
     def parse(cls, raw: Iterable[str]) -> Scope:
         return cls(tuple(ScopeItem.parse(r) for r in raw if str(r).strip()))
-
-    def kinds(self) -> set[str]:
-        return {i.kind for i in self.items if not i.negated}
 
     @property
     def is_broad(self) -> bool:
@@ -257,13 +254,6 @@ class Entry:
         """A copy with some fields changed, validated again."""
         return validate(replace(self, **changes))
 
-    @property
-    def is_live(self) -> bool:
-        """True when the entry may reach a prompt: active and not past its expiry date."""
-        if self.status is not Status.ACTIVE:
-            return False
-        return self.expires is None or self.expires >= datetime.now(timezone.utc).date()
-
 
 # --- validation -------------------------------------------------------------------------------
 
@@ -323,7 +313,10 @@ def parse_time(value: object, name: str) -> datetime:
             raise InvalidEntry(f"{name} {value!r} is not an ISO date-time") from None
     if stamp.tzinfo is None:
         stamp = stamp.replace(tzinfo=timezone.utc)
-    return stamp.astimezone(timezone.utc).replace(microsecond=0)
+    try:
+        return stamp.astimezone(timezone.utc).replace(microsecond=0)
+    except OverflowError:
+        raise InvalidEntry(f"{name} {value!r} is out of range") from None
 
 
 def parse_date(value: object, name: str) -> date:
@@ -545,7 +538,10 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
     match = _RELATIVE.match(text)
     if match:
         seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()]
-        return current - timedelta(seconds=seconds)
+        try:
+            return current - timedelta(seconds=seconds)
+        except OverflowError:
+            return datetime.min.replace(tzinfo=timezone.utc)  # older than anything: no limit
     try:
         return parse_time(text, "since")
     except InvalidEntry:

@@ -41,6 +41,7 @@ from errnote.store import (
     Store,
     new_id,
     parse_entry,
+    redact_entry,
     render_entry,
 )
 
@@ -198,20 +199,16 @@ class Notebook:
         return list(self.load().entries)
 
     def _id_paths(self) -> dict[str, list[str]]:
-        """Ids by the file names alone (no parsing), for fast prefix lookups."""
+        """Ids by the file names alone (no reading), for fast prefix lookups; `_find` checks them."""
         named: dict[str, list[str]] = {}
         for key, path in self.store.named_ids():
-            if not key:
-                try:
-                    key = parse_entry(Path(path).read_text(encoding="utf-8"), Path(path)).id
-                except (InvalidEntry, OSError, UnicodeDecodeError):
-                    continue
-            named.setdefault(key, []).append(path)
+            if key:
+                named.setdefault(key, []).append(path)
         return named
 
     def resolve(self, ref: str) -> str:
         """The full id for an id or a unique prefix of one (like git's short hashes)."""
-        return self._resolve(ref, self._id_paths())[0]
+        return self._find(ref)[0].id
 
     def _resolve(self, ref: str, ids: dict[str, list[str]]) -> tuple[str, Path]:
         key = ref.strip().lower()
@@ -233,9 +230,25 @@ class Notebook:
 
     def locate_entry(self, ref: str) -> tuple[Entry, Path]:
         """The entry an id (or prefix) names, and its file."""
-        _full, path = self._resolve(ref, self._id_paths())
+        return self._find(ref)
+
+    def _find(self, ref: str, ids: dict[str, list[str]] | None = None) -> tuple[Entry, Path]:
+        """The entry an id or prefix names, read and checked against the id in its front-matter."""
         from errnote.store import read_entry
 
+        named = ids if ids is not None else self._id_paths()
+        try:
+            full, path = self._resolve(ref, named)
+        except EntryNotFound:
+            pass
+        else:
+            entry = read_entry(path)
+            if entry.id == full and len(named[full]) == 1:
+                return entry, path
+        # A file named otherwise than its id (written by hand, copied, duplicated): the files decide.
+        contents = self.load()
+        by_front = {e.id: [str(contents.paths[e.id])] for e in contents.entries}
+        full, path = self._resolve(ref, by_front)
         return read_entry(path), path
 
     def get(self, ref: str) -> Entry:
@@ -287,46 +300,45 @@ class Notebook:
         session: str = "",
     ) -> Entry:
         """Record a new entry; link targets may be id prefixes. `supersedes` marks its target superseded."""
-        from errnote.redact import redact
-
         etype = type if isinstance(type, EntryType) else EntryType.parse(type)
         with self.store.lock():
             ids = self._id_paths()
             resolved: list[Link] = []
+            replaced: list[tuple[Entry, Path]] = []  # read before anything is written
             for rel, target in links:
                 relation = rel if isinstance(rel, Relation) else Relation.parse(rel)
                 try:
-                    full, _ = self._resolve(target, ids)
+                    found, found_path = self._find(target, ids)
                 except EntryNotFound:
                     raise EntryNotFound(
                         f"cannot link {relation.value} to {target!r}: no such entry",
                         "'errnote list' shows the ids",
                     ) from None
-                if Link(relation, full) not in resolved:
-                    resolved.append(Link(relation, full))
+                if Link(relation, found.id) not in resolved:
+                    resolved.append(Link(relation, found.id))
+                    if relation is Relation.SUPERSEDES:
+                        replaced.append((found, found_path))
             entry = Entry(
                 id=new_id(set(ids)),
                 type=etype,
-                title=" ".join(redact(title).split()),
+                title=" ".join(title.split()),
                 provenance=self._provenance(source, session),
-                body=redact(body).strip(),
-                reason=redact(reason).strip(),
+                body=body.strip(),
+                reason=reason.strip(),
                 scope=Scope.parse(s for s in scope),
                 tags=tuple(dict.fromkeys(t.strip().lower() for t in tags if t.strip())),
                 tool=tool.strip(),
-                error=redact(error).strip(),
-                fix=redact(fix).strip(),
+                error=error.strip(),
+                fix=fix.strip(),
                 confidence=DEFAULT_CONFIDENCE[etype] if confidence is None else parse_confidence(confidence),
                 links=tuple(resolved),
                 pinned=pinned,
             )
-            validate(entry)
+            entry = redact_entry(validate(entry))
             self.store.create(entry)
-            for link in resolved:
-                if link.rel is Relation.SUPERSEDES:
-                    old, old_path = self.locate_entry(link.target)
-                    if old.status is Status.ACTIVE:
-                        self.store.replace(old_path, self._touched(old, status=Status.SUPERSEDED))
+            for old, old_path in replaced:
+                if old.status is Status.ACTIVE:
+                    self.store.replace(old_path, self._touched(old, status=Status.SUPERSEDED))
         return entry
 
     def _touched(self, entry: Entry, **changes: Any) -> Entry:
@@ -350,6 +362,12 @@ class Notebook:
         session: str = "",
     ) -> tuple[Entry, Entry, Entry]:
         """Record a mistake, its correction and the lesson, wired together in one call."""
+        for title in (mistake, correction, lesson):  # all three checked before any is written
+            if not title.strip():
+                raise InvalidEntry(
+                    "the title is empty", "give each of --mistake, --correction, --lesson a line"
+                )
+        Source.parse(source)
         common: dict[str, Any] = {
             "scope": scope,
             "tags": tags,
@@ -372,7 +390,7 @@ class Notebook:
         """Change fields of an entry (validated again) and rewrite its file in place."""
         with self.store.lock():
             entry, path = self.locate_entry(ref)
-            new = self._touched(entry, **changes)
+            new = redact_entry(self._touched(entry, **changes))
             self.store.replace(path, new)
         return new
 
@@ -381,34 +399,27 @@ class Notebook:
         relation = rel if isinstance(rel, Relation) else Relation.parse(rel)
         with self.store.lock():
             ids = self._id_paths()
-            source_id, source_path = self._resolve(source_ref, ids)
-            target_id, target_path = self._resolve(target_ref, ids)
-            if source_id == target_id:
+            entry, source_path = self._find(source_ref, ids)
+            target, target_path = self._find(target_ref, ids)  # both read before anything is written
+            if entry.id == target.id:
                 raise InvalidEntry("an entry cannot link to itself")
-            from errnote.store import read_entry
-
-            entry = read_entry(source_path)
-            link = Link(relation, target_id)
+            link = Link(relation, target.id)
             if link not in entry.links:
                 entry = self._touched(entry, links=(*entry.links, link))
                 self.store.replace(source_path, entry)
-            if relation is Relation.SUPERSEDES:
-                target = read_entry(target_path)
-                if target.status is Status.ACTIVE:
-                    self.store.replace(target_path, self._touched(target, status=Status.SUPERSEDED))
+            if relation is Relation.SUPERSEDES and target.status is Status.ACTIVE:
+                self.store.replace(target_path, self._touched(target, status=Status.SUPERSEDED))
         return entry
 
     def retire(self, ref: str, why: str) -> Entry:
         """Mark an entry retired: it stays on disk as history but never reaches a prompt again."""
-        from errnote.redact import redact
-
         if not why.strip():
             raise ErrnoteError("say why the entry is retired", "pass --why TEXT")
         with self.store.lock():
             entry, path = self.locate_entry(ref)
-            note = f"Retired {_now().date().isoformat()}: {redact(why).strip()}"
+            note = f"Retired {_now().date().isoformat()}: {why.strip()}"
             body = f"{entry.body}\n\n{note}" if entry.body else note
-            new = self._touched(entry, status=Status.RETIRED, body=body)
+            new = redact_entry(self._touched(entry, status=Status.RETIRED, body=body))
             self.store.replace(path, new)
         return new
 
@@ -427,22 +438,23 @@ class Notebook:
             path.unlink()
         return entry, path
 
-    def replace_text(self, ref: str, text: str) -> Entry:
-        """Replace an entry's file with edited text, after validating it (the id must not change)."""
-        from errnote.redact import redact
+    def replace_text(self, ref: str, text: str, *, expected: str | None = None) -> Entry:
+        """Replace an entry's file with edited text, after validating it (the id must not change).
 
+        With `expected` (the text the edit started from), refuse when the file changed meanwhile
+        (a `retire`, a `link`, a `git pull` during the edit), instead of silently undoing that change.
+        """
         with self.store.lock():
             entry, path = self.locate_entry(ref)
+            if expected is not None and path.read_text(encoding="utf-8") != expected:
+                raise ErrnoteError(
+                    f"{path.name} changed while you were editing it",
+                    "run 'errnote edit' again on the new version",
+                )
             edited = parse_entry(text, path)
             if edited.id != entry.id:
                 raise InvalidEntry(f"the id changed from {entry.id} to {edited.id}", "keep the id as it was")
-            edited = self._touched(
-                edited,
-                body=redact(edited.body),
-                error=redact(edited.error),
-                fix=redact(edited.fix),
-                reason=redact(edited.reason),
-            )
+            edited = redact_entry(self._touched(edited))
             self.store.replace(path, edited)
         return edited
 

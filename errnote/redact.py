@@ -84,7 +84,7 @@ _PREFIXED = [
     r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
 ]
 # Lookarounds keep a match from starting or ending inside a longer word.
-_SHAPE_RE = re.compile(r"(?<![A-Za-z0-9_-])(?:" + "|".join(_PREFIXED) + r")(?![A-Za-z0-9_-])")
+_SHAPE_RE = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(_PREFIXED) + r")(?![A-Za-z0-9_-])")
 # Telegram bot tokens often sit right after `/bot` in an API URL, so no left word boundary.
 _TELEGRAM_RE = re.compile(r"(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])")
 

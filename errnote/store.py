@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from errnote.errors import InvalidEntry
-from errnote.model import Entry, EntryType, entry_from_dict, entry_to_dict, iso
+from errnote.model import Entry, EntryType, Scope, entry_from_dict, entry_to_dict, iso
 
 NOTEBOOK_DIRNAME = ".errnote"
 ENTRIES_DIRNAME = "entries"
@@ -34,7 +34,8 @@ cache/
 #: Folder for each type, so a reviewer can browse `lessons/` or `mistakes/` in a pull request.
 TYPE_DIRS: dict[EntryType, str] = {t: t.value + "s" for t in EntryType}
 
-_CONFLICT = re.compile(r"^(<{7}|={7}|>{7})( |$)", re.MULTILINE)
+# A merge conflict leaves all three markers, in this order; `=======` alone is a Markdown heading rule.
+_CONFLICT = re.compile(r"^<{7}(?: |$).*?^={7}$.*?^>{7}(?: |$)", re.MULTILINE | re.DOTALL)
 _FILE_ID = re.compile(r"^([0-9a-f]{4,32})(?:-|\.md$)")
 
 
@@ -92,10 +93,35 @@ def entry_filename(entry: Entry) -> str:
     return f"{entry.id}-{slug}.md" if slug else f"{entry.id}.md"
 
 
+def redact_entry(entry: Entry) -> Entry:
+    """The entry with secrets masked in every text it carries: what may be written to disk."""
+    from dataclasses import replace
+
+    from errnote.redact import redact
+
+    prov = entry.provenance
+    return replace(
+        entry,
+        title=redact(entry.title),
+        body=redact(entry.body),
+        reason=redact(entry.reason),
+        fix=redact(entry.fix),
+        error=redact(entry.error),
+        tool=redact(entry.tool),
+        tags=tuple(redact(t) for t in entry.tags),
+        scope=Scope.parse(redact(s) for s in entry.scope.as_strings()),
+        provenance=replace(prov, author=redact(prov.author), session=redact(prov.session)),
+    )
+
+
 def render_entry(entry: Entry) -> str:
-    """The file text of an entry: YAML front-matter in a fixed key order, then the Markdown body."""
+    """The file text of an entry, secrets masked: YAML front-matter in a fixed key order, then the body.
+
+    Every write of an entry goes through here, so nothing reaches disk without redaction.
+    """
     import frontmatter
 
+    entry = redact_entry(entry)
     post = frontmatter.Post(entry.body, **entry_to_dict(entry))
     text = frontmatter.dumps(
         post, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000
@@ -115,14 +141,17 @@ def parse_entry(text: str, path: Path | None = None) -> Entry:
             "resolve the conflict in the file, then run the command again",
             path=where,
         )
-    if not text.lstrip("\ufeff").startswith("---"):
+    text = text.removeprefix("\ufeff")  # a byte-order mark from a Windows editor
+    if not text.startswith("---"):
         raise InvalidEntry("the file has no YAML front-matter (it must start with '---')", path=where)
     try:
         metadata, content = frontmatter.parse(text)
     except yaml.YAMLError as exc:
         problem = " ".join(str(exc).split())
         raise InvalidEntry(f"invalid YAML front-matter: {problem}", path=where) from None
-    if not metadata:
+    except (ValueError, OverflowError, TypeError) as exc:  # e.g. `created: 2026-02-30`
+        raise InvalidEntry(f"invalid value in the front-matter: {exc}", path=where) from None
+    if not metadata or not isinstance(metadata, dict):
         raise InvalidEntry("the YAML front-matter is empty or not a mapping", path=where)
     try:
         return entry_from_dict(metadata, content)
@@ -138,6 +167,20 @@ def read_entry(path: Path) -> Entry:
     except OSError as exc:
         raise InvalidEntry(f"cannot read the file: {exc.strerror}", path=str(path)) from None
     return parse_entry(text, path)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename durable: without this a crash can lose the new directory entry."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return  # not possible here (Windows, odd file systems): the rename is still atomic
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _umask() -> int:
@@ -173,6 +216,8 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
     With `exclusive`, refuse to replace an existing file (FileExistsError): a new entry never
     overwrites another one, even when two processes race.
     """
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))  # write the file the link points to, keep the link
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     tmp = Path(tmp_name)
@@ -188,6 +233,7 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
             tmp.unlink()
         else:
             os.replace(tmp, path)
+        _sync_folder(path.parent)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -247,19 +293,20 @@ class Store:
         found.sort(key=lambda f: (f.file_id, str(f.path)))
         return found
 
-    def stat_files(self) -> dict[str, tuple[int, int]]:
-        """Every entry file (path relative to `entries/`) with (mtime_ns, size): one stat each, no reading.
+    def stat_files(self) -> dict[str, tuple[int, ...]]:
+        """Every entry file (path relative to `entries/`) with its stat key: one stat each, no reading.
 
         This is how the caches (catalog, index) notice edits by hand, `git pull` and `git checkout`.
         """
-        found: dict[str, tuple[int, int]] = {}
+        found: dict[str, tuple[int, ...]] = {}
         prefix = len(str(self.entries_dir)) + 1
         for item in self._walk():
             try:
                 st = item.stat()
             except FileNotFoundError:
                 continue  # deleted between the listing and the stat
-            found[item.path[prefix:]] = (st.st_mtime_ns, st.st_size)
+            # ctime and inode too: tools that restore mtimes (cp -p, rsync -a, tar) cannot fake them.
+            found[item.path[prefix:]] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
         return found
 
     def path_for(self, entry: Entry) -> Path:

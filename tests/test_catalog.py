@@ -35,3 +35,28 @@ def test_a_changed_file_is_read_again_and_a_bad_record_is_ignored(nb: Notebook) 
     assert [e.title for _p, e in catalog.load()[0]] == ["After the edit"]
     catalog.path.write_text("{not json")
     assert [e.title for _p, e in catalog.load()[0]] == ["After the edit"]
+
+
+def test_wrong_types_in_a_record_mean_reading_the_file(nb: Notebook) -> None:
+    nb.add("lesson", "Typed")
+    catalog = Catalog(nb.store)
+    catalog.load()
+    data = json.loads(catalog.path.read_text())
+    for record in data["files"].values():
+        record["e"][10] = "high"  # confidence
+    catalog.path.write_text(json.dumps(data))
+    assert [e.confidence for _p, e in catalog.load()[0]] == [0.6]
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_still_seen(nb: Notebook) -> None:
+    import os
+
+    entry = nb.add("lesson", "Same size", confidence=0.9)
+    catalog = Catalog(nb.store)
+    assert [e.confidence for _p, e in catalog.load()[0]] == [0.9]
+    path = nb.store.path_for(entry)
+    before = path.stat()
+    path.write_text(path.read_text().replace("confidence: 0.9", "confidence: 0.1"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # as `cp -p` or `rsync -a` would
+    assert path.stat().st_size == before.st_size
+    assert [e.confidence for _p, e in catalog.load()[0]] == [0.1]

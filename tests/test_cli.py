@@ -108,15 +108,19 @@ def test_add_reads_body_and_error_from_stdin(runner: CliRunner, in_repo: Path) -
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["add", "blunder", "x"], 1, "use one of: mistake"),
+        (["add", "blunder", "x"], 2, "use one of: mistake"),
         (["add", "lesson", "x", "--confidence", "1.5"], 1, "outside 0..1"),
         (["add", "lesson", ""], 1, "title is empty"),
         (["add", "lesson", "x", "--corrects", "deadbeef00"], 1, "no such entry"),
         (["add", "lesson", "x", "--confidence", "lots"], 2, "lots"),
         (["show", "ffffffffff"], 1, "no entry with id"),
-        (["list", "--since", "yesterday-ish"], 1, "--since"),
-        (["list", "--type", "nope"], 1, "unknown entry type"),
-        (["link", "aaaa", "fixes", "bbbb"], 1, "unknown link relation"),
+        (["list", "--since", "yesterday-ish"], 2, "--since"),
+        (["list", "--type", "nope"], 2, "unknown entry type"),
+        (["list", "--status", "bogus"], 2, "--status"),
+        (["add", "lesson", "x", "--source", "robot"], 2, "--source"),
+        (["search", "x", "--type", "nope"], 2, "unknown entry type"),
+        (["inject", "--recent-days", "99999999999"], 2, "too large"),
+        (["link", "aaaa", "fixes", "bbbb"], 2, "unknown link relation"),
         (["link", "aaaa", "related", "bbbb"], 1, "no entry"),
         (["retire", "aaaa", "--why", ""], 1, "why"),
     ],
@@ -183,7 +187,9 @@ def test_triple_link_retire_rm(runner: CliRunner, in_repo: Path) -> None:
 def test_broken_file_is_reported_and_the_rest_lists(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
     good = add_json(runner, "lesson", "Readable")
     bad = nb.store.entries_dir / "lessons" / "1111111111-bad.md"
-    bad.write_text("---\nid: 1111111111\ntype: lesson\ntitle: x\n<<<<<<< HEAD\n")
+    bad.write_text(
+        "---\nid: 1111111111\ntype: lesson\n<<<<<<< HEAD\ntitle: x\n=======\ntitle: y\n>>>>>>> other\n---\n"
+    )
     code, out, err = run(runner, "list", "--json")
     assert code == 0
     assert [e["id"] for e in json.loads(out)] == [good["id"]]
@@ -292,3 +298,10 @@ def test_file_system_refusal_is_one_line(runner: CliRunner, in_repo: Path, nb: N
     assert code == 1 and out == "" and err.startswith("errnote: error:") and err.count("\n") == 1
     code, out, _ = run(runner, "search", "anything at all", "--json")
     assert code == 0 and json.loads(out) == []
+
+
+def test_undecodable_input_is_a_one_line_error(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    code, out, err = run(runner, "add", "lesson", "bad \udcff byte")
+    assert out == ""  # how Python passes non-UTF-8 argv
+    assert code == 1 and "not valid UTF-8" in err
+    assert nb.store.files() == []

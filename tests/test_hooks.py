@@ -273,3 +273,18 @@ def test_hook_fast_path_answers_without_typer(fixed: Notebook) -> None:
     )
     assert done.stderr == "typer not loaded"
     assert "id aaaa000001" in context(done.stdout, "SessionStart")
+
+
+def test_install_with_a_path_holding_spaces_round_trips(fixed: Notebook, runner: CliRunner) -> None:
+    exe = "/opt/my tools/errnote"
+    for _ in range(2):
+        result = runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "install", "--exe", exe])
+        assert result.exit_code == 0, result.stderr
+    settings = json.loads((fixed.repo_root / ".claude" / "settings.json").read_text())
+    commands = [h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
+    assert sorted(commands) == sorted(
+        f"'{exe}' hook {e}" for e in ("session-start", "user-prompt", "pre-tool-use")
+    )
+    result = runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "uninstall"])
+    assert result.exit_code == 0
+    assert not (fixed.repo_root / ".claude" / "settings.json").exists()

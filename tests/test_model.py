@@ -165,3 +165,14 @@ def test_since_accepts_dates_and_ages() -> None:
     assert parse_since("2026-11-01", now) == datetime(2026, 11, 1, tzinfo=timezone.utc)
     with pytest.raises(InvalidEntry, match="since"):
         parse_since("last tuesday", now)
+
+
+def test_path_scopes_strip_a_dot_slash_prefix_only() -> None:
+    assert path_matches("./src/**", "src/a.py")
+    assert not path_matches(".env", "env/bin/activate")
+    assert not path_matches(".github/**", "github/x.yml")
+    assert path_matches(".github/**", ".github/workflows/ci.yml")
+
+
+def test_huge_ages_do_not_overflow() -> None:
+    assert parse_since("999999999999d").year == 1

@@ -188,3 +188,58 @@ def test_replace_text_validates_and_keeps_the_id(nb: Notebook) -> None:
     assert path.read_text() == text
     updated = nb.replace_text(entry.id, text.replace("title: before", "title: after"))
     assert updated.title == "after" and updated.provenance.updated >= entry.provenance.updated
+
+
+def test_no_field_reaches_disk_with_a_secret(nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> None:
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    monkeypatch.setenv("ERRNOTE_AUTHOR", f"bot {token}")
+    entry = nb.add(
+        "lesson", f"title {token}", body=f"body {token}", reason=f"why {token}", fix=f"fix {token}",
+        error=f"error {token}", tool=f"tool-{token}", tags=[token], scope=[f"path:{token}/**"],
+        session=f"s-{token}",
+    )  # fmt: skip
+    path = nb.store.path_for(entry)
+    assert token not in path.read_text()
+    assert token not in repr(entry)  # what the API returns is what was written
+    updated = nb.update(entry.id, reason=f"password={token}")
+    assert token not in path.read_text() and token not in updated.reason
+    edited = nb.replace_text(entry.id, path.read_text().replace("title: title", f"title: {token} title"))
+    assert token not in path.read_text() and token not in edited.title
+
+
+def test_an_edit_never_undoes_a_change_made_meanwhile(nb: Notebook) -> None:
+    entry = nb.add("mistake", "Edited and retired at once")
+    path = nb.store.path_for(entry)
+    started_from = path.read_text()
+    nb.retire(entry.id, "no longer happens")  # another command, while the editor is open
+    with pytest.raises(ErrnoteError, match="changed while you were editing"):
+        nb.replace_text(entry.id, started_from.replace("Edited", "Changed"), expected=started_from)
+    assert nb.get(entry.id).status is Status.RETIRED
+
+
+def test_ids_come_from_the_front_matter_not_the_file_name(nb: Notebook) -> None:
+    original = nb.add("mistake", "Original entry")
+    text = nb.store.path_for(original).read_text()
+    by_hand = nb.store.entries_dir / "lessons" / "feed-parser-timeouts.md"  # "feed" looks like hex
+    by_hand.parent.mkdir()
+    by_hand.write_text(text.replace(original.id, "1a2b3c4d5e").replace("Original entry", "Named by hand"))
+    copy = nb.store.entries_dir / "mistakes" / f"{original.id}-copy.md"
+    copy.write_text(text.replace(original.id, "9a8b7c6d5e").replace("Original entry", "A copy"))
+    assert nb.get("1a2b").title == "Named by hand"
+    with pytest.raises(EntryNotFound):
+        nb.get("feed")
+    assert nb.get(original.id).title == "Original entry"
+    nb.retire(original.id, "gone")
+    assert nb.get(original.id).status is Status.RETIRED
+    assert nb.get("9a8b7c6d5e").status is Status.ACTIVE  # the copy was not touched
+
+
+def test_failed_commands_write_nothing(nb: Notebook) -> None:
+    old = nb.add("convention", "Old rule")
+    path = nb.store.path_for(old)
+    path.write_text(path.read_text().replace("confidence: 0.8", "confidence: high"))
+    with pytest.raises(InvalidEntry, match="confidence"):
+        nb.add("convention", "New rule", links=[("supersedes", old.id)])
+    with pytest.raises(InvalidEntry, match="title is empty"):
+        nb.triple("A mistake", "A correction", "   ")
+    assert [f.path for f in nb.store.files()] == [path]

@@ -154,3 +154,27 @@ def test_atomic_write_keeps_the_mode_and_respects_umask(tmp_path: Path) -> None:
     fresh.chmod(0o640)
     atomic_write(fresh, "y")
     assert fresh.stat().st_mode & 0o777 == 0o640
+
+
+def test_a_markdown_rule_line_is_not_a_conflict_and_a_bom_is_fine() -> None:
+    body = ENTRY_TEXT + "\nSetup\n=======\n\nrun make\n"
+    assert "=======" in parse_entry(body).body
+    assert parse_entry("\ufeff" + ENTRY_TEXT) == parse_entry(ENTRY_TEXT)
+
+
+@pytest.mark.parametrize("bad", ["2026-02-30T10:00:00Z", "0001-01-01T00:00:00+01:00", "2026-13-45"])
+def test_impossible_dates_are_named_errors(tmp_path: Path, bad: str) -> None:
+    path = tmp_path / "x.md"
+    path.write_text(ENTRY_TEXT.replace("created: 2026-11-01T10:00:00Z", f"created: {bad}"))
+    with pytest.raises(InvalidEntry) as err:
+        read_entry(path)
+    assert str(path) in str(err.value)
+
+
+def test_writing_through_a_symlink_updates_its_target(tmp_path: Path) -> None:
+    target = tmp_path / "AGENTS.md"
+    target.write_text("old")
+    link = tmp_path / "CLAUDE.md"
+    link.symlink_to(target.name)
+    atomic_write(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"

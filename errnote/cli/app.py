@@ -6,7 +6,9 @@ as one line on stderr with exit code 1 (2 for usage errors): never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -15,8 +17,8 @@ from typer.core import TyperGroup
 
 from errnote import __version__
 from errnote.cli.output import emit_json, fail, say, warn
-from errnote.errors import ErrnoteError, UsageError
-from errnote.model import EntryType, Relation, Status, entry_to_json
+from errnote.errors import ErrnoteError, InvalidEntry, UsageError
+from errnote.model import EntryType, Relation, Source, Status, entry_to_json
 from errnote.notebook import Notebook
 
 TYPES_HELP = ", ".join(t.value for t in EntryType)
@@ -32,6 +34,12 @@ class ErrnoteGroup(TyperGroup):
         except ErrnoteError as exc:
             fail(str(exc))
             raise typer.Exit(exc.exit_code) from None
+        except UnicodeError:
+            fail("the input is not valid UTF-8 text; nothing was written")
+            raise typer.Exit(1) from None
+        except OverflowError:
+            fail("a number given is too large")
+            raise typer.Exit(2) from None
         except OSError as exc:
             # A file system refusal (permissions, full disk) is the user's to fix, not a crash.
             where = f": {exc.filename}" if exc.filename else ""
@@ -88,6 +96,15 @@ def root(
 def _nb(ctx: typer.Context) -> Notebook:
     override = (ctx.find_root().obj or {}).get("notebook")
     return Notebook.locate(override=override)
+
+
+@contextlib.contextmanager
+def _option(name: str) -> Iterator[None]:
+    """Report a bad value given on the command line as a usage error (exit 2) naming the option."""
+    try:
+        yield
+    except InvalidEntry as exc:
+        raise UsageError(f"{name}: {exc.message}", exc.hint) from None
 
 
 def _warn_problems(problems: Any) -> None:
@@ -194,6 +211,10 @@ def add(
     """
     if body == "-" and error == "-":
         raise UsageError("only one of --body and --error can read standard input")
+    with _option("TYPE"):
+        EntryType.parse(type)
+    with _option("--source"):
+        Source.parse(source)
     links: list[tuple[Relation, str]] = []
     for rel, targets in (
         (Relation.CORRECTS, corrects),
@@ -341,10 +362,13 @@ def list_(
 
     nb = _nb(ctx)
     contents = nb.load()
-    types = {EntryType.parse(t) for t in type or []}
+    with _option("--type"):
+        types = {EntryType.parse(t) for t in type or []}
     tags = {t.lower() for t in tag or []}
-    statuses = {s for s in Status} if status == "all" else {Status.parse(status)}
-    after = parse_since(since) if since else None
+    with _option("--status"):
+        statuses = set(Status) if status == "all" else {Status.parse(status)}
+    with _option("--since"):
+        after = parse_since(since) if since else None
     picked = []
     for e in contents.entries:
         if types and e.type not in types:
@@ -408,7 +432,12 @@ def edit(
     except OSError as exc:
         Path(tmp_name).unlink(missing_ok=True)
         raise ErrnoteError(f"cannot start the editor {editor!r}: {exc.strerror}", "set $EDITOR") from None
-    edited = Path(tmp_name).read_text(encoding="utf-8")
+    try:
+        edited = Path(tmp_name).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ErrnoteError(
+            f"the edited text is not UTF-8; {path.name} is unchanged", f"your text is in {tmp_name}"
+        ) from None
     if code != 0:
         raise ErrnoteError(
             f"the editor exited with status {code}; {path} is unchanged", f"your text is in {tmp_name}"
@@ -418,7 +447,7 @@ def edit(
         say(f"No change to {entry.id}.")
         return
     try:
-        new = nb.replace_text(entry.id, edited)
+        new = nb.replace_text(entry.id, edited, expected=original)
     except ErrnoteError as exc:
         raise ErrnoteError(
             f"edit refused, {path.name} is unchanged: {exc.message}",
@@ -438,11 +467,14 @@ def link(
 ) -> None:
     """Link two entries: errnote link LESSON derived-from CORRECTION. 'supersedes' also marks the
     target superseded."""
-    entry = _nb(ctx).link(source, rel, target)
+    with _option("REL"):
+        Relation.parse(rel)
+    nb = _nb(ctx)
+    entry = nb.link(source, rel, target)
     if json_:
         emit_json(entry_to_json(entry))
     else:
-        say(f"Linked {entry.id} {Relation.parse(rel).value} {entry.links[-1].target}.")
+        say(f"Linked {entry.id} {Relation.parse(rel).value} {nb.resolve(target)}.")
 
 
 @app.command()
@@ -541,10 +573,11 @@ def search(
     if not 0.0 <= min_confidence <= 1.0:
         raise UsageError("--min-confidence must be between 0 and 1")
     nb = _nb(ctx)
-    filters = make_filters(
-        types=type or [], tags=tag or [], tool=tool or "", scope=scope or "", path=path or "",
-        since=since, min_confidence=min_confidence, status=status, include_all=all_,
-    )  # fmt: skip
+    with _option("search"):
+        filters = make_filters(
+            types=type or [], tags=tag or [], tool=tool or "", scope=scope or "", path=path or "",
+            since=since, min_confidence=min_confidence, status=status, include_all=all_,
+        )  # fmt: skip
     result = search_with_report(
         nb, query, filters=filters, limit=nb.config.search_limit if limit is None else limit
     )
