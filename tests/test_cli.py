@@ -301,7 +301,7 @@ def test_file_system_refusal_is_one_line(runner: CliRunner, in_repo: Path, nb: N
 
 
 def test_undecodable_input_is_a_one_line_error(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
-    code, out, err = run(runner, "add", "lesson", "bad \udcff byte")
-    assert out == ""  # how Python passes non-UTF-8 argv
+    code, out, err = run(runner, "add", "lesson", "bad \udcff byte")  # non-UTF-8 argv, as Python sees it
+    assert out == ""
     assert code == 1 and "not valid UTF-8" in err
     assert nb.store.files() == []
