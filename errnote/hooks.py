@@ -301,10 +301,28 @@ def _read_settings(path: Path) -> dict[str, Any] | None:
     return data
 
 
+def _indent_of(path: Path) -> int | str:
+    """The indentation a settings file already uses (so rewriting it changes only errnote's lines)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return 2
+    match = re.search(r"^\{\s*?\n([ \t]+)\S", text)
+    if not match:
+        return 2
+    lead = match.group(1)
+    return "\t" if lead.startswith("\t") else len(lead)
+
+
 def _write_settings(path: Path, data: Mapping[str, Any]) -> None:
     from errnote.store import atomic_write
 
-    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=_indent_of(path)) + "\n")
+
+
+def _created_marker(repo_root: Path, local: bool) -> Path:
+    """Where install remembers that it created the settings file (so uninstall may delete it)."""
+    return repo_root / ".errnote" / "cache" / f"created-{settings_path(repo_root, local).name}"
 
 
 def _group_for(event: str, exe: str) -> dict[str, Any]:
@@ -362,13 +380,19 @@ def install(repo_root: Path, *, exe: str = "errnote", local: bool = False) -> Se
     data["hooks"] = hooks
     path.parent.mkdir(parents=True, exist_ok=True)
     _write_settings(path, data)
+    if existing is None:
+        with contextlib.suppress(OSError):
+            marker = _created_marker(repo_root, local)
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(str(path) + "\n", encoding="utf-8")
     return SettingsChange(path, tuple(added), created=existing is None)
 
 
 def uninstall(repo_root: Path, *, local: bool = False) -> SettingsChange:
     """Remove exactly the hooks errnote added (commands `errnote hook ...`); keep everything else.
 
-    Groups and events left empty by the removal go too; a settings file left empty is deleted.
+    Groups and events left empty by the removal go too; a settings file that `install` created
+    and that is left empty is deleted.
     """
     path = settings_path(repo_root, local)
     data = _read_settings(path)
@@ -402,10 +426,12 @@ def uninstall(repo_root: Path, *, local: bool = False) -> SettingsChange:
         data = {k: (hooks if k == "hooks" else v) for k, v in data.items()}
     else:
         data = {k: v for k, v in data.items() if k != "hooks"}
-    if not data:
+    marker = _created_marker(repo_root, local)
+    if not data and marker.exists():  # errnote made this file: take it away again
         path.unlink()
+        marker.unlink()
         with contextlib.suppress(OSError):
             path.parent.rmdir()  # only when empty: the folder was made for this file
         return SettingsChange(path, tuple(touched), deleted=True)
-    _write_settings(path, data)
+    _write_settings(path, data)  # a file the user had stays, even when errnote's hooks were all it held
     return SettingsChange(path, tuple(touched))

@@ -652,7 +652,11 @@ def _run_search(
             found = _hit(nb, hit["path"], meta, total, created, terms_shown)
             hits.append(replace(found, evidence=ev))
     hits.sort(key=lambda h: (-h.score, h.id))
-    return hits[:limit]
+    # Two files with one id (a copy, a bad merge) are one entry to the reader: keep the better hit.
+    unique: dict[str, SearchHit] = {}
+    for hit in hits:
+        unique.setdefault(hit.id, hit)
+    return list(unique.values())[:limit]
 
 
 def _hit(

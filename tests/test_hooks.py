@@ -288,3 +288,19 @@ def test_install_with_a_path_holding_spaces_round_trips(fixed: Notebook, runner:
     result = runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "uninstall"])
     assert result.exit_code == 0
     assert not (fixed.repo_root / ".claude" / "settings.json").exists()
+
+
+def test_uninstall_keeps_a_settings_file_the_user_made_and_its_indentation(
+    fixed: Notebook, runner: CliRunner
+) -> None:
+    settings = fixed.repo_root / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{\n    "hooks": {},\n    "model": "opus"\n}\n')
+    assert runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "install"]).exit_code == 0
+    assert '\n    "model": "opus"' in settings.read_text()  # four spaces, as the user wrote it
+    assert runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "uninstall"]).exit_code == 0
+    assert json.loads(settings.read_text()) == {"model": "opus"}
+    settings.write_text('{\n  "hooks": {}\n}\n')
+    runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "install"])
+    runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "uninstall"])
+    assert settings.exists()  # the user's file is never deleted

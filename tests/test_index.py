@@ -244,3 +244,9 @@ def test_a_cache_that_cannot_be_written_still_answers(nb: Notebook, filled: dict
     result = search_with_report(nb, "redis KEYS production")
     assert ids(result.hits)[0] == filled["redis"]
     assert result.report.stale and "cannot update the search index" in result.report.notices[0]
+
+
+def test_two_files_with_one_id_give_one_hit(nb: Notebook, filled: dict[str, str]) -> None:
+    source = nb.store.path_for(nb.get(filled["redis"]))
+    (source.parent / f"{filled['redis']}-copy.md").write_text(source.read_text())
+    assert ids(search(nb, "redis KEYS production")).count(filled["redis"]) == 1
