@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from errnote.cli.app import JsonOpt, _nb, app
+from errnote.cli.app import JsonOpt, _nb, _warn_problems, app
 from errnote.cli.output import emit_json, say, warn
 from errnote.errors import ErrnoteError, UsageError
 
@@ -183,9 +183,7 @@ def inject(
         recent_days=recent_days,
     )
     contents = nb.load()
-    for problem in contents.problems:
-        where = "" if str(problem.path) in problem.message else f"{problem.path}: "
-        warn(f"skipped {where}{problem.message}")
+    _warn_problems(contents.problems)
     selection = select(nb, options, when, contents.entries)
     if not contents.entries and write is None:
         say("The notebook is empty: nothing to inject yet ('errnote add --help' shows how to record one).")
