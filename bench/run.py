@@ -574,7 +574,7 @@ def report(ctx: Ctx) -> str:
     row("  full reindex, `errnote reindex` process", lambda d: d["reindex_process"])
     row("  sync, nothing changed (in process)", lambda d: d["sync_nochange"])
     row("    of which: scan (stat every file)", lambda d: d["sync_scan_only"])
-    row("    of which: read manifest.json", lambda d: d["sync_manifest_read_only"])
+    row("    of which: read the manifest", lambda d: d["sync_manifest_read_only"])
     row(f"  sync after {POOL_SIZE} files arrive (git pull)", lambda d: d["sync_after_pull"])
     row(f"  sync after {POOL_SIZE} files removed", lambda d: d["sync_after_removal"])
     row("  search in process (median of queries)", lambda d: agg(d["search_inproc"]))

@@ -152,7 +152,7 @@ class Index:
         self.nb = nb
         self.cache = nb.store.cache_dir
         self.dir = self.cache / "index"
-        self.manifest_path = self.dir / "manifest.json"
+        self.manifest_path = self.dir / "manifest.marshal"
 
     # --- the manifest: what the index holds, by file --------------------------------------
 
@@ -160,21 +160,28 @@ class Index:
         return self.nb.store.stat_files()
 
     def _read_manifest(self) -> dict[str, Any] | None:
+        """What the index holds: {"version", "files": {path: stat key}, "problems": {path: message}}.
+
+        marshal, not JSON: it loads ten thousand stat keys as tuples in a few milliseconds, and a
+        file from another Python version simply fails to load and is rebuilt, like any cache.
+        """
+        import marshal
+
         try:
-            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = marshal.loads(self.manifest_path.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
             return None
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             return None
         return data
 
     def _write_manifest(self, target_dir: Path, files: dict[str, Any], problems: dict[str, str]) -> None:
-        from errnote.store import atomic_write
+        import marshal
+
+        from errnote.store import atomic_write_bytes
 
         data = {"version": INDEX_VERSION, "files": files, "problems": problems}
-        atomic_write(
-            target_dir / "manifest.json", json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-        )
+        atomic_write_bytes(target_dir / "manifest.marshal", marshal.dumps(data))
 
     # --- locking ---------------------------------------------------------------------------
 
@@ -273,7 +280,7 @@ class Index:
 
     @staticmethod
     def _diff(current: dict[str, tuple[int, ...]], known: dict[str, Any]) -> list[str]:
-        changed = [p for p, st in current.items() if p not in known or tuple(known[p]) != st]
+        changed = [p for p, st in current.items() if known.get(p) != st]
         changed.extend(p for p in known if p not in current)
         return changed
 
@@ -310,7 +317,7 @@ class Index:
                 else:
                     writer.update_document(**_document(rel, entry))
                     report.added += 1
-                known[rel] = list(current[rel])
+                known[rel] = current[rel]
             writer.commit()
         except BaseException:
             writer.cancel()
@@ -336,7 +343,7 @@ class Index:
                 if entry is not None:
                     writer.add_document(**_document(rel, entry))
                     report.added += 1
-                known[rel] = list(current[rel])
+                known[rel] = current[rel]
             writer.commit()
         except BaseException:
             writer.cancel()

@@ -147,7 +147,9 @@ def test_missing_or_corrupt_index_is_rebuilt_with_a_notice(nb: Notebook, filled:
 def test_older_schema_is_rebuilt(nb: Notebook, filled: dict[str, str]) -> None:
     index = Index(nb)
     index.sync()
-    index.manifest_path.write_text('{"version": "0.0", "files": {}}')
+    import marshal
+
+    index.manifest_path.write_bytes(marshal.dumps({"version": "0.0", "files": {}}))
     report = index.sync()
     assert report.rebuilt and report.notices
 
