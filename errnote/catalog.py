@@ -25,7 +25,6 @@ from errnote.model import (
     ScopeItem,
     Source,
     Status,
-    validate,
 )
 from errnote.store import Problem, Store, atomic_write, read_entry
 
@@ -55,6 +54,9 @@ def _entry(record: dict[str, Any]) -> Entry:
     (eid, etype, title, body, reason, scope, tags, tool, error, fix, confidence, status, links, pinned,
      expires, confirmed, last_confirmed, contradicted) = record["e"]  # fmt: skip
     created, updated, source, author, commit, branch, session = record["p"]
+    # Cheap checks of what a damaged cache could hold (the full validation ran when the file was read).
+    if not (isinstance(eid, str) and isinstance(title, str) and 0.0 <= float(confidence) <= 1.0):
+        raise ValueError("a damaged catalog record")
     return Entry(
         id=eid,
         type=EntryType(etype),
@@ -75,7 +77,7 @@ def _entry(record: dict[str, Any]) -> Entry:
         tool=tool,
         error=error,
         fix=fix,
-        confidence=confidence,
+        confidence=float(confidence),
         status=Status(status),
         links=tuple(Link(Relation(rel), target) for rel, target in links),
         pinned=pinned,
@@ -122,7 +124,7 @@ class Catalog:
                     fresh[rel] = record
                     continue
                 try:
-                    entry = validate(_entry(record))
+                    entry = _entry(record)
                 except (KeyError, TypeError, ValueError, InvalidEntry):
                     entry = None  # an odd record: read the file again
             if entry is None:
