@@ -728,7 +728,11 @@ def main() -> None:
     else:
         plan = Plan(sizes=[1000, 10000], reindex={1000: 5, 10000: 3}, pull={1000: 5, 10000: 3})
     plan.seed = args.seed
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ERRNOTE")}
+    # Processes run as on a user's machine: with bytecode caching. A sandbox that sets
+    # PYTHONDONTWRITEBYTECODE makes every process compile errnote from source (~25 ms more).
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("ERRNOTE") and k != "PYTHONDONTWRITEBYTECODE"
+    }
     env["NO_COLOR"] = "1"
     ctx = Ctx(plan=plan, workdir=args.workdir.resolve(), env=env)
     ctx.workdir.mkdir(parents=True, exist_ok=True)
