@@ -3,7 +3,9 @@
 Selection (every rule has a default in `.errnote/config.yaml`, section `inject:`):
 
 always   preferences, conventions, confirmations and lessons whose scope is the whole repository
-         (`repo`, `global` or no scope), plus every pinned entry of any type and scope
+         (`repo`, `global` or no scope), plus every pinned entry of any type and scope; with a
+         query, the rules nearest to it (by search score, threshold or not) come first, so a full
+         section keeps the ones that bear on the task
 recent   mistakes and corrections recorded in the last `recent_days` days (default 7)
 query    entries the search finds for `--query` (the search's relevance threshold applies)
 path     entries whose `path:` scope covers one of the given (or changed) files
@@ -299,11 +301,16 @@ def select(
             chosen[p.entry.id] = replace(p, instead=instead.get(p.entry.id, ""))
             order[section].append(p.entry.id)
 
+    matches, closeness = _query_matches(nb, options, ok) if options.query.strip() else ([], {})
     if options.always:
-        rules = sorted((e for e in ok.values() if is_always_on(e)), key=_rule_rank)
+        # With a task at hand, the rules nearest to it come first when there are more than fit.
+        rules = sorted(
+            (e for e in ok.values() if is_always_on(e)),
+            key=lambda e: (not e.pinned, -closeness.get(e.id, 0.0), *_rule_rank(e)),
+        )
         take("always", [Picked(e, "always", ("always",)) for e in rules])
     if options.query.strip():
-        take("query", _query_matches(nb, options, ok))
+        take("query", matches)
     if options.paths:
         take("path", _path_matches(options.paths, ok))
     if options.tools:
@@ -331,12 +338,27 @@ def _corrections(active: Sequence[Entry]) -> dict[str, str]:
     return found
 
 
-def _query_matches(nb: Notebook, options: Options, ok: dict[str, Entry]) -> list[Picked]:
+#: How many unthresholded search hits order the always-on rules (a rule further down keeps its rank).
+_CLOSENESS_DEPTH = 50
+
+
+def _query_matches(
+    nb: Notebook, options: Options, ok: dict[str, Entry]
+) -> tuple[list[Picked], dict[str, float]]:
+    """The entries relevant to the query (the search's threshold applies), and how close every
+    entry the search reaches is to it, threshold or not (to order the always-on rules)."""
+    from errnote import ranking
     from errnote.index import make_filters, search  # Whoosh only when there is a query
 
+    hits = search(
+        nb, options.query, limit=_CLOSENESS_DEPTH, filters=make_filters(min_confidence=options.floor),
+        threshold=False,
+    )  # fmt: skip
+    closeness = {h.id: h.score for h in hits}
     want = max(options.max_per_section, 1) * 3 + len(options.exclude)
-    hits = search(nb, options.query, limit=want, filters=make_filters(min_confidence=options.floor))
-    return [Picked(ok[h.id], "query", ("query",), h.score, tuple(h.matched)) for h in hits if h.id in ok]
+    relevant = [h for h in hits if h.id in ok and h.evidence is not None and ranking.relevant(h.evidence)]
+    picked = [Picked(ok[h.id], "query", ("query",), h.score, tuple(h.matched)) for h in relevant[:want]]
+    return picked, closeness
 
 
 def _path_matches(paths: Sequence[str], ok: dict[str, Entry]) -> list[Picked]:

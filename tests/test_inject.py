@@ -341,6 +341,18 @@ def test_program_names() -> None:
     assert program_names("(cargo build) || make") == ["cargo", "make"]
 
 
+def test_rules_nearest_the_query_fill_a_full_always_section(nb: Notebook) -> None:
+    make(nb, "bbbb000001", "convention", "Commit messages follow Conventional Commits", confidence=0.9)
+    make(nb, "bbbb000002", "preference", "Answer in British English spelling", confidence=0.8)
+    make(nb, "bbbb000003", "convention", "Use pnpm in this monorepo; never run npm install", confidence=0.6)
+    without = pick(nb, max_per_section=1)
+    assert [i for i, v in without.items() if v[0] == "always"] == ["bbbb000001"]  # most confident
+    # Too weak a match for the query section, yet the nearest rule to the task: it takes the place.
+    task = pick(nb, max_per_section=1, query="Pull lodash into the ui workspace of our monorepo")
+    assert [i for i, v in task.items() if v[0] == "always"] == ["bbbb000003"]
+    assert not [i for i, v in task.items() if v[0] == "query"]
+
+
 def test_max_per_section_never_cuts_pinned(fixed: Notebook) -> None:
     got = pick(fixed, max_per_section=1)
     assert [i for i, v in got.items() if v[0] == "always"] == ["aaaa000001"]

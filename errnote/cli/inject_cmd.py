@@ -19,7 +19,8 @@ Print the entries that matter now as a snippet for CLAUDE.md, AGENTS.md or a sys
 Selection (defaults in .errnote/config.yaml, section inject:):
   Rules    always: preferences, conventions, confirmations and lessons
            scoped to the whole repository (repo, global or no scope) at
-           or above the confidence floor, and every pinned entry.
+           or above the confidence floor, and every pinned entry; with
+           --query, those nearest to it first when more than --max apply.
   Recent   mistakes and corrections of the last --recent-days (7) days.
   Query    entries the search finds for --query TEXT (only those past
            its relevance threshold).
