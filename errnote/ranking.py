@@ -8,7 +8,8 @@ The query
     counts with weight 0.5, a translation 0.8, the literal word 1.0.
 information
     A term's information is its idf over the whole notebook, times COMMON_WEIGHT (0.4) for a word
-    common in any text about software ("file", "request", "fail"). An idea's information is that
+    common in any text about software ("file", "request", "fail") or for a CJK bigram made with a
+    function character (了一 of 丢了一批 straddles two words). An idea's information is that
     of its best literal term; an entry matching it through a synonym of weight w earns
     `min(idf of the synonym x w ** ALT_INFO_POWER, information of the idea)`.
 relevance
@@ -115,9 +116,19 @@ def _common() -> frozenset[str]:
     return frozenset(stem(w) for w in _COMMON.split())
 
 
+#: Chinese function characters (particles, pronouns, the copula, measure words): a bigram with one of
+#: them usually straddles two words (丢了一批 -> 了一), so sharing it says little about a situation.
+_CJK_FUNCTION = frozenset("的了吗呢吧啊着把被就都也和与或这那我你他她它们个是在")
+
+
+def _weak_cjk(term: str) -> bool:
+    """A CJK bigram made with a function character or Japanese kana grammar (の, ない, ...)."""
+    return len(term) == 2 and any(c in _CJK_FUNCTION or "\u3040" <= c <= "\u309f" for c in term)
+
+
 def information(term: str, idf: float) -> float:
     """What matching `term` tells about an entry: its idf, discounted for a common word."""
-    return idf * COMMON_WEIGHT if term in _common() else idf
+    return idf * COMMON_WEIGHT if term in _common() or _weak_cjk(term) else idf
 
 
 def alt_share(weight: float) -> float:

@@ -120,3 +120,10 @@ def test_threshold_is_scale_free() -> None:
 
 def test_common_words_carry_less_information() -> None:
     assert ranking.information("request", 4.0) < ranking.information("idempot", 4.0)
+
+
+def test_cjk_bigrams_made_with_function_characters_carry_little_information() -> None:
+    assert ranking.information("切换", 5.0) == 5.0  # a word: "switch over"
+    assert ranking.information("了一", 5.0) == pytest.approx(5.0 * ranking.COMMON_WEIGHT)  # 丢了一批
+    assert ranking.information("しな", 5.0) == pytest.approx(5.0 * ranking.COMMON_WEIGHT)  # kana grammar
+    assert ranking.information("設定", 5.0) == 5.0
