@@ -584,6 +584,8 @@ def _run_search(
                 value = max(i for _t, _w, i in alts)
             else:
                 cjk = all(is_cjk(t) for t in concept.literals)
+                if cjk and all(ranking.weak_cjk(t) for t in concept.literals):
+                    continue  # grammar (した, 了一): no entry is missing anything by not having it
                 query_idf += unseen_idf * (_UNSEEN_CJK if cjk else _UNSEEN)
                 continue
             query_idf += value

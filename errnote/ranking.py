@@ -121,14 +121,14 @@ def _common() -> frozenset[str]:
 _CJK_FUNCTION = frozenset("的了吗呢吧啊着把被就都也和与或这那我你他她它们个是在")
 
 
-def _weak_cjk(term: str) -> bool:
+def weak_cjk(term: str) -> bool:
     """A CJK bigram made with a function character or Japanese kana grammar (の, ない, ...)."""
     return len(term) == 2 and any(c in _CJK_FUNCTION or "\u3040" <= c <= "\u309f" for c in term)
 
 
 def information(term: str, idf: float) -> float:
     """What matching `term` tells about an entry: its idf, discounted for a common word."""
-    return idf * COMMON_WEIGHT if term in _common() or _weak_cjk(term) else idf
+    return idf * COMMON_WEIGHT if term in _common() or weak_cjk(term) else idf
 
 
 def alt_share(weight: float) -> float:

@@ -1,4 +1,4 @@
-"""A general developer thesaurus: query-time synonyms and a small Chinese <-> English glossary.
+"""A general developer thesaurus: query-time synonyms and a Chinese/Japanese <-> English glossary.
 
 A recurring situation is often described in other words: "try again" for retry, "prod" for
 production, "the carrier throttles us" for a 429 rate limit, 超时 for timeout. `expand` finds the
@@ -410,6 +410,910 @@ _GLOSSARY = """
 调用: call
 截断: truncate
 上下文: context
+代码: code
+源码: source code
+代码库: codebase, repository
+项目: project
+函数: function
+方法: method
+对象: object
+常量: constant
+回调: callback
+异步: async, asynchronous
+同步: sync, synchronous
+并行: parallel
+线程池: thread pool
+线程安全: thread safe, thread safety
+竞态: race condition
+数组: array
+列表: list
+字典: dictionary, dict, map
+字符串: string
+整数: integer, int
+浮点数: float, floating point
+精度: precision
+空值: null, null value
+空指针: null pointer, npe
+未定义: undefined
+默认值: default value, default
+返回值: return value
+必填: required
+类型转换: type conversion, cast
+类型注解: type annotation, type hint
+警告: warning
+弃用: deprecated, deprecation
+废弃: deprecated, obsolete
+兼容: compatible, compatibility
+向后兼容: backward compatible, backward compatibility
+破坏性变更: breaking change
+变更: change
+改动: change, modification
+修改: modify, change, edit
+新增: add, added, new
+移除: remove, removal
+替换: replace, replacement
+重命名: rename
+冗余: redundant, redundancy
+硬编码: hardcode, hardcoded
+技术债: tech debt, technical debt
+循环依赖: circular dependency
+中间件: middleware
+插件: plugin
+框架: framework
+包管理: package manager, package management
+锁文件: lockfile, lock file
+版本号: version number
+固定版本: pinned version, pin
+虚拟环境: virtualenv, virtual environment, venv
+虚拟机: virtual machine, vm
+垃圾回收: garbage collection, gc
+内存溢出: oom, memory overflow
+内存占用: memory usage, memory footprint
+堆栈: stack trace, stack
+死循环: infinite loop
+命令行: command line, cli
+控制台: console
+退出码: exit code
+后台: background, admin
+杀掉: kill, killed
+重启: restart, reboot
+启动: start, startup, boot
+停止: stop, halt
+关闭: close, shutdown
+优雅关闭: graceful shutdown
+初始化: initialize, init
+加载: load, loading
+懒加载: lazy load, lazy loading
+热更新: hot update, hot patch
+保存: save, store
+补丁: patch
+修复: fix
+缺陷: bug, defect
+故障: failure, outage, fault
+问题: issue, problem
+根因: root cause
+原因: cause, reason
+排查: troubleshoot, debug, investigate
+调试: debug, debugging
+复现: reproduce, repro
+偶现: intermittent, flaky, sporadic
+必现: always reproducible, deterministic
+不稳定: unstable, flaky
+可用性: availability
+高可用: high availability, ha
+降级: degrade, fallback, downgrade
+熔断: circuit breaker
+兜底: fallback, safety net
+退避: backoff
+流水线: pipeline, ci pipeline
+持续集成: continuous integration, ci
+产物: artifact, artifacts
+制品: artifact
+打包: package, bundle, packaging
+触发: trigger, triggered
+检查: check, inspect
+静态检查: lint, static analysis
+代码检查: lint, linter
+流程: process, flow, workflow
+密钥: secret, key
+凭证: credential, credentials
+过期时间: expiry, expiration, ttl
+有效期: validity period, expiry
+拉取: pull, fetch
+推送: push
+强制推送: force push
+变基: rebase
+冲突: conflict
+撤销: undo, revert
+回退: revert, rollback
+暂存: stash, stage, staging
+远程: remote
+主分支: main branch, master
+热修复: hotfix
+提交记录: commit history, git log
+历史记录: history
+压缩提交: squash
+差异: diff, difference
+合并请求: merge request, pull request, pr
+拉取请求: pull request, pr
+评审: review
+审核: review, approval, audit
+批准: approve, approval
+驳回: reject, rejected
+评论: comment, review comment
+意见: feedback, comment
+反馈: feedback
+建议: suggestion, recommend
+主键: primary key
+外键: foreign key
+唯一索引: unique index
+联合索引: composite index
+表结构: schema, table schema
+慢查询: slow query
+执行计划: query plan, explain
+全表扫描: full table scan
+分库分表: sharding
+分片: shard, sharding
+读写分离: read write splitting, read replica
+主从: primary replica, replication
+主从延迟: replication lag
+主库: primary database, master
+乐观锁: optimistic lock, optimistic locking
+锁表: table lock, locked table
+锁等待: lock wait
+连接池: connection pool
+连接数: connection count, connections
+批量: batch, bulk
+插入: insert
+更新: update
+软删除: soft delete
+回填: backfill
+备份: backup
+恢复: restore, recover, recovery
+快照: snapshot
+一致性: consistency
+分布式: distributed
+深度分页: deep pagination, pagination, offset
+偏移量: offset
+排序: sort, sorting, ordering
+去重: dedup, deduplicate, distinct
+聚合: aggregate, aggregation
+分组: group, grouping
+统计: statistics, stats, count
+关联查询: join
+连表: join
+模糊查询: fuzzy search, like query
+搜索: search
+缓存击穿: cache breakdown, hot key
+缓存雪崩: cache avalanche
+缓存失效: cache invalidation, cache expired
+命中率: hit rate, hit ratio
+未命中: cache miss, miss
+缓存预热: cache warmup, warming
+淘汰: eviction, evict
+本地缓存: local cache
+反序列化: deserialize, deserialization
+脏数据: dirty data, stale data
+旧数据: stale data
+消费: consume, consumption
+重复消费: duplicate consumption, redelivery
+死信队列: dead letter queue, dlq
+积压: backlog, lag
+主题: topic, theme
+订阅: subscribe, subscription
+发布订阅: pubsub, publish subscribe
+乱序: unordered, reordering, ordering
+跨域: cors, cross origin
+请求头: request header, header
+请求体: request body, body
+状态码: status code
+重定向: redirect
+网关: gateway, api gateway
+反向代理: reverse proxy
+域名: domain, domain name
+域名解析: dns, dns resolution
+长连接: keepalive, persistent connection
+轮询: polling, round robin
+鉴权: authentication, authorization, auth
+授权: authorization, authorize, grant
+单点登录: sso
+第三方登录: oauth, social login
+注入: injection
+限速: rate limit, throttling
+限额: quota, limit
+配额: quota
+解码: decode, decoding
+转义: escape, escaping
+加密: encrypt, encryption
+解密: decrypt, decryption
+哈希: hash
+脱敏: masking, redact, desensitize
+敏感信息: sensitive data, pii
+漏洞: vulnerability
+越权: privilege escalation, unauthorized access
+白名单: allowlist, whitelist
+审计: audit
+节点: node
+内网: internal network, intranet, private network
+外网: public network, internet
+公网: public network, public ip
+地址: address
+带宽: bandwidth
+延迟: latency, delay
+吞吐: throughput
+挂载: mount
+持久化: persistence, persistent
+健康检查: health check
+滚动更新: rolling update
+扩缩容: autoscaling, scaling
+缩容: downscale, scaling
+镜像仓库: image registry, registry
+基础镜像: base image
+区域: region, area
+负载: load
+配置中心: config center, config server
+微服务: microservice, microservices
+运维: ops, operations
+移动端: mobile
+安卓: android
+苹果: ios, apple
+真机: real device, physical device
+模拟器: emulator, simulator
+闪退: crash, app crash
+应用商店: app store
+上架: app store release, listing, publish
+小程序: mini program
+横屏: landscape
+适配: adapt, adaptation, support
+机型: device model, device
+屏幕: screen
+深色模式: dark mode
+离线: offline
+弱网: poor network, weak network
+前端: frontend, front end
+后端: backend, back end
+页面: page
+组件: component
+样式: style, css
+布局: layout
+渲染: render, rendering
+白屏: blank page, white screen
+刷新: refresh, reload
+路由: routing, route, router
+状态管理: state management
+表单: form
+按钮: button
+弹窗: modal, popup, dialog
+输入框: input, input box, text field
+浏览器: browser
+打包体积: bundle size
+防抖: debounce
+节流: throttle
+首屏: first paint, initial load
+服务端渲染: server-side rendering, ssr
+跳转: redirect, navigate, navigation
+响应式: responsive
+重复提交: double submit, duplicate submission
+防重: dedup, prevent duplicate
+集成测试: integration test
+端到端测试: end-to-end test, e2e
+用例: test case, case
+断言: assert, assertion
+模拟: mock, simulate
+打桩: stub, stubbing, mock
+覆盖率: coverage, test coverage
+冒烟测试: smoke test
+压测: load test, stress test
+测试环境: test environment, staging
+开发环境: development environment, dev
+预发: staging
+灰度: canary, gray release, gradual rollout
+上线: launch, release, go live
+下线: decommission, offline
+线上: production, online
+回归: regression
+跳过: skip, skipped
+链路追踪: tracing, distributed tracing
+追踪: trace, tracing
+埋点: instrumentation, tracking, analytics event
+仪表盘: dashboard
+看板: dashboard, kanban, board
+日志级别: log level
+耗时: duration, latency, elapsed
+响应时间: response time
+错误率: error rate
+阈值: threshold
+值班: on-call, oncall
+事故: incident
+复盘: retrospective, postmortem, retro
+影响范围: impact, blast radius
+误报: false positive, false alarm
+数据管道: data pipeline
+数据仓库: data warehouse
+数仓: data warehouse
+清洗: cleaning, cleanse
+增量: incremental, delta
+全量: full load, full
+补数: backfill
+实时: realtime, real-time
+流处理: stream processing, streaming
+批处理: batch processing, batch
+口径: metric definition, definition
+缺失值: missing value
+数据倾斜: data skew
+上游: upstream
+下游: downstream
+压缩: compress, compression
+解压: decompress, unzip, extract
+时间戳: timestamp
+毫秒: millisecond, ms
+时间格式: time format, datetime format
+时差: time difference, offset
+夏令时: daylight saving time, dst
+协调世界时: utc
+本地时间: local time
+服务器时间: server time
+系统时间: system time, clock
+时钟: clock
+零点: midnight
+凌晨: early morning, midnight
+跨天: day boundary, crosses midnight
+月底: month end
+月末: month end
+月初: month start
+闰年: leap year
+星期: weekday, week
+周末: weekend
+工作日: business day, weekday, workday
+节假日: holiday, holidays
+日历: calendar
+截止日期: deadline, due date
+到期: due, expire, expiry
+创建时间: creation time, created_at
+更新时间: update time, updated_at
+时长: duration
+间隔: interval
+周期: period, cycle
+每周: weekly
+每月: monthly
+语言环境: locale
+区域设置: locale, regional settings
+地区: region, locale
+货币: currency
+汇率: exchange rate
+小数点: decimal point
+四舍五入: rounding, round
+舍入: rounding
+全角: full-width, fullwidth
+半角: half-width, halfwidth
+简体: simplified chinese
+繁体: traditional chinese
+乱码: garbled text, mojibake, encoding issue
+字符集: charset, character set
+换行符: newline, line ending, crlf
+换行: newline, line break
+空格: space, whitespace
+多语言: multilingual, i18n
+日语: japanese
+领导: lead, manager, boss
+上级: manager, supervisor
+主管: supervisor, manager
+组长: team lead
+同事: colleague, coworker
+团队: team
+需求: requirement, feature request
+产品经理: product manager, pm
+评估: evaluate, assess, estimate
+估算: estimate, estimation
+预估: estimate
+工时: hours, effort, man-hours
+工期: timeline, schedule
+排期: schedule, scheduling, planning
+延期: delay, postpone, slip
+迭代: iteration, sprint
+周报: weekly report
+日报: daily report
+站会: standup, daily standup
+会议: meeting
+进度: progress, status
+交付: deliver, delivery
+交接: handoff, handover
+负责人: owner, assignee
+优先级: priority
+紧急: urgent
+阻塞: blocking, blocked, blocker
+沟通: communication, communicate
+确认: confirm, confirmation
+说明: explanation, description, notes
+描述: description
+简洁: concise, brief
+冗长: verbose, lengthy
+啰嗦: verbose, wordy
+措辞: wording, phrasing
+语气: tone
+先说结论: conclusion first, bottom line
+重点: key points, focus
+摘要: summary, abstract
+总结: summary, wrap-up
+截图: screenshot
+偏好: preference
+习惯: habit, convention
+约定: convention, agreement
+命名: naming
+缩进: indentation, indent
+编码规范: coding standard, style guide
+最佳实践: best practice
+教训: lesson, lesson learned
+经验: experience, lesson
+踩坑: pitfall, gotcha
+注意事项: caveat, notes, gotcha
+提醒: reminder, remind
+纠正: correction, correct
+误删: accidental deletion, accidentally deleted
+误操作: mistake, misoperation
+疏忽: oversight, careless
+遗漏: omission, missed
+忘记: forgot, forget
+漏掉: missed, omitted
+写错: typo, wrong, mistake
+拼写错误: typo, spelling error
+笔误: typo
+搞错: mistake, confused
+丢失: lost, missing, loss
+消失: disappear, vanish, missing
+卡死: freeze, frozen, hang
+卡顿: lag, stutter, jank
+无响应: unresponsive, hang
+挂了: crashed, dead, outage
+挂掉: crashed, died
+宕机: outage, downtime
+失败: fail, failure, failed
+出错: error, went wrong
+超出: exceed, exceeded, limit exceeded
+超过: exceed, exceeds
+不生效: ineffective, ignored
+无效: invalid
+失效: invalidated, expired, broken
+不一致: inconsistent, mismatch
+不匹配: mismatch
+泄漏: leak
+泄露: leak, exposed
+溢出: overflow
+越界: bounds, index error, overflow
+变慢: slow, slowdown
+缓慢: slow
+很慢: slow
+堆积: pile, backlog, buildup
+耗尽: exhausted, exhaustion, depleted
+磁盘满: disk full
+空间不足: insufficient space, disk full
+损坏: corrupted, corrupt, broken
+错乱: garbled, scrambled
+中断: interrupt, interrupted, abort
+断开: disconnect, disconnected
+掉线: disconnected, dropped connection
+重连: reconnect
+拒绝: reject, refuse, denied
+找不到: missing, unresolved
+未找到: missing, nonexistent
+缺少: missing, lack
+多余: extra, redundant, unnecessary
+被覆盖: overwritten, overridden
+覆盖掉: overwritten, overwrite
+丢弃: discard, drop
+变大: grow, growing, larger
+报错信息: error message
+错误信息: error message
+错误码: error code
+提示: hint, prompt, message
+为空: empty, null
+重复执行: duplicate execution, ran twice
+重复发送: duplicate send, sent twice
+两次: twice, double
+多次: multiple times, repeatedly
+偶尔: occasionally, intermittent
+频繁: frequent, frequently
+功能开关: feature flag, feature toggle
+绝对路径: absolute path
+相对路径: relative path
+文件名: filename, file name
+扩展名: file extension, extension
+后缀: suffix, extension
+临时文件: temp file, temporary file
+磁盘: disk
+邮箱: email, mailbox
+验证码: verification code, captcha, otp
+手机号: phone number, mobile number
+注册: signup, registration, register
+注销: logout, deregister, account deletion
+退出登录: logout
+用户名: username
+账号: account
+退款: refund
+库存: inventory, stock
+更新日志: changelog, release notes
+提示词: prompt
+大模型: llm, large language model
+幻觉: hallucination
+边界: edge case, boundary
+実装: implementation, implement
+設計: design
+仕様: spec, specification
+要件: requirement, requirements
+不具合: bug, defect
+バグ: bug
+障害: outage, failure, incident
+修正: fix, correction
+対応: handling, fix, support
+調査: investigation, investigate
+切り分け: isolate, triage, narrow
+再現: reproduce, repro
+検証: verification, verify, validate
+確認: check, confirm
+動作確認: manual check, smoke test, verify behavior
+デバッグ: debug, debugging
+スタックトレース: stack trace
+例外: exception
+エラー: error
+エラーコード: error code
+非推奨: deprecated
+廃止: deprecated, removed, discontinued
+互換性: compatibility
+破壊的変更: breaking change
+変更: change
+差分: diff
+リファクタ: refactor, refactoring
+関数: function
+変数: variable
+環境変数: environment variable
+引数: argument, parameter
+戻り値: return value
+配列: array
+文字列: string
+非同期: async, asynchronous
+同期: sync, synchronize
+並行: concurrent, concurrency
+競合: conflict, race condition
+デッドロック: deadlock
+メモリ: memory
+メモリリーク: memory leak
+無限ループ: infinite loop
+ライブラリ: library
+パッケージ: package
+依存関係: dependency, dependencies
+設定: settings, config, configuration
+コマンド: command
+スクリプト: script
+ディレクトリ: directory
+権限: permission, permissions
+起動: start, startup, launch
+再起動: restart, reboot
+読み込み: load, read, loading
+上書き: overwrite
+下書き: draft
+削除: delete, deletion
+取得: fetch, retrieve
+ビルド: build
+コンパイル: compile
+デプロイ: deploy, deployment
+リリース: release
+本番: production, prod
+本番環境: production environment, production
+検証環境: staging, verification environment
+ステージング: staging
+開発環境: development environment, dev
+パイプライン: pipeline
+成果物: artifact, deliverable
+キャッシュ: cache
+静的解析: static analysis, lint
+リンター: linter, lint
+テスト: test
+単体テスト: unit test
+ユニットテスト: unit test
+結合テスト: integration test
+モック: mock
+カバレッジ: coverage
+負荷テスト: load test
+パフォーマンス: performance
+フレーキー: flaky
+不安定: unstable, flaky
+デグレ: regression
+ブランチ: branch
+マージし: merge, merged
+マージされ: merged
+コミット: commit
+プッシュ: push
+リベース: rebase
+コンフリクト: conflict, merge conflict
+リバート: revert
+リポジトリ: repository, repo
+プルリク: pull request, pr
+レビュー: review
+プレビュー: preview
+コードレビュー: code review
+レビュアー: reviewer
+指摘: feedback, review comment
+承認: approve, approval
+差し戻し: sent back, rejected
+コメント: comment
+データベース: database, db
+テーブル: table
+カラム: column
+レコード: record, row
+主キー: primary key
+外部キー: foreign key
+インデックス: index
+クエリ: query
+スロークエリ: slow query
+トランザクション: transaction
+ロールバック: rollback
+スキーマ: schema
+マイグレーション: migration
+バックアップ: backup
+復元: restore, recover
+レプリケーション: replication
+接続プール: connection pool
+ページネーション: pagination
+ソート: sort
+重複: duplicate, duplication
+集計: aggregate, aggregation
+楽観ロック: optimistic lock
+ロック待ち: lock wait
+ロックファイル: lockfile, lock file
+有効期限: expiry, expiration, ttl
+期限切れ: expired
+キュー: queue
+メッセージ: message
+再送: resend, redelivery
+リトライ: retry
+冪等: idempotent
+遅延: delay, latency, lag
+エンドポイント: endpoint
+リクエスト: request
+レスポンス: response
+ヘッダ: header
+ステータスコード: status code
+リダイレクト: redirect
+クッキー: cookie
+セッション: session
+認証: authentication, auth
+認可: authorization
+トークン: token
+ログイン: login
+パスワード: password
+暗号化: encryption, encrypt
+ハッシュ: hash
+証明書: certificate
+脆弱性: vulnerability
+秘密鍵: private key
+機密情報: sensitive data, secret
+個人情報: personal data, pii
+プロキシ: proxy
+ドメイン: domain
+ネットワーク: network
+タイムアウト: timeout
+レート制限: rate limit
+ウェブフック: webhook
+コールバック: callback
+連携: integration
+ポート番号: port, port number
+コンテナ: container
+コンテナイメージ: container image, image
+クラスタ: cluster
+ノード: node
+ネームスペース: namespace
+ヘルスチェック: health check
+オートスケール: autoscaling, autoscale
+サーバ: server
+クラウド: cloud
+ロードバランサ: load balancer
+インフラ: infrastructure, infra
+ストレージ: storage
+レイテンシ: latency
+アプリ: app, application
+スマホ: smartphone, mobile
+実機: real device, physical device
+エミュレータ: emulator
+プッシュ通知: push notification
+審査: review, app review
+ストア申請: app store submission, app review
+画面: screen
+画面遷移: screen transition, navigation
+ダークモード: dark mode
+オフライン: offline
+オンライン: online
+端末: device, terminal
+クラッシュ: crash
+フロントエンド: frontend
+バックエンド: backend
+コンポーネント: component
+レンダリング: rendering, render
+描画: render, rendering, draw
+ブラウザ: browser
+状態管理: state management
+真っ白: blank screen, white screen
+表示崩れ: layout broken, rendering glitch
+文字化け: mojibake, garbled text, encoding
+監視: monitoring
+アラート: alert
+ダッシュボード: dashboard
+メトリクス: metrics
+ログ出力: logging, log output
+ログレベル: log level
+トレース: trace, tracing
+計測: measure, measurement, instrumentation
+閾値: threshold
+しきい値: threshold
+応答時間: response time
+オンコール: on-call, oncall
+インシデント: incident
+振り返り: retrospective, retro
+データ: data
+バッチ: batch
+バッチ処理: batch processing, batch job
+全件: full load, full
+欠損値: missing value
+欠損: missing, gap
+洗い替え: full reload, full refresh
+取り込み: ingest, ingestion, import
+上流: upstream
+下流: downstream
+タイムゾーン: timezone, time zone
+日時: datetime, date time
+日付: date
+時刻: time, clock time
+タイムスタンプ: timestamp
+日本時間: jst, japan time
+夏時間: daylight saving time, dst
+サマータイム: daylight saving time, dst
+時差: time difference
+和暦: japanese calendar, era
+年度: fiscal year
+締め日: closing date, cutoff
+締め切り: deadline
+期限: deadline, due date, expiry
+営業日: business day
+祝日: holiday, public holiday
+曜日: weekday, day-of-week
+日跨ぎ: day boundary, crosses midnight
+深夜: midnight, late night
+ロケール: locale
+多言語: multilingual, i18n
+国際化: internationalization, i18n
+翻訳: translation
+文字コード: character encoding, charset
+エンコード: encode, encoding
+デコード: decode, decoding
+改行コード: line ending, newline, crlf
+改行: newline, line break
+通貨: currency
+為替: exchange rate
+丸め: rounding
+端数: fraction, remainder, rounding
+報告: report
+上司: boss, manager
+リーダー: lead, leader
+チーム: team
+工数: effort, man-hours, estimate
+見積: estimate, estimation
+スケジュール: schedule
+納期: deadline, due date
+遅れ: delay, late, behind
+進捗: progress, status
+共有: share, sharing
+相談: consult, discuss
+連絡: contact, notify
+定例: regular meeting
+会議: meeting
+朝会: standup, morning meeting
+タスク: task
+チケット: ticket, issue
+課題: issue, task, problem
+担当: owner, assignee
+優先度: priority
+緊急: urgent
+ブロッカー: blocker
+引き継ぎ: handoff, handover
+ドキュメント: documentation, docs
+手順: steps, procedure
+運用: operations, ops
+規約: convention, rules
+コーディング規約: coding convention, style guide
+命名規則: naming convention
+文体: writing style, tone
+敬語: polite language, honorific
+簡潔: concise, brief
+冗長: verbose, redundant
+箇条書き: bullet points, bullet list
+結論: conclusion
+結論から: conclusion first, bottom line
+要約: summary
+好み: preference
+方針: policy, approach
+注意点: caveat, gotcha
+教訓: lesson, lesson learned
+ハマり: pitfall, gotcha, stuck
+ハマった: stuck, gotcha
+落とし穴: pitfall
+ミス: mistake
+勘違い: misunderstanding, wrong assumption
+誤字: typo
+タイポ: typo
+誤り: error, mistake
+うっかり: careless, accidentally
+忘れ: forgot, forget
+漏れ: omission, leak, missed
+抜け漏れ: omission, gap
+落ち: crash, crashed, outage
+消え: disappear, lost, missing
+壊れ: broken, corrupted
+破損: corrupted, corruption
+固ま: freeze, frozen, hang
+フリーズ: freeze, frozen
+ハングし: hang, hung
+止ま: stopped, stuck, halt
+詰ま: stuck, clogged, blocked
+待たされ: waiting, slow, wait
+待ち時間: wait time, waiting
+遅い: slow
+遅く: slow, slower
+重い: heavy, slow
+重く: heavy, slow
+二重: double, duplicate
+二重送信: double submit, duplicate send
+二重実行: duplicate execution, ran twice
+超過: exceed, exceeded, overage
+上限: limit, max, upper limit
+溢れ: overflow
+枯渇: exhausted, exhaustion
+不足: insufficient, shortage, missing
+動かない: broken, fails
+効かない: ineffective, ignored
+反映: apply, reflected, propagate
+失敗: failure, failed, fail
+異常: abnormal, anomaly
+不整合: inconsistency, mismatch
+ズレ: drift, offset, mismatch
+欠落: missing, dropped
+再実行: rerun, re-run
+切り戻し: rollback, revert
+暫定対応: workaround, temporary fix
+回避策: workaround
+影響範囲: impact, blast radius
+登録: register, registration
+メール: email, mail
+メールアドレス: email address
+決済: payment
+請求: billing, invoice
+課金: billing, charge
+プロンプト: prompt
+テンプレート: template
+ユーザ: user
+イベント: event
+インポート: import
+エクスポート: export
+レポート: report
+変更履歴: changelog, change history
+アップデート: update, upgrade
+アップグレード: upgrade
+ダウングレード: downgrade
+ダウンロード: download
+アップロード: upload
+インストール: install
+アンインストール: uninstall
+サーバー: server
+クライアント: client
+ワーカー: worker
+フレームワーク: framework
+モジュール: module
+パラメータ: parameter
+オプション: option
+送信: send
+受信: receive
+写入: write
+读取: read
+读写: read write
+書き込み: write
 """
 
 #: Weight of a synonym relative to the literal word, and of a translation (a closer relation).
@@ -457,7 +1361,7 @@ class _Tables:
 
 @lru_cache(maxsize=4)
 def _tables(cache_dir: Path | None = None) -> _Tables:
-    """The expansion tables; built from the text above (about 20 ms), or loaded from `cache_dir`."""
+    """The expansion tables; built from the text above (about 40 ms), or loaded from `cache_dir`."""
     if cache_dir is None:
         return _build_tables()
     import hashlib
@@ -477,6 +1381,9 @@ def _tables(cache_dir: Path | None = None) -> _Tables:
         from errnote.store import atomic_write_bytes
 
         atomic_write_bytes(path, marshal.dumps((tables.english, tables.chinese, tables.longest)))
+        for old in cache_dir.glob("thesaurus-*.marshal"):  # tables of an earlier errnote version
+            if old != path:
+                old.unlink(missing_ok=True)
     return tables
 
 

@@ -110,3 +110,21 @@ def test_thesaurus_tables_are_cached_between_processes(tmp_path: Path) -> None:
     thesaurus._tables.cache_clear()
     assert thesaurus.expand("try again on the laptop", tmp_path) == plain  # rebuilt, not a crash
     assert cached.read_bytes() != b"broken"
+
+
+def test_tables_of_an_earlier_version_are_removed(tmp_path: Path) -> None:
+    from errnote import thesaurus
+
+    stale = tmp_path / "thesaurus-0000000000000000.marshal"
+    stale.write_bytes(b"old tables")
+    thesaurus._tables.cache_clear()
+    thesaurus.expand("try again", tmp_path)
+    assert not stale.exists()
+    assert len(list(tmp_path.glob("thesaurus-*.marshal"))) == 1
+
+
+def test_glossary_covers_japanese_loanwords_and_verb_stems() -> None:
+    ja = expand("アプリをアップデートしたら下書きが消えた")
+    alternatives = {a for e in ja for a in e.alternatives}
+    assert {("updat",), ("draft",), ("app",)} <= alternatives
+    assert any(("lost",) in e.alternatives or ("disappear",) in e.alternatives for e in ja)
