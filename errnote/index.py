@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 from errnote import ranking
 from errnote.analysis import ANALYSIS_VERSION, analyze, is_cjk
 from errnote.errors import InvalidEntry
-from errnote.model import Entry, Scope, Status, parse_since
+from errnote.filters import Filters, make_filters
+from errnote.model import Entry
 from errnote.store import read_entry
 
 if TYPE_CHECKING:
@@ -403,83 +404,6 @@ class SearchHit:
             "snippet": self.snippet,
             "matched": list(self.matched),
         }
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Restrictions on which entries a search may return."""
-
-    types: frozenset[str] = frozenset()
-    tags: frozenset[str] = frozenset()
-    tool: str = ""
-    scope: str = ""
-    path: str = ""
-    since: datetime | None = None
-    min_confidence: float = 0.0
-    statuses: frozenset[str] = frozenset({Status.ACTIVE.value})
-
-    @property
-    def restrictive(self) -> bool:
-        return bool(
-            self.types
-            or self.tags
-            or self.tool
-            or self.scope
-            or self.path
-            or self.since
-            or self.min_confidence
-        )
-
-    def allows(self, meta: dict[str, Any]) -> bool:
-        if meta["status"] not in self.statuses:
-            return False
-        if self.types and meta["type"] not in self.types:
-            return False
-        if self.tags and not self.tags.issubset(meta["tags"]):
-            return False
-        if meta["confidence"] < self.min_confidence:
-            return False
-        scope = Scope.parse(meta["scope"])
-        if self.tool and meta["tool"].lower() != self.tool.lower() and not scope.covers_tool(self.tool):
-            return False
-        if self.scope and not any(self.scope.lower() in s.lower() for s in meta["scope"]):
-            return False
-        if self.path and not scope.covers_path(self.path):
-            return False
-        return not (self.since and meta["created"] < self.since.timestamp())
-
-
-def make_filters(
-    *,
-    types: Sequence[str] = (),
-    tags: Sequence[str] = (),
-    tool: str = "",
-    scope: str = "",
-    path: str = "",
-    since: str | datetime | None = None,
-    min_confidence: float = 0.0,
-    status: str | Sequence[str] = "active",
-    include_all: bool = False,
-) -> Filters:
-    """Validated filters from user-level values (type names, `7d`, `all` ...)."""
-    from errnote.model import EntryType
-
-    statuses = [status] if isinstance(status, str) else list(status)
-    if include_all or "all" in statuses:
-        status_set = frozenset(s.value for s in Status)
-    else:
-        status_set = frozenset(Status.parse(s).value for s in statuses)
-    when = parse_since(since) if isinstance(since, str) else since
-    return Filters(
-        types=frozenset(EntryType.parse(t).value for t in types),
-        tags=frozenset(t.lower() for t in tags),
-        tool=tool.strip(),
-        scope=scope.strip(),
-        path=path.strip(),
-        since=when,
-        min_confidence=min_confidence,
-        statuses=status_set,
-    )
 
 
 @dataclass

@@ -348,7 +348,8 @@ def _query_matches(
     """The entries relevant to the query (the search's threshold applies), and how close every
     entry the search reaches is to it, threshold or not (to order the always-on rules)."""
     from errnote import ranking
-    from errnote.index import make_filters, search  # Whoosh only when there is a query
+    from errnote.filters import make_filters
+    from errnote.index import search  # Whoosh only when there is a query
 
     hits = search(
         nb, options.query, limit=_CLOSENESS_DEPTH, filters=make_filters(min_confidence=options.floor),

@@ -146,6 +146,16 @@ def test_supersedes_and_list_filters(runner: CliRunner, in_repo: Path) -> None:
     assert ids("--scope", "path:web") == [mistake["id"]]
     assert set(ids("--tag", "node", "--since", "1h")) == {new["id"], mistake["id"]}
     assert ids("--since", "2099-01-01") == []
+    assert set(ids("--all")) == {old["id"], new["id"], mistake["id"]}
+    # The filters of `search`, with the same meaning.
+    quirk = add_json(runner, "tool-quirk", "git stash drops untracked files", "--tool", "git",
+                     "--confidence", "0.9")  # fmt: skip
+    assert mistake["id"] in ids("--path", "web/src/app.ts")  # its scope, path:web/**, covers the file
+    assert set(ids("--path", "api/main.go")) == {new["id"], quirk["id"]}  # repo-wide entries cover any
+    assert ids("--tool", "git") == [quirk["id"]]
+    assert ids("--min-confidence", "0.85") == [quirk["id"]]
+    code, _out, err = run(runner, "list", "--min-confidence", "2")
+    assert code == 2 and "--min-confidence" in err
 
 
 def test_triple_link_retire_rm(runner: CliRunner, in_repo: Path) -> None:

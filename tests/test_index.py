@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -10,7 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import git
 
-from errnote.index import Index, make_filters, search, search_with_report
+from errnote.filters import make_filters
+from errnote.index import Index, search, search_with_report
 from errnote.notebook import Notebook
 
 
@@ -252,3 +254,18 @@ def test_two_files_with_one_id_give_one_hit(nb: Notebook, filled: dict[str, str]
     source = nb.store.path_for(nb.get(filled["redis"]))
     (source.parent / f"{filled['redis']}-copy.md").write_text(source.read_text())
     assert ids(search(nb, "redis KEYS production")).count(filled["redis"]) == 1
+
+
+def test_entry_meta_filters_like_the_index_metadata(nb: Notebook) -> None:
+    from errnote.filters import entry_meta
+    from errnote.index import _document
+
+    entry = nb.add("tool-quirk", "git stash drops untracked files", tool="git", tags=["Git"],
+                   scope=["path:web/**", "!path:web/vendor/**"])  # fmt: skip
+    stored = json.loads(_document("x.md", entry)["meta"])
+    for filters in (
+        make_filters(tool="git"), make_filters(tool="npm"), make_filters(path="web/a.ts"),
+        make_filters(path="web/vendor/x.js"), make_filters(tags=["git"]), make_filters(types=["mistake"]),
+        make_filters(min_confidence=0.9), make_filters(scope="path:web"), make_filters(status="retired"),
+    ):  # fmt: skip
+        assert filters.allows(entry_meta(entry)) == filters.allows(stored), filters

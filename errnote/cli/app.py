@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 from errnote import __version__
 from errnote.cli.output import emit_json, fail, say, warn
 from errnote.errors import ErrnoteError, InvalidEntry, UsageError
-from errnote.model import EntryType, Relation, Source, Status, entry_to_json
+from errnote.model import EntryType, Relation, Source, entry_to_json
 from errnote.notebook import Notebook
 
 TYPES_HELP = ", ".join(t.value for t in EntryType)
@@ -105,6 +105,37 @@ def _option(name: str) -> Iterator[None]:
         yield
     except InvalidEntry as exc:
         raise UsageError(f"{name}: {exc.message}", exc.hint) from None
+
+
+def _filters(
+    types: list[str] | None,
+    tags: list[str] | None,
+    tool: str | None,
+    scope: str | None,
+    path: str | None,
+    since: str | None,
+    min_confidence: float,
+    status: str,
+    include_all: bool,
+) -> Any:
+    """The filters of `search` and `list`, each bad value reported under its own option."""
+    from errnote.filters import make_filters
+    from errnote.model import Status, parse_since
+
+    if not 0.0 <= min_confidence <= 1.0:
+        raise UsageError("--min-confidence must be between 0 and 1")
+    with _option("--type"):
+        for t in types or []:
+            EntryType.parse(t)
+    with _option("--status"):
+        if status != "all":
+            Status.parse(status)
+    with _option("--since"):
+        when = parse_since(since) if since else None
+    return make_filters(
+        types=types or [], tags=tags or [], tool=tool or "", scope=scope or "", path=path or "",
+        since=when, min_confidence=min_confidence, status=status, include_all=include_all,
+    )  # fmt: skip
 
 
 def _warn_problems(problems: Any) -> None:
@@ -346,42 +377,35 @@ def list_(
     tag: Annotated[
         Optional[list[str]], typer.Option("--tag", "-t", help="Only entries with this tag.")
     ] = None,
-    status: Annotated[str, typer.Option(help="active, superseded, retired, or all.")] = "active",
+    tool: Annotated[
+        Optional[str], typer.Option(help="Only entries about this tool (tool field or tool: scope).")
+    ] = None,
     scope: Annotated[
         Optional[str],
         typer.Option(help="Only entries whose scope mentions this (repo, path:src/**, tool:git ...)."),
     ] = None,
+    path: Annotated[
+        Optional[str], typer.Option(help="Only entries whose scope covers this file path.")
+    ] = None,
     since: Annotated[
         Optional[str], typer.Option(help="Only entries created since: 2026-11-01, 7d, 12h, 2w.")
     ] = None,
+    min_confidence: Annotated[float, typer.Option(help="Only entries at least this confident (0..1).")] = 0.0,
+    status: Annotated[str, typer.Option(help="active, superseded, retired, or all.")] = "active",
+    all_: Annotated[bool, typer.Option("--all", help="Include superseded and retired entries.")] = False,
     limit: Annotated[int, typer.Option(help="At most this many, newest first (0 = all).")] = 0,
     json_: JsonOpt = False,
 ) -> None:
-    """List entries, newest first. Broken entry files are reported on stderr; the rest still list."""
-    from errnote.model import parse_since
+    """List entries, newest first. Broken entry files are reported on stderr; the rest still list.
 
+    The filters are those of 'errnote search', with the same meaning.
+    """
+    from errnote.filters import entry_meta
+
+    filters = _filters(type, tag, tool, scope, path, since, min_confidence, status, all_)
     nb = _nb(ctx)
     contents = nb.load()
-    with _option("--type"):
-        types = {EntryType.parse(t) for t in type or []}
-    tags = {t.lower() for t in tag or []}
-    with _option("--status"):
-        statuses = set(Status) if status == "all" else {Status.parse(status)}
-    with _option("--since"):
-        after = parse_since(since) if since else None
-    picked = []
-    for e in contents.entries:
-        if types and e.type not in types:
-            continue
-        if tags and not tags.issubset(e.tags):
-            continue
-        if e.status not in statuses:
-            continue
-        if scope and not any(scope.lower() in s.lower() for s in e.scope.as_strings()):
-            continue
-        if after and e.provenance.created < after:
-            continue
-        picked.append(e)
+    picked = [e for e in contents.entries if filters.allows(entry_meta(e))]
     picked.sort(key=lambda e: (e.provenance.created, e.id), reverse=True)
     if limit > 0:
         picked = picked[:limit]
@@ -568,16 +592,10 @@ def search(
     tool, error text above the rest) x type x confidence x freshness; superseded and retired
     entries are left out unless --all.
     """
-    from errnote.index import make_filters, search_with_report
+    from errnote.index import search_with_report
 
-    if not 0.0 <= min_confidence <= 1.0:
-        raise UsageError("--min-confidence must be between 0 and 1")
+    filters = _filters(type, tag, tool, scope, path, since, min_confidence, status, all_)
     nb = _nb(ctx)
-    with _option("search"):
-        filters = make_filters(
-            types=type or [], tags=tag or [], tool=tool or "", scope=scope or "", path=path or "",
-            since=since, min_confidence=min_confidence, status=status, include_all=all_,
-        )  # fmt: skip
     result = search_with_report(
         nb, query, filters=filters, limit=nb.config.search_limit if limit is None else limit
     )

@@ -1,0 +1,102 @@
+"""Filters: which entries a search or a listing may return (type, tag, tool, scope, path, age ...).
+
+One definition serves `errnote search` (on the index's stored metadata) and `errnote list` (on
+parsed entries), so the two commands accept the same options with the same meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from errnote.model import Entry, EntryType, Scope, Status, parse_since
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Restrictions on which entries a search may return."""
+
+    types: frozenset[str] = frozenset()
+    tags: frozenset[str] = frozenset()
+    tool: str = ""
+    scope: str = ""
+    path: str = ""
+    since: datetime | None = None
+    min_confidence: float = 0.0
+    statuses: frozenset[str] = frozenset({Status.ACTIVE.value})
+
+    @property
+    def restrictive(self) -> bool:
+        return bool(
+            self.types
+            or self.tags
+            or self.tool
+            or self.scope
+            or self.path
+            or self.since
+            or self.min_confidence
+        )
+
+    def allows(self, meta: dict[str, Any]) -> bool:
+        if meta["status"] not in self.statuses:
+            return False
+        if self.types and meta["type"] not in self.types:
+            return False
+        if self.tags and not self.tags.issubset(meta["tags"]):
+            return False
+        if meta["confidence"] < self.min_confidence:
+            return False
+        scope = Scope.parse(meta["scope"])
+        if self.tool and meta["tool"].lower() != self.tool.lower() and not scope.covers_tool(self.tool):
+            return False
+        if self.scope and not any(self.scope.lower() in s.lower() for s in meta["scope"]):
+            return False
+        if self.path and not scope.covers_path(self.path):
+            return False
+        return not (self.since and meta["created"] < self.since.timestamp())
+
+
+def make_filters(
+    *,
+    types: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    tool: str = "",
+    scope: str = "",
+    path: str = "",
+    since: str | datetime | None = None,
+    min_confidence: float = 0.0,
+    status: str | Sequence[str] = "active",
+    include_all: bool = False,
+) -> Filters:
+    """Validated filters from user-level values (type names, `7d`, `all` ...)."""
+    statuses = [status] if isinstance(status, str) else list(status)
+    if include_all or "all" in statuses:
+        status_set = frozenset(s.value for s in Status)
+    else:
+        status_set = frozenset(Status.parse(s).value for s in statuses)
+    when = parse_since(since) if isinstance(since, str) else since
+    return Filters(
+        types=frozenset(EntryType.parse(t).value for t in types),
+        tags=frozenset(t.lower() for t in tags),
+        tool=tool.strip(),
+        scope=scope.strip(),
+        path=path.strip(),
+        since=when,
+        min_confidence=min_confidence,
+        statuses=status_set,
+    )
+
+
+def entry_meta(entry: Entry) -> dict[str, Any]:
+    """The fields `Filters.allows` reads, as the index stores them."""
+    return {
+        "status": entry.status.value,
+        "type": entry.type.value,
+        "tags": list(entry.tags),
+        "confidence": entry.confidence,
+        "tool": entry.tool,
+        "scope": entry.scope.as_strings(),
+        "created": entry.provenance.created.timestamp(),
+    }
