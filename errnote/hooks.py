@@ -97,18 +97,10 @@ def session_file(cache_dir: Path, session_id: str) -> Path:
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
     """Serialise hooks of one session (Claude Code runs parallel tool calls' hooks at once)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(path.with_suffix(".lock"), "a+b")  # noqa: SIM115 - held for the block
-    try:
-        try:
-            import fcntl
+    from errnote.store import file_lock
 
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        except ImportError:  # pragma: no cover - Windows: a rare duplicate is harmless
-            pass
+    with file_lock(path.with_suffix(".lock")):
         yield
-    finally:
-        handle.close()
 
 
 def read_shown(path: Path) -> set[str]:

@@ -14,8 +14,6 @@ import errno
 import json
 import os
 import shutil
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,7 +24,7 @@ from errnote.analysis import ANALYSIS_VERSION, analyze, is_cjk
 from errnote.errors import InvalidEntry
 from errnote.filters import Filters, make_filters
 from errnote.model import Entry
-from errnote.store import read_entry
+from errnote.store import file_lock, read_entry
 
 if TYPE_CHECKING:
     from errnote.notebook import Notebook
@@ -186,30 +184,9 @@ class Index:
 
     # --- locking ---------------------------------------------------------------------------
 
-    @contextlib.contextmanager
-    def _lock(self, timeout: float) -> Iterator[bool]:
+    def _lock(self, timeout: float) -> contextlib.AbstractContextManager[bool]:
         """Hold the index write lock; yields False (without waiting longer) when it stays busy."""
-        self.cache.mkdir(parents=True, exist_ok=True)
-        handle = open(self.cache / "index.lock", "a+b")  # noqa: SIM115 - held for the block
-        try:
-            try:
-                import fcntl
-            except ImportError:  # pragma: no cover - Windows: whoosh's own lock still guards writes
-                yield True
-                return
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        yield False
-                        return
-                    time.sleep(0.05)
-            yield True
-        finally:
-            handle.close()
+        return file_lock(self.cache / "index.lock", timeout)
 
     # --- sync and rebuild ------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ import contextlib
 import os
 import re
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -336,15 +337,40 @@ class Store:
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Serialise read-modify-write changes that touch more than one entry file."""
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        handle = open(self.cache_dir / "write.lock", "a+b")  # noqa: SIM115 - held for the block
-        try:
-            try:
-                import fcntl
-
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            except ImportError:  # pragma: no cover - Windows: atomic renames still keep files whole
-                pass
+        with file_lock(self.cache_dir / "write.lock"):
             yield
-        finally:
-            handle.close()
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, timeout: float | None = None) -> Iterator[bool]:
+    """Hold an advisory lock on `path` (created if missing) for the block.
+
+    Without `timeout` it waits as long as it takes and yields True; with one, it yields False once
+    the lock has stayed busy that long (the caller decides what to do without it). Where there is
+    no flock (Windows) it yields True at once: atomic renames still keep every file whole.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(path, "a+b")  # noqa: SIM115 - held for the block
+    try:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            yield True
+            return
+        if timeout is None:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            yield True
+            return
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(0.05)
+        yield True
+    finally:
+        handle.close()

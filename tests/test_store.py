@@ -178,3 +178,30 @@ def test_writing_through_a_symlink_updates_its_target(tmp_path: Path) -> None:
     link.symlink_to(target.name)
     atomic_write(link, "new")
     assert link.is_symlink() and target.read_text() == "new"
+
+
+def test_file_lock_waits_or_gives_up_after_its_timeout(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from errnote.store import file_lock
+
+    lock = tmp_path / "cache" / "x.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import fcntl, sys, time; h = open(sys.argv[1], 'a+b'); fcntl.flock(h, fcntl.LOCK_EX);"
+         " print('held', flush=True); time.sleep(1.0)", str(lock)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with file_lock(lock, timeout=0.1) as got:
+            assert got is False  # busy: gives up instead of waiting for the holder
+        start = time.monotonic()
+        with file_lock(lock) as got:  # no timeout: waits for the holder to let go
+            assert got is True
+        assert time.monotonic() - start > 0.3
+    finally:
+        holder.wait()
