@@ -319,9 +319,25 @@ class Store:
         atomic_write(path, render_entry(entry), exclusive=True)
         return path
 
-    def replace(self, path: Path, entry: Entry) -> None:
-        """Rewrite an existing entry file in place (the path stays stable for clean diffs)."""
+    def replace(self, path: Path, entry: Entry) -> Path:
+        """Rewrite an existing entry file in place (the path stays stable for clean diffs).
+
+        When the entry's type changed, the file then moves to its new type's folder (one rename, so
+        the entry is never in two places); a name already taken there keeps it where it was.
+        Returns where the entry now is.
+        """
         atomic_write(path, render_entry(entry))
+        folder = self.entries_dir / TYPE_DIRS[entry.type]
+        if path.parent == folder or path.parent.parent != self.entries_dir or path.is_symlink():
+            return path
+        target = folder / path.name
+        if target.exists():
+            return path
+        folder.mkdir(parents=True, exist_ok=True)
+        os.rename(path, target)
+        _sync_folder(folder)
+        _sync_folder(path.parent)
+        return target
 
     def read_all(self) -> tuple[list[tuple[Path, Entry]], list[Problem]]:
         """Read every entry file; a broken file becomes a Problem and never stops the others."""

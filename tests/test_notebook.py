@@ -190,6 +190,18 @@ def test_replace_text_validates_and_keeps_the_id(nb: Notebook) -> None:
     assert updated.title == "after" and updated.provenance.updated >= entry.provenance.updated
 
 
+def test_an_entry_whose_type_changes_moves_to_that_type_folder(nb: Notebook) -> None:
+    entry = nb.add("mistake", "Ran npm install in a pnpm repo")
+    old_path = nb.store.path_for(entry)
+    nb.replace_text(entry.id, old_path.read_text().replace("type: mistake", "type: lesson"))
+    moved = nb.store.entries_dir / "lessons" / old_path.name
+    assert moved.is_file() and not old_path.exists()
+    assert nb.get(entry.id).type.value == "lesson"
+    assert [p.name for p in nb.store.entries_dir.rglob("*.md")] == [old_path.name]  # in one place only
+    nb.update(entry.id, type=EntryType.CONVENTION)
+    assert (nb.store.entries_dir / "conventions" / old_path.name).is_file() and not moved.exists()
+
+
 def test_no_field_reaches_disk_with_a_secret(nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> None:
     token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
     monkeypatch.setenv("ERRNOTE_AUTHOR", f"bot {token}")
