@@ -504,10 +504,13 @@ def _run_search(
             if filters.restrictive
             else [p for p in plan[:RETRIEVAL_IDEAS] if p[0] >= plan[0][0] * RETRIEVAL_FLOOR]
         )
+        floor = 0.0 if filters.restrictive else plan[0][0] * RETRIEVAL_FLOOR
         subqueries = []
         for _value, alts, _code in retrieval:
             leaves: list[Any] = []
-            for terms, weight, _info in alts:
+            for terms, weight, info in alts:
+                if weight < 1.0 and info < floor:
+                    continue  # a common synonym or translation ("fail" for 失败): long postings, little news
                 # A synonym stands for how a situation is described, not for error output: skip `error`.
                 for f in TEXT_FIELDS if weight >= 1.0 else _ALT_FIELDS:
                     boost = ranking.FIELD_WEIGHTS[f] * weight
