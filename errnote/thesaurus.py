@@ -232,6 +232,317 @@ rename column, renamed field
 nickname, display name, username
 signup, sign up, registration, register
 greeting, welcome email
+iphone, ipad, ios app, ios
+android app, android, android device, android phone
+phone app, mobile app, native app, mobile application
+picture, image, photo, photograph, img
+screenshot, screen capture, screengrab, screen shot
+flaky, intermittent, sporadic, flakey, nondeterministic, non-deterministic, flake, flakes
+stale, outdated, out of date, out-of-date, not up to date
+on call, on-call, oncall, pager, pagerduty, on-call rotation
+app store, apple app store, ios app store
+play store, google play, google play store, play console
+push notification, push notifications, apns, fcm, remote notification
+emulator, simulator, android emulator, ios simulator, avd
+real device, physical device, on-device, hardware device
+react native, react-native
+react, reactjs, react.js
+javascript, js, ecmascript, es6
+typescript, tsx, tsc, typescript compiler
+nodejs, node.js, node js
+css, stylesheet, stylesheets, style sheet
+viewport, screen size, screen width, window width
+mobile-friendly, mobile friendly, responsive design, responsive layout
+dark mode, dark theme, night mode
+font, fonts, typeface, web font, webfont
+colour, color, colours, colors
+center, centre, centered, centred, centering, centring
+behaviour, behavior, behaviours, behaviors
+cancelled, canceled, cancellation, cancel, cancelling, canceling
+optimise, optimize, optimisation, optimization, optimised, optimized
+analyse, analyze, analysis, analysed, analyzed
+initialise, initialize, initialisation, initialization, init
+licence, license, licensing, licences, licenses
+catalogue, catalog, catalogues, catalogs
+grey, gray, greyed out, grayed out
+dialog, dialogue, modal, modal dialog, popup, pop-up
+tooltip, tooltips, hover text, tool tip
+dropdown, drop-down, drop down, select box, combo box, combobox
+checkbox, check box, tick box, tickbox, checkboxes
+radio button, radio buttons, option button
+text field, text box, textbox, input field, text input, input box
+sidebar, side bar, side panel, side menu
+navbar, nav bar, navigation bar, top bar, header bar
+toast, snackbar, toast message, toast notification
+spinner, loading indicator, loading spinner, throbber, loader
+placeholder, placeholder text, hint text
+lazy loading, lazy load, lazy-load, lazily loaded, load on demand, deferred loading
+browser, web browser, browsers
+chrome, google chrome, chromium
+safari, mobile safari, webkit
+firefox, mozilla firefox, gecko
+devtools, dev tools, developer tools, chrome devtools, web inspector
+cookie, cookies, browser cookie, http cookie
+local storage, localstorage, web storage, sessionstorage, session storage
+cors, cross-origin, cross origin, same-origin policy, same origin policy
+spa, single page app, single-page app, single page application, single-page application
+ssr, server-side rendering, server side rendering, server-rendered, server rendered
+bundler, webpack, vite, esbuild, module bundler
+minify, minified, minification, uglify, uglified
+source map, sourcemap, source maps, sourcemaps
+component, components, widget, widgets, ui component
+rerender, re-render, re-rendering, rerendering, render again
+layout shift, cumulative layout shift, content jumping, page jumps
+accessibility, a11y, accessible, screen reader support
+click, tap, tapped, clicked, clicks, taps
+build failure, failed build, broken build, build broke, build is red, build failed
+failing tests, tests fail, test failure, broken tests, tests failing
+artifact, artifacts, artefact, artefacts, build output
+changelog, change log, release notes, what's new
+semver, semantic versioning, semantic version, version number
+hotfix, hot fix, hot-fix, emergency fix, patch release
+cherry-pick, cherry pick, cherry-picked, backport, backported
+merge conflict, merge conflicts, conflict, conflicts, conflicting changes
+main branch, master, trunk, default branch, master branch
+gitignore, .gitignore, ignore file, git ignore
+diff, diffs, patch, patches, delta
+approve, approved, approval, lgtm, sign-off, signoff, sign off
+wip, work in progress, draft pr, draft pull request, not ready for review
+ticket, tickets, jira ticket, jira issue, github issue, work item
+bug, bugs, defect, defects, glitch, glitches
+regression, regressions, regressed, used to work, stopped working
+estimate, estimates, estimation, story points, effort estimate, ballpark
+deadline, deadlines, due date, eta, target date
+standup, stand-up, daily standup, daily scrum, daily sync
+postmortem, post-mortem, incident review, root cause analysis, rca
+root cause, underlying cause, real cause, actual cause
+workaround, work around, workarounds, stopgap, band-aid, quick fix, hack
+tech debt, technical debt, cruft
+refactor, refactoring, refactored, restructure, rework, reworked
+dead code, unused code, unreachable code, unused function
+boilerplate, scaffolding, scaffold, scaffolded, starter code
+tech lead, team lead, lead developer, lead engineer
+status update, progress update, status report, weekly update
+blocker, blockers, blocked, blocking issue, impediment
+product owner, product manager, product lead
+concise, brief, succinct, terse, to the point
+wordy, long-winded, rambling, too long, overly long
+handoff, hand-off, handover, hand over, knowledge transfer
+onboarding, onboard, ramp up, new hire, new joiner
+proof of concept, poc, prototype, prototypes, spike solution
+acceptance criteria, requirements doc, requirements document, product requirements
+design doc, design document, rfc, technical design, tech spec, design proposal
+bugfix, bug fix, bug-fix, bug fixes, bugfixes
+repro, reproduction, minimal reproduction, reproducer, steps to reproduce, mre, minimal example
+cannot reproduce, can't reproduce, unable to reproduce, cannot repro, can't repro, works for me
+works on my machine, works locally, only fails in ci, passes locally
+mongo, mongodb, mongoose
+dynamodb, dynamo, dynamo db
+elasticsearch, elastic search, opensearch
+database index, db index, table index, sql index, db indexes
+primary key, primary keys, pk, primary-key
+foreign key, foreign keys, fk, foreign-key, fk constraint
+db table, database table, sql table, db tables
+row, rows, db row, db record, database record, table row
+null, nil, null value, nullptr, nulls, nullable
+null pointer, nullpointerexception, npe, null reference, nil pointer, nil pointer dereference
+deadlock, deadlocks, deadlocked, lock wait timeout, lock contention
+orm, object-relational mapper, object relational mapping, sqlalchemy, active record
+upsert, upserts, insert or update, on conflict do update, merge into
+query plan, execution plan, explain plan, explain analyze
+slow query, slow queries, slow query log, long-running query
+read replica, read replicas, read-replica, follower database, read-only replica
+shard, shards, sharding, sharded, horizontal partitioning
+connection string, dsn, database url, db url, jdbc url
+fixture, fixtures, test data, seed data, test fixtures
+schema, schemas, data model, db schema, database schema
+nosql, document store, document database, non-relational
+cache hit, cache hits, hit rate, hit ratio
+cache miss, cache misses, miss rate
+cache invalidation, invalidate, invalidated, bust the cache, cache busting, cache-busting
+pub/sub, pubsub, publish-subscribe, publish/subscribe, fan-out, fanout
+dead letter queue, dead-letter queue, dlq, dead letter, poison message, poison pill
+consumer lag, queue depth, queue backlog, queue lag, messages piling up
+ack, acknowledge, acknowledgement, acknowledgment, acked, acks
+committed offset, consumer offset, kafka offset, consumer position
+at least once, at-least-once, at-least-once delivery
+http header, http headers, request header, request headers, response header
+status code, http status, http status code, response code, status codes
+bad request, 400, malformed request
+redirect, redirects, redirected, redirection, 301, 302
+too many redirects, redirect loop, err_too_many_redirects, infinite redirect
+json, json payload, json body, json object
+payload, request body, post body, message body, request payload
+query string, query parameter, query parameters, query param, query params, querystring, url parameter
+path parameter, path param, route param, route parameter, url segment
+tls, ssl, ssl/tls, tls handshake, ssl handshake
+certificate, certificates, cert, certs, ssl certificate, tls certificate, x509
+dns, name resolution, dns resolution, dns lookup, domain name system
+hostname, host name, fqdn, domain name, host names, hostnames
+load balancer, load balancers, lb, alb, elb, nlb
+proxy, proxies, proxy server, forward proxy, http proxy
+reverse proxy, nginx, haproxy, envoy
+cdn, content delivery network, cloudfront, fastly, akamai, edge cache
+response time, response times, time to first byte, ttfb, request latency
+throughput, requests per second, rps, qps, req/s, queries per second
+uptime, availability, nines, high availability
+health check, healthcheck, health checks, health endpoint, healthz, health probe
+liveness probe, liveness check, liveness
+readiness probe, readiness check, readiness
+heartbeat, heartbeats, keep-alive ping, heartbeat interval
+openapi, swagger, openapi spec, api spec, swagger spec, api schema
+access token, access tokens, bearer token, auth token, oauth token
+jwt, jwts, json web token, json web tokens
+refresh token, refresh tokens, token refresh
+oauth, oauth2, oauth 2.0, openid connect, oidc
+sso, single sign-on, single sign on, saml, saml sso
+2fa, mfa, two-factor, two-factor authentication, two factor authentication, multi-factor authentication, 2-step verification
+one-time password, otp, verification code, one time code, totp, one-time code
+rbac, role-based access control, role based access control, roles and permissions
+csrf, xsrf, cross-site request forgery, csrf token
+sql injection, sqli, injection attack
+vulnerability, vulnerabilities, cve, security hole, security flaw, vuln, vulns
+encrypt, encryption, encrypted, ciphertext, encrypting
+decrypt, decryption, decrypted, decrypting
+checksum, checksums, hash sum, md5sum, sha256sum, integrity check
+password hash, hashed password, bcrypt, argon2, password hashing
+secrets manager, secret manager, vault, key vault, secret store, secrets store
+allowlist, whitelist, allow list, allow-list, safelist, whitelisted
+denylist, blacklist, deny list, deny-list, blocklist, block list, blacklisted
+key rotation, rotate credentials, credential rotation, rotate the key, rotate keys
+pii, personal data, personally identifiable information, personal information
+gdpr, data protection, right to be forgotten
+audit log, audit logs, audit trail, audit logging
+impersonate, impersonation, act as user, log in as user
+aws, amazon web services
+gcp, google cloud, google cloud platform
+azure, microsoft azure
+ec2, ec2 instance, amazon ec2, ec2 instances
+serverless function, serverless functions, aws lambda, cloud function, cloud functions, azure functions
+serverless, faas, functions as a service
+availability zone, availability zones, az
+infrastructure as code, iac, terraform, cloudformation, pulumi
+docker image, container image, docker images, container images, oci image
+container registry, docker registry, ecr, gcr, image registry
+worker node, worker nodes, k8s node, cluster node, kubernetes node
+cluster, clusters, kubernetes cluster, k8s cluster
+crashloopbackoff, crash loop, crashloop, crash looping, crash-looping, restart loop
+persistent volume, persistent volumes, pvc, persistent volume claim, persistent storage
+hpa, horizontal pod autoscaler, pod autoscaler, cluster autoscaler
+memory limit, memory limits, mem limit, resource limits, resource quota
+cold start, cold starts, cold boot, spin-up time, startup latency
+provision, provisioning, provisioned, spin up, spun up, spinning up
+decommission, decommissioned, deprovision, tear down, turn off for good
+ephemeral environment, preview environment, review app, preview deploy, preview deployment
+blue-green, blue/green, blue green deployment, blue-green deployment
+canary, canary release, canary deploy, canary deployment, canaries
+feature flag, feature flags, feature toggle, feature toggles, feature switch, launchdarkly
+downtime, down time, planned downtime, maintenance window
+incident, incidents, sev1, sev-1, major incident, p1 incident
+runbook, runbooks, playbook, run book, standard operating procedure
+alarm, alarms, alert rule, alert rules, alerting rule, alert condition
+error rate, failure rate, error ratio, error percentage
+log level, log levels, loglevel, verbosity, log verbosity
+debug log, debug logging, verbose logging, debug output, debug logs
+stack trace, stacktrace, stack traces, traceback, backtrace, call stack
+throw, throws, thrown, rethrow, rethrown, throwing
+exception, exceptions, uncaught exception, unhandled exception
+error message, error messages, error text, error string
+sentry, error tracker, error tracking, crash reporter, crash reporting, crashlytics, bugsnag
+apm, application performance monitoring, datadog, new relic, dynatrace
+opentelemetry, otel, open telemetry
+structured logging, json logs, structured logs, json logging
+correlation id, request id, trace id, x-request-id, correlation ids
+log aggregation, elk, kibana, splunk, log search, log explorer
+profiler, profiling, flame graph, flamegraph, cpu profile, pprof
+memory leak, memory leaks, leaking memory, leaks memory, memory keeps growing
+garbage collection, garbage collector, gc pause, gc pauses
+bottleneck, bottlenecks, choke point, chokepoint
+benchmark, benchmarks, benchmarking, microbenchmark, microbenchmarks
+load test, load testing, stress test, stress testing, performance test, perf test
+traffic spike, surge, traffic burst, peak load, traffic surge, load spike
+mock, mocks, mocked, mocking, stub, stubs, test double, fake
+coverage, code coverage, test coverage, coverage report
+assertion, assert, asserts, assertions, assertionerror
+smoke test, smoke tests, sanity check, sanity test, sanity checks
+qa, quality assurance, qa team, tester, testers
+regression test, regression tests, regression suite, regression testing
+browser test, browser tests, ui test, ui tests, selenium, playwright, cypress
+sandbox, sandbox environment, test mode, sandbox account
+skipped test, skipped tests, disabled test, disabled tests, xfail, xfailed
+spark, pyspark, apache spark, spark job, spark jobs
+dag, dags, directed acyclic graph, task graph
+pandas, pandas dataframe, pandas df
+parquet, parquet file, parquet files, columnar format
+jupyter, jupyter notebook, jupyter notebooks, ipynb, jupyterlab
+data warehouse, dwh, snowflake, bigquery, redshift
+backfill, backfills, backfilling, backfilled, reprocess history, historical reload
+missing values, nan, nans, missing data, na values
+partition, partitions, partitioned, partition pruning
+data skew, skewed partitions, hot partition, skewed join, skewed data
+chunk, chunks, chunked, chunking, in batches, batch size
+tsv, tab-separated, tab separated, tab-delimited
+jsonl, json lines, ndjson, newline-delimited json
+yaml, yml, yaml file
+file path, filepath, file paths, path to the file
+filename, file name, filenames, file names, basename
+file extension, file extensions, file suffix
+utf-8, utf8
+mojibake, garbled text, garbled characters, garbled, encoding issue, encoding issues
+newline, newlines, line break, line breaks, linefeed, line feed
+iso 8601, iso8601, iso date, iso format
+unix time, epoch, unix timestamp, epoch time, epoch seconds, posix time, epoch millis
+milliseconds, millis, msec, millisecond
+12-hour clock, am/pm, 12 hour format, 12-hour format
+24-hour clock, 24 hour format, military time, 24-hour format
+leap year, leap day, february 29, feb 29
+dd/mm/yyyy, day-first date, european date format
+mm/dd/yyyy, month-first date, us date format
+currency, currencies, currency code, iso 4217
+decimal separator, decimal point, decimal comma
+rtl, right-to-left, right to left, bidi, bidirectional text
+clock skew, clock drift, time drift, ntp, clocks out of sync
+end of month, month end, month-end, eom, last day of the month
+business day, business days, working day, working days, weekday, weekdays
+public holiday, bank holiday, public holidays, bank holidays
+duration, elapsed time, time span, timespan, time taken
+smtp, mail server, outgoing mail server, smtp server, smtp relay
+bounced email, hard bounce, soft bounce, undeliverable, email bounce, bounced emails
+spam, junk, spam folder, junk folder, junk mail, marked as spam
+unsubscribe, opt out, opt-out, unsubscribed, unsubscribe link
+email provider, email service provider, esp, sendgrid, mailgun, amazon ses, postmark
+email authentication, spf, dkim, dmarc, spf record
+attachment, attachments, attached file, file attachment
+sender address, from address, from field, sender email
+recipient, recipients, addressee, to address
+transactional email, transactional emails, system email, triggered email
+stripe, stripe api, stripe account
+refund, refunds, refunded, reimbursement, money back, refunding
+chargeback, chargebacks, dispute, disputes, disputed payment
+subscription, subscriptions, recurring billing, recurring payment, recurring charge
+credit card, credit cards, debit card, payment card, bank card, card number
+card declined, declined, payment declined, declined payment, decline code, payment failed
+3d secure, 3ds, strong customer authentication, 3-d secure
+tax, taxes, vat, sales tax, gst
+receipt, receipts, proof of purchase, purchase receipt
+payout, payouts, settlement, disbursement, settlements
+exchange rate, exchange rates, fx rate, currency conversion, fx
+cents, minor units, smallest currency unit, pence, minor unit
+free trial, trial, trial period, trial ends
+variable, variables, var, vars
+constant, constants, const, hardcoded value
+parameter, parameters, param, params, argument, arguments, arg, args
+hashmap, hash map, dictionary, dict, hash table, associative array, dicts
+string, strings, str, text string
+type hint, type hints, type annotation, type annotations
+promise, promises, deferred, thenable
+async, asynchronous, async/await, non-blocking, asynchronously
+threading, multithreaded, multi-threaded, multithreading, worker thread, worker threads
+subprocess, child process, spawned process, subprocesses, child processes
+infinite loop, endless loop, loops forever, spins forever, never terminates
+off-by-one, off by one, fencepost error, off by one error
+edge case, edge cases, corner case, corner cases, boundary condition
+happy path, golden path, success path, sunny day scenario
 """
 
 #: Chinese term: English equivalents (comma-separated). Used in both directions.
