@@ -396,7 +396,8 @@ jwt, jwts, json web token, json web tokens
 refresh token, refresh tokens, token refresh
 oauth, oauth2, oauth 2.0, openid connect, oidc
 sso, single sign-on, single sign on, saml, saml sso
-2fa, mfa, two-factor, two-factor authentication, two factor authentication, multi-factor authentication, 2-step verification
+2fa, mfa, two-factor, two-factor authentication, two factor authentication,
+    multi-factor authentication, 2-step verification
 one-time password, otp, verification code, one time code, totp, one-time code
 rbac, role-based access control, role based access control, roles and permissions
 csrf, xsrf, cross-site request forgery, csrf token
