@@ -14,6 +14,7 @@ import errno
 import json
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -363,6 +364,11 @@ class SearchHit:
     matched: tuple[str, ...] = ()
     evidence: ranking.Evidence | None = None
 
+    @property
+    def relevant(self) -> bool:
+        """Clears the relevance threshold by itself (a near neighbour does not)."""
+        return self.evidence is not None and ranking.relevant(self.evidence)
+
     def to_json(self) -> dict[str, Any]:
         from errnote.model import iso
 
@@ -380,6 +386,7 @@ class SearchHit:
             "path": str(self.path),
             "snippet": self.snippet,
             "matched": list(self.matched),
+            "near": not self.relevant,
         }
 
 
@@ -550,8 +557,8 @@ def _run_search(
                 has_code_token=code,
                 unit=unit,
             )
-            if threshold and not ranking.relevant(ev):
-                continue
+            if threshold and not ranking.near(ev):
+                continue  # not even a near neighbour: never shown
             created = datetime.fromtimestamp(meta["created"], timezone.utc)
             confirmed = meta.get("last_confirmed")
             total = ranking.score(
@@ -564,12 +571,22 @@ def _run_search(
             terms_shown = list(dict.fromkeys(t for _i, t in sorted(shown, key=lambda x: -x[0])))
             found = _hit(nb, hit["path"], meta, total, created, terms_shown)
             hits.append(replace(found, evidence=ev))
-    hits.sort(key=lambda h: (-h.score, h.id))
+    hits = thresholded(hits) if threshold else sorted(hits, key=lambda h: (-h.score, h.id))
     # Two files with one id (a copy, a bad merge) are one entry to the reader: keep the better hit.
     unique: dict[str, SearchHit] = {}
     for hit in hits:
         unique.setdefault(hit.id, hit)
     return list(unique.values())[:limit]
+
+
+def thresholded(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """What a search with the relevance threshold returns from scored candidates (see `ranking`):
+    nothing unless one clears the threshold; then those, best first, and their near neighbours after.
+    """
+    if not any(h.relevant for h in hits):
+        return []
+    near = [h for h in hits if h.evidence is not None and ranking.near(h.evidence)]
+    return sorted(near, key=lambda h: (not h.relevant, -h.score, h.id))
 
 
 def _hit(

@@ -345,11 +345,10 @@ _CLOSENESS_DEPTH = 50
 def _query_matches(
     nb: Notebook, options: Options, ok: dict[str, Entry]
 ) -> tuple[list[Picked], dict[str, float]]:
-    """The entries relevant to the query (the search's threshold applies), and how close every
-    entry the search reaches is to it, threshold or not (to order the always-on rules)."""
-    from errnote import ranking
+    """The entries relevant to the query (as `errnote search` answers it: the threshold applies), and
+    how close every entry the search reaches is to it, threshold or not (to order the always-on rules)."""
     from errnote.filters import make_filters
-    from errnote.index import search  # Whoosh only when there is a query
+    from errnote.index import search, thresholded  # Whoosh only when there is a query
 
     hits = search(
         nb, options.query, limit=_CLOSENESS_DEPTH, filters=make_filters(min_confidence=options.floor),
@@ -357,7 +356,7 @@ def _query_matches(
     )  # fmt: skip
     closeness = {h.id: h.score for h in hits}
     want = max(options.max_per_section, 1) * 3 + len(options.exclude)
-    relevant = [h for h in hits if h.id in ok and h.evidence is not None and ranking.relevant(h.evidence)]
+    relevant = thresholded([h for h in hits if h.id in ok])
     picked = [Picked(ok[h.id], "query", ("query",), h.score, tuple(h.matched)) for h in relevant[:want]]
     return picked, closeness
 

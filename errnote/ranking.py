@@ -38,6 +38,13 @@ or match every idea of a query of two or more ideas (in a small notebook about o
 word is common, and a full match is still a match).
 A query that shares only common words with the notebook returns nothing: an unrelated memory in a
 prompt misleads the model more than no memory.
+
+Near neighbours. Once one entry clears the threshold, the query is about a situation the notebook
+knows, and the other entries that share at least a rare word's worth of it (strength >=
+NEAR_MATCHED, 1.0) and a tenth of it (coverage >= NEAR_COVERAGE, 0.1) are returned too, ranked
+by the same score. A task or a paraphrase often clears the threshold with a neighbouring entry
+while the entry that applies shares fewer of its words; the gate keeps a query that nothing
+applies to as empty as before.
 """
 
 from __future__ import annotations
@@ -66,6 +73,11 @@ MIN_COVERAGE = 0.2  # ... which must also cover this share of the query
 MIN_MATCHED_FOCUSED = 0.95  # information matched by a hit that covers most of a short query
 HIGH_COVERAGE = 0.6
 FULL_COVERAGE = 0.999
+#: Once one entry clears the threshold, the query is about something the notebook knows, and its
+#: near neighbours are shown too (after it, by score): at least a rare word's worth of information
+#: matched, and a tenth of the query.
+NEAR_MATCHED = 1.0
+NEAR_COVERAGE = 0.1
 
 #: Share of its idf a common word carries: "request", "file", "fail" say little about a situation
 #: however rare they happen to be in a small notebook.
@@ -169,6 +181,11 @@ def relevant(ev: Evidence) -> bool:
     if ev.strength < MIN_MATCHED_FOCUSED:
         return False
     return ev.coverage >= HIGH_COVERAGE or (ev.has_code_token and ev.matched >= 2)
+
+
+def near(ev: Evidence) -> bool:
+    """A near neighbour: shown when another entry of the same answer clears `relevant` (or is one)."""
+    return relevant(ev) or (ev.strength >= NEAR_MATCHED and ev.coverage >= NEAR_COVERAGE)
 
 
 def relevance(ev: Evidence) -> float:

@@ -127,3 +127,47 @@ def test_cjk_bigrams_made_with_function_characters_carry_little_information() ->
     assert ranking.information("了一", 5.0) == pytest.approx(5.0 * ranking.COMMON_WEIGHT)  # 丢了一批
     assert ranking.information("しな", 5.0) == pytest.approx(5.0 * ranking.COMMON_WEIGHT)  # kana grammar
     assert ranking.information("設定", 5.0) == 5.0
+
+
+def _ev(strength: float, coverage: float, matched: int = 2) -> ranking.Evidence:
+    unit = 4.0
+    return ranking.Evidence(bm25=5.0, matched_idf=strength * unit, query_idf=strength * unit / coverage,
+                            matched=matched, has_code_token=False, unit=unit)  # fmt: skip
+
+
+def test_near_neighbours_need_a_rare_word_and_a_tenth_of_the_query() -> None:
+    assert ranking.relevant(_ev(2.0, 0.3)) and ranking.near(_ev(2.0, 0.3))
+    assert not ranking.relevant(_ev(1.2, 0.15)) and ranking.near(_ev(1.2, 0.15))
+    assert not ranking.near(_ev(0.9, 0.5))  # less than one rare word's worth
+    assert not ranking.near(_ev(1.5, 0.05))  # a sliver of a long query
+
+
+def test_near_neighbours_are_shown_only_beside_a_relevant_hit() -> None:
+    from datetime import datetime, timezone
+
+    from errnote.index import SearchHit, thresholded
+
+    def hit(id: str, score: float, ev: ranking.Evidence) -> SearchHit:
+        now = datetime.now(timezone.utc)
+        return SearchHit(id=id, type="lesson", title=id, score=score, confidence=0.6, status="active",
+                         created=now, path=Path(id), evidence=ev)  # fmt: skip
+
+    strong, neighbour, weak = (
+        hit("a", 5.0, _ev(2.0, 0.3)),
+        hit("b", 9.0, _ev(1.2, 0.15)),
+        hit("c", 8.0, _ev(0.5, 0.1)),
+    )
+    # The relevant hit first, then its neighbour (whatever their scores); never the weak one.
+    assert [h.id for h in thresholded([weak, neighbour, strong])] == ["a", "b"]
+    assert [h.to_json()["near"] for h in thresholded([weak, neighbour, strong])] == [False, True]
+    assert thresholded([neighbour, weak]) == []  # nothing clears the threshold: nothing at all
+
+
+def test_a_search_lists_relevant_hits_before_near_ones(nb: Notebook) -> None:
+    for query in ("make the ledger SDK try again when upstream is unavailable", "prod redis blocked",
+                  "cargo openssl-sys build failed", "invoice total currency formatting"):  # fmt: skip
+        hits = nb.search(query)
+        assert hits and hits[0].relevant, query
+        flags = [h.relevant for h in hits]
+        assert flags == sorted(flags, reverse=True), query  # no relevant hit after a near one
+        assert all(h.evidence is not None and ranking.near(h.evidence) for h in hits)
