@@ -31,7 +31,7 @@ freshness
 
 An entry is returned only when it clears the relevance threshold. Its strength is the information
 it matches in units of the idf of a word only one entry uses (so the threshold means the same in a
-notebook of 100 entries and of 10,000). It must have strength >= MIN_MATCHED (1.8) and coverage >=
+notebook of 100 entries and of 10,000). It must have strength >= MIN_MATCHED (1.85) and coverage >=
 MIN_COVERAGE (0.2); or, matching a short query almost whole, strength >= MIN_MATCHED_FOCUSED (0.95)
 with coverage >= HIGH_COVERAGE (0.6) or at least two ideas including an exact compound code token;
 or match every idea of a query of two or more ideas (in a small notebook about one topic every
@@ -68,7 +68,7 @@ TYPE_WEIGHTS: dict[str, float] = {
 }
 
 #: The threshold, in units of the idf of a word only one entry uses (so it holds at any notebook size).
-MIN_MATCHED = 1.8  # information matched by an ordinary hit ...
+MIN_MATCHED = 1.85  # information matched by an ordinary hit ...
 MIN_COVERAGE = 0.2  # ... which must also cover this share of the query
 MIN_MATCHED_FOCUSED = 0.95  # information matched by a hit that covers most of a short query
 HIGH_COVERAGE = 0.6
