@@ -583,9 +583,11 @@ def thresholded(hits: Sequence[SearchHit]) -> list[SearchHit]:
     """What a search with the relevance threshold returns from scored candidates (see `ranking`):
     nothing unless one clears the threshold; then those, best first, and their near neighbours after.
     """
-    if not any(h.relevant for h in hits):
+    best = max((h.score for h in hits if h.relevant), default=None)
+    if best is None:
         return []
-    near = [h for h in hits if h.evidence is not None and ranking.near(h.evidence)]
+    floor = best * ranking.NEAR_SCORE_SHARE
+    near = [h for h in hits if h.relevant or (h.evidence and ranking.near(h.evidence) and h.score >= floor)]
     return sorted(near, key=lambda h: (not h.relevant, -h.score, h.id))
 
 

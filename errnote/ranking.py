@@ -41,8 +41,9 @@ prompt misleads the model more than no memory.
 
 Near neighbours. Once one entry clears the threshold, the query is about a situation the notebook
 knows, and the other entries that share at least a rare word's worth of it (strength >=
-NEAR_MATCHED, 1.0) and a tenth of it (coverage >= NEAR_COVERAGE, 0.1) are returned too, ranked
-by the same score. A task or a paraphrase often clears the threshold with a neighbouring entry
+NEAR_MATCHED, 1.0) and a tenth of it (coverage >= NEAR_COVERAGE, 0.1), and score at least a
+fifth of the best entry that clears it (NEAR_SCORE_SHARE), are returned too, after those that
+clear it, by score. A task or a paraphrase often clears the threshold with a neighbouring entry
 while the entry that applies shares fewer of its words; the gate keeps a query that nothing
 applies to as empty as before.
 """
@@ -78,6 +79,8 @@ FULL_COVERAGE = 0.999
 #: matched, and a tenth of the query.
 NEAR_MATCHED = 1.0
 NEAR_COVERAGE = 0.1
+#: ... and scoring at least this share of the best hit that clears the threshold.
+NEAR_SCORE_SHARE = 0.2
 
 #: Share of its idf a common word carries: "request", "file", "fail" say little about a situation
 #: however rare they happen to be in a small notebook.

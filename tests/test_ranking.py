@@ -161,6 +161,8 @@ def test_near_neighbours_are_shown_only_beside_a_relevant_hit() -> None:
     assert [h.id for h in thresholded([weak, neighbour, strong])] == ["a", "b"]
     assert [h.to_json()["near"] for h in thresholded([weak, neighbour, strong])] == [False, True]
     assert thresholded([neighbour, weak]) == []  # nothing clears the threshold: nothing at all
+    faint = hit("d", 0.9, _ev(1.2, 0.15))  # a neighbour by its words, but under a fifth of the best score
+    assert [h.id for h in thresholded([faint, neighbour, strong])] == ["a", "b"]
 
 
 def test_a_search_lists_relevant_hits_before_near_ones(nb: Notebook) -> None:

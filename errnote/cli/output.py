@@ -112,6 +112,8 @@ def hit_table(hits: list[Any], query: str) -> None:
     for h in hits:
         fragment = " ".join((h.fix or h.snippet or h.reason).split())[:160]
         cell = _highlight(h.title, query)
+        if not getattr(h, "relevant", True):
+            cell += " [dim italic](near)[/]"
         if fragment:
             cell += "\n[dim]" + _highlight(fragment, query) + "[/]"
         table.add_row(
@@ -122,6 +124,10 @@ def hit_table(hits: list[Any], query: str) -> None:
             age(h.created),
         )
     console().print(table)
+    if not all(getattr(h, "relevant", True) for h in hits):
+        console().print(
+            "[dim](near): shares less of the query than the hits above it; shown as their neighbour[/]"
+        )
 
 
 def warn(message: str) -> None:
