@@ -369,6 +369,11 @@ class SearchHit:
         """Clears the relevance threshold by itself (a near neighbour does not)."""
         return self.evidence is not None and ranking.relevant(self.evidence)
 
+    @property
+    def near(self) -> bool:
+        """A near neighbour: shown only beside a hit that clears the threshold."""
+        return self.evidence is not None and not self.relevant and ranking.near(self.evidence)
+
     def to_json(self) -> dict[str, Any]:
         from errnote.model import iso
 
@@ -386,7 +391,7 @@ class SearchHit:
             "path": str(self.path),
             "snippet": self.snippet,
             "matched": list(self.matched),
-            "near": not self.relevant,
+            "near": self.near,
         }
 
 

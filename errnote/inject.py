@@ -7,7 +7,8 @@ always   preferences, conventions, confirmations and lessons whose scope is the 
          query, the rules nearest to it (by search score, threshold or not) come first, so a full
          section keeps the ones that bear on the task
 recent   mistakes and corrections recorded in the last `recent_days` days (default 7)
-query    entries the search finds for `--query` (the search's relevance threshold applies)
+query    entries the search finds for `--query`, as `errnote search` answers it (those past its
+         relevance threshold, then their near neighbours; nothing when none is past it)
 path     entries whose `path:` scope covers one of the given (or changed) files
 tool     entries whose `tool:` scope or `tool` field names one of the given tools / programs
 
@@ -338,15 +339,20 @@ def _corrections(active: Sequence[Entry]) -> dict[str, str]:
     return found
 
 
-#: How many unthresholded search hits order the always-on rules (a rule further down keeps its rank).
-_CLOSENESS_DEPTH = 50
+#: How many unthresholded search hits are looked at (to order the always-on rules, and to answer
+#: the query the way `errnote search` does).
+_CLOSENESS_DEPTH = 100
+#: The least evidence that makes a rule close to the query: half a rare word's worth, so one shared
+#: common word ("code", "test") does not reorder the rules.
+_CLOSE = 0.5
 
 
 def _query_matches(
     nb: Notebook, options: Options, ok: dict[str, Entry]
 ) -> tuple[list[Picked], dict[str, float]]:
-    """The entries relevant to the query (as `errnote search` answers it: the threshold applies), and
-    how close every entry the search reaches is to it, threshold or not (to order the always-on rules)."""
+    """The entries relevant to the query, as `errnote search` answers it (those past its threshold,
+    then their near neighbours), and how close the entries that share at least half a rare word's
+    worth of it are, threshold or not (to order the always-on rules)."""
     from errnote.filters import make_filters
     from errnote.index import search, thresholded  # Whoosh only when there is a query
 
@@ -354,9 +360,10 @@ def _query_matches(
         nb, options.query, limit=_CLOSENESS_DEPTH, filters=make_filters(min_confidence=options.floor),
         threshold=False,
     )  # fmt: skip
-    closeness = {h.id: h.score for h in hits}
-    want = max(options.max_per_section, 1) * 3 + len(options.exclude)
-    relevant = thresholded([h for h in hits if h.id in ok])
+    closeness = {h.id: h.score for h in hits if h.evidence is not None and h.evidence.strength >= _CLOSE}
+    want = max(options.max_per_section, 1) * 3
+    # The answer is decided on every hit, then entries already shown (a hook's session) are left out.
+    relevant = [h for h in thresholded(hits) if h.id in ok]
     picked = [Picked(ok[h.id], "query", ("query",), h.score, tuple(h.matched)) for h in relevant[:want]]
     return picked, closeness
 

@@ -392,6 +392,7 @@ class Notebook:
             entry, path = self.locate_entry(ref)
             new = redact_entry(self._touched(entry, **changes))
             self.store.replace(path, new)
+            self.store.move_to_type_folder(path, entry.type, new)
         return new
 
     def link(self, source_ref: str, rel: Relation | str, target_ref: str) -> Entry:
@@ -456,6 +457,7 @@ class Notebook:
                 raise InvalidEntry(f"the id changed from {entry.id} to {edited.id}", "keep the id as it was")
             edited = redact_entry(self._touched(edited))
             self.store.replace(path, edited)
+            self.store.move_to_type_folder(path, entry.type, edited)
         return edited
 
     def render(self, entry: Entry) -> str:

@@ -9,7 +9,7 @@ The query
 information
     A term's information is its idf over the whole notebook, times COMMON_WEIGHT (0.4) for a word
     common in any text about software ("file", "request", "fail") or for a CJK bigram made with a
-    function character (了一 of 丢了一批 straddles two words). An idea's information is that
+    Chinese particle or of two kana (了一 of 丢了一批 straddles two words). An idea's information is that
     of its best literal term; an entry matching it through a synonym of weight w earns
     `min(idf of the synonym x w ** ALT_INFO_POWER, information of the idea)`.
 relevance
@@ -131,14 +131,21 @@ def _common() -> frozenset[str]:
     return frozenset(stem(w) for w in _COMMON.split())
 
 
-#: Chinese function characters (particles, pronouns, the copula, measure words): a bigram with one of
-#: them usually straddles two words (丢了一批 -> 了一), so sharing it says little about a situation.
-_CJK_FUNCTION = frozenset("的了吗呢吧啊着把被就都也和与或这那我你他她它们个是在")
+#: Chinese particles: a bigram with one of them usually straddles two words (丢了一批 -> 了一),
+#: so sharing it says little about a situation. Characters that also make content words (在 of
+#: 存在, 就 of 就绪, 是 of 是否) are left out on purpose.
+_CJK_PARTICLES = frozenset("的了吗呢吧啊")
+
+
+def _hiragana(c: str) -> bool:
+    return "\u3040" <= c <= "\u309f"
 
 
 def weak_cjk(term: str) -> bool:
-    """A CJK bigram made with a function character or Japanese kana grammar (の, ない, ...)."""
-    return len(term) == 2 and any(c in _CJK_FUNCTION or "\u3040" <= c <= "\u309f" for c in term)
+    """A CJK bigram that is grammar, not a word: one with a Chinese particle, or two kana (した)."""
+    if len(term) != 2:
+        return False
+    return any(c in _CJK_PARTICLES for c in term) or all(_hiragana(c) for c in term)
 
 
 def information(term: str, idf: float) -> float:

@@ -319,22 +319,25 @@ class Store:
         atomic_write(path, render_entry(entry), exclusive=True)
         return path
 
-    def replace(self, path: Path, entry: Entry) -> Path:
-        """Rewrite an existing entry file in place (the path stays stable for clean diffs).
-
-        When the entry's type changed, the file then moves to its new type's folder (one rename, so
-        the entry is never in two places); a name already taken there keeps it where it was.
-        Returns where the entry now is.
-        """
+    def replace(self, path: Path, entry: Entry) -> None:
+        """Rewrite an existing entry file in place (the path stays stable for clean diffs)."""
         atomic_write(path, render_entry(entry))
+
+    def move_to_type_folder(self, path: Path, old_type: EntryType, entry: Entry) -> Path:
+        """After an edit changed an entry's type, move its file from the old type's folder to the new
+        one's (one rename, so the entry is never in two places). A file the user keeps elsewhere, a
+        symlink, or a name already taken there stays where it is. Returns where the entry now is."""
+        if old_type is entry.type or path.parent != self.entries_dir / TYPE_DIRS[old_type]:
+            return path
         folder = self.entries_dir / TYPE_DIRS[entry.type]
-        if path.parent == folder or path.parent.parent != self.entries_dir or path.is_symlink():
-            return path
         target = folder / path.name
-        if target.exists():
+        if path.is_symlink() or target.exists():
             return path
-        folder.mkdir(parents=True, exist_ok=True)
-        os.rename(path, target)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            os.rename(path, target)
+        except OSError:
+            return path  # the content is saved; only the move failed (another file system, say)
         _sync_folder(folder)
         _sync_folder(path.parent)
         return target

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -1693,9 +1694,13 @@ def _tables(cache_dir: Path | None = None) -> _Tables:
         from errnote.store import atomic_write_bytes
 
         atomic_write_bytes(path, marshal.dumps((tables.english, tables.chinese, tables.longest)))
-        for old in cache_dir.glob("thesaurus-*.marshal"):  # tables of an earlier errnote version
-            if old != path:
-                old.unlink(missing_ok=True)
+        # Tables of another errnote version, unused for a day (two versions sharing one cache, a
+        # hook's and a venv's, must not keep deleting each other's).
+        stale = time.time() - 86400
+        for old in cache_dir.glob("thesaurus-*.marshal"):
+            with contextlib.suppress(OSError):
+                if old != path and old.stat().st_atime < stale and old.stat().st_mtime < stale:
+                    old.unlink()
     return tables
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 from errnote.analysis import analyze, is_cjk, normalise, stem
@@ -112,15 +114,19 @@ def test_thesaurus_tables_are_cached_between_processes(tmp_path: Path) -> None:
     assert cached.read_bytes() != b"broken"
 
 
-def test_tables_of_an_earlier_version_are_removed(tmp_path: Path) -> None:
+def test_tables_of_another_version_unused_for_a_day_are_removed(tmp_path: Path) -> None:
     from errnote import thesaurus
 
     stale = tmp_path / "thesaurus-0000000000000000.marshal"
     stale.write_bytes(b"old tables")
+    recent = tmp_path / "thesaurus-1111111111111111.marshal"  # another version, in use today
+    recent.write_bytes(b"other tables")
+    day_ago = time.time() - 2 * 86400
+    os.utime(stale, (day_ago, day_ago))
     thesaurus._tables.cache_clear()
     thesaurus.expand("try again", tmp_path)
-    assert not stale.exists()
-    assert len(list(tmp_path.glob("thesaurus-*.marshal"))) == 1
+    assert not stale.exists() and recent.exists()
+    assert len(list(tmp_path.glob("thesaurus-*.marshal"))) == 2
 
 
 def test_glossary_covers_japanese_loanwords_and_verb_stems() -> None:

@@ -353,6 +353,27 @@ def test_rules_nearest_the_query_fill_a_full_always_section(nb: Notebook) -> Non
     assert not [i for i, v in task.items() if v[0] == "query"]
 
 
+def test_one_shared_common_word_does_not_reorder_the_rules(nb: Notebook) -> None:
+    make(nb, "cccc000001", "convention", "Never force-push to the main branch", confidence=0.95)
+    make(nb, "cccc000002", "preference", "Write code comments in English", confidence=0.5)
+    got = pick(nb, max_per_section=1, query="fix the flaky test in the checkout code")
+    assert [i for i, v in got.items() if v[0] == "always"] == ["cccc000001"]
+
+
+def test_a_session_that_saw_the_best_hit_still_gets_its_neighbours(nb: Notebook) -> None:
+    make(nb, "dddd000001", "lesson", "Retry the ledger client on 503 with exponential backoff",
+         scope=("path:clients/**",), body="The ledger upstream answers 503 during deploys.")  # fmt: skip
+    make(nb, "dddd000002", "convention", "Exponential backoff in every HTTP client is capped at 30 seconds",
+         scope=("path:clients/**",), body="Uncapped backoff left jobs sleeping for hours.")  # fmt: skip
+    for i in range(6):
+        make(nb, f"dddd00001{i}", "insight", f"Note {i} about the frontend router", scope=("path:web/**",))
+    query = "exponential backoff for the ledger upstream"
+    assert [i for i, v in pick(nb, query=query).items() if v[0] == "query"] == ["dddd000001", "dddd000002"]
+    # The hook already showed the best hit: the answer is still decided on it, its neighbour follows.
+    seen = pick(nb, query=query, exclude=frozenset({"dddd000001"}))
+    assert [i for i, v in seen.items() if v[0] == "query"] == ["dddd000002"]
+
+
 def test_max_per_section_never_cuts_pinned(fixed: Notebook) -> None:
     got = pick(fixed, max_per_section=1)
     assert [i for i, v in got.items() if v[0] == "always"] == ["aaaa000001"]

@@ -202,6 +202,18 @@ def test_an_entry_whose_type_changes_moves_to_that_type_folder(nb: Notebook) -> 
     assert (nb.store.entries_dir / "conventions" / old_path.name).is_file() and not moved.exists()
 
 
+def test_a_file_kept_in_a_folder_of_its_own_stays_there(nb: Notebook) -> None:
+    entry = nb.add("lesson", "Old rule kept in an archive folder")
+    archive = nb.store.entries_dir / "archive"
+    archive.mkdir()
+    kept = archive / nb.store.path_for(entry).name
+    nb.store.path_for(entry).rename(kept)
+    nb.retire(entry.id, "no longer true")  # a rewrite, same type
+    nb.update(entry.id, type=EntryType.CONVENTION)  # a type change, but not from its type's folder
+    assert kept.is_file() and nb.get(entry.id).type is EntryType.CONVENTION
+    assert [p for p in nb.store.entries_dir.rglob("*.md")] == [kept]
+
+
 def test_no_field_reaches_disk_with_a_secret(nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> None:
     token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
     monkeypatch.setenv("ERRNOTE_AUTHOR", f"bot {token}")

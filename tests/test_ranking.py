@@ -127,6 +127,8 @@ def test_cjk_bigrams_made_with_function_characters_carry_little_information() ->
     assert ranking.information("了一", 5.0) == pytest.approx(5.0 * ranking.COMMON_WEIGHT)  # 丢了一批
     assert ranking.information("しな", 5.0) == pytest.approx(5.0 * ranking.COMMON_WEIGHT)  # kana grammar
     assert ranking.information("設定", 5.0) == 5.0
+    for word in ("就绪", "存在", "是否", "消え", "落ち"):  # words, though made with 就/在/是 or a kana
+        assert ranking.information(word, 5.0) == 5.0, word
 
 
 def _ev(strength: float, coverage: float, matched: int = 2) -> ranking.Evidence:
@@ -166,10 +168,18 @@ def test_near_neighbours_are_shown_only_beside_a_relevant_hit() -> None:
 
 
 def test_a_search_lists_relevant_hits_before_near_ones(nb: Notebook) -> None:
+    nb.add("convention", "Exponential backoff in every HTTP client is capped at 30 seconds",
+           body="Uncapped backoff left jobs sleeping for hours.", tags=["http"])  # fmt: skip
+    hits = nb.search("exponential backoff for the ledger upstream")
+    assert [h.title.split()[0] for h in hits] == ["Retry", "Exponential"]
+    assert [(h.relevant, h.near, h.to_json()["near"]) for h in hits] == [
+        (True, False, False),
+        (False, True, True),
+    ]
+    # Without the entry that clears the threshold, its neighbour alone is no answer.
+    assert nb.search("exponential backoff for the ledger upstream", types=["convention"]) == []
     for query in ("make the ledger SDK try again when upstream is unavailable", "prod redis blocked",
                   "cargo openssl-sys build failed", "invoice total currency formatting"):  # fmt: skip
-        hits = nb.search(query)
-        assert hits and hits[0].relevant, query
-        flags = [h.relevant for h in hits]
-        assert flags == sorted(flags, reverse=True), query  # no relevant hit after a near one
-        assert all(h.evidence is not None and ranking.near(h.evidence) for h in hits)
+        found = nb.search(query)
+        assert found and found[0].relevant, query
+        assert all(h.relevant or h.near for h in found), query

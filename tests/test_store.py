@@ -187,6 +187,7 @@ def test_file_lock_waits_or_gives_up_after_its_timeout(tmp_path: Path) -> None:
 
     from errnote.store import file_lock
 
+    pytest.importorskip("fcntl")  # the holder below locks with flock
     lock = tmp_path / "cache" / "x.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
     holder = subprocess.Popen(

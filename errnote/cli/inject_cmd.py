@@ -22,8 +22,9 @@ Selection (defaults in .errnote/config.yaml, section inject:):
            or above the confidence floor, and every pinned entry; with
            --query, those nearest to it first when more than --max apply.
   Recent   mistakes and corrections of the last --recent-days (7) days.
-  Query    entries the search finds for --query TEXT (only those past
-           its relevance threshold).
+  Query    entries the search finds for --query TEXT, as 'errnote
+           search' answers it: those past its relevance threshold and
+           their near neighbours; nothing when none is past it.
   Path     entries whose path: scope covers a --path file or a file
            changed in the working tree (--changed, from git).
   Tool     entries whose tool: scope or tool field names a --tool, or a
