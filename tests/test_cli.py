@@ -315,3 +315,28 @@ def test_undecodable_input_is_a_one_line_error(runner: CliRunner, in_repo: Path,
     assert out == ""
     assert code == 1 and "not valid UTF-8" in err
     assert nb.store.files() == []
+
+
+def test_a_reader_that_goes_away_is_no_error(nb: Notebook, repo: Path) -> None:
+    import subprocess
+
+    entry = Notebook.locate(repo).add("lesson", "Shown to a reader that has gone", body="text")
+    for args in (["show", entry.id, "--json"], ["list"], ["show", "--help"]):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "errnote", *args], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # the reader is gone before anything is written (`| head` that exited)
+        err = proc.stderr.read().decode()
+        assert proc.wait() == 1, args
+        assert "Broken pipe" not in err and "Traceback" not in err, (args, err)
+
+
+def test_help_paragraphs_are_reflowed_but_blocks_kept() -> None:
+    from errnote.cli.app import _reflow
+
+    text = "Summary line.\n\n    A paragraph written\n    over two lines.\n\n    \b\n    Kept:\n      as laid out"  # noqa: E501
+    assert _reflow(text) == "Summary line.\n\nA paragraph written over two lines.\n\n\b\nKept:\n  as laid out"
+    runner = CliRunner()
+    out = runner.invoke(app, ["search", "--help"], env={"COLUMNS": "200"}).stdout
+    assert "quotes, AND/OR/NOT, brackets" in out  # one line in the docstring's second paragraph joined

@@ -7,6 +7,8 @@ as one line on stderr with exit code 1 (2 for usage errors): never a traceback.
 from __future__ import annotations
 
 import contextlib
+import inspect
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,12 +27,32 @@ TYPES_HELP = ", ".join(t.value for t in EntryType)
 RELATIONS_HELP = ", ".join(r.value for r in Relation)
 
 
+def _reflow(text: str | None) -> str | None:
+    """Docstring paragraphs as the terminal should wrap them: typer keeps their line breaks."""
+    if not text:
+        return text
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(p if p.startswith("\b") else " ".join(p.split("\n")) for p in paragraphs)
+
+
 class ErrnoteGroup(TyperGroup):
     """Catches the core's errors once, for every command."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for command in self.commands.values():
+            command.help = _reflow(command.help)
+            for sub in getattr(command, "commands", {}).values():
+                sub.help = _reflow(sub.help)
 
     def invoke(self, ctx: Any) -> Any:  # typer's vendored click Context
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            # The reader went away (`errnote list | head`): nothing to report, nothing more to write.
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(1) from None
         except ErrnoteError as exc:
             fail(str(exc))
             raise typer.Exit(exc.exit_code) from None
@@ -590,7 +612,8 @@ def search(
     The query is read as natural language (OR with a bonus for matching more words): quotes,
     AND/OR/NOT, brackets and stack traces are all fine. Ranking: text match (title, tags and
     tool, error text above the rest) x type x confidence x freshness; superseded and retired
-    entries are left out unless --all.
+    entries are left out unless --all. Nothing is returned unless one entry clears the relevance
+    threshold; then its near neighbours follow it, marked (near) ("near": true in --json).
     """
     from errnote.index import search_with_report
 
