@@ -196,20 +196,43 @@ class Index:
 
         return windex.open_dir(str(self.dir))
 
-    def sync(self, *, rebuild: bool = False, timeout: float = LOCK_TIMEOUT) -> SyncReport:
-        """Bring the index up to date with the files (or rebuild it from scratch)."""
+    def sync(self, *, rebuild: bool = False, timeout: float = LOCK_TIMEOUT, watch: bool = True) -> SyncReport:
+        """Bring the index up to date with the files (or rebuild it from scratch).
+
+        In a process that syncs again and again, a kernel watch on the entry folders may say that
+        nothing changed since the last full scan, which is then skipped (`errnote.watch`);
+        `watch=False` always scans.
+        """
+        from errnote.watch import watch_for
+
+        watcher = watch_for(self.nb.store.entries_dir) if watch and not rebuild else None
+        if watcher is not None and watcher.quiet() and watcher.index_key == self._manifest_key():
+            return SyncReport(problems=dict(watcher.problems))
         report = SyncReport()
-        current = self.scan()
+        symlinks: list[str] = []
+        current = self.nb.store.stat_files(symlinks)
         manifest = None if rebuild else self._read_manifest()
         if manifest is not None and not self._diff(current, manifest["files"]):
             report.problems = dict(manifest.get("problems") or {})
-            return report
+        else:
+            try:
+                report = self._sync_locked(current, rebuild, timeout, report)
+            except OSError as exc:  # a read-only checkout or a full disk: search without updating the cache
+                report.stale = True
+                report.notices.append(
+                    f"cannot update the search index ({exc.strerror}): searching without it"
+                )
+        if watcher is not None and not report.stale:
+            watcher.mark_synced(report.problems, bool(symlinks), self._manifest_key())
+        return report
+
+    def _manifest_key(self) -> tuple[int, ...] | None:
+        """The manifest's stat key: an index rebuilt, replaced or deleted by anyone changes it."""
         try:
-            return self._sync_locked(current, rebuild, timeout, report)
-        except OSError as exc:  # a read-only checkout or a full disk: search without updating the cache
-            report.stale = True
-            report.notices.append(f"cannot update the search index ({exc.strerror}): searching without it")
-            return report
+            st = self.manifest_path.stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
     def _sync_locked(
         self, current: dict[str, tuple[int, ...]], rebuild: bool, timeout: float, report: SyncReport

@@ -294,10 +294,11 @@ class Store:
         found.sort(key=lambda f: (f.file_id, str(f.path)))
         return found
 
-    def stat_files(self) -> dict[str, tuple[int, ...]]:
+    def stat_files(self, symlinks: list[str] | None = None) -> dict[str, tuple[int, ...]]:
         """Every entry file (path relative to `entries/`) with its stat key: one stat each, no reading.
 
         This is how the caches (catalog, index) notice edits by hand, `git pull` and `git checkout`.
+        Entry files that are symlinks are also added to `symlinks` when it is given.
         """
         found: dict[str, tuple[int, ...]] = {}
         prefix = len(str(self.entries_dir)) + 1
@@ -306,6 +307,8 @@ class Store:
                 st = item.stat()
             except FileNotFoundError:
                 continue  # deleted between the listing and the stat
+            if symlinks is not None and item.is_symlink():
+                symlinks.append(item.path[prefix:])
             # ctime and inode too: tools that restore mtimes (cp -p, rsync -a, tar) cannot fake them.
             found[item.path[prefix:]] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
         return found

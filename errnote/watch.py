@@ -1,0 +1,164 @@
+"""A cheap "nothing changed" signal for the entry folders, for processes that search many times.
+
+Every read syncs the index with the files by a stat of each entry file: that is how an edit by
+hand, a `git pull` or a `git checkout` is noticed. In a long-running process (an agent harness, an
+editor plugin) that calls `search` again and again, the kernel can say instead that nothing
+happened: on Linux, an inotify watch on every entry folder. The index module asks `quiet()` before
+its stat scan and skips the scan only when
+
+- the watch was armed before the last full scan, and no event has arrived since (any event, or a
+  lost one, means a full scan as before);
+- that full scan is younger than `MAX_QUIET` seconds (network file systems do not report changes
+  made on another machine, so a scan still happens that often);
+- no entry file is a symlink (an edit of its target elsewhere raises no event here);
+- the index's manifest is the one that scan left (another process may rebuild or delete it).
+
+Elsewhere (macOS, Windows, a full watch table) there is no watch and every sync scans. This module
+is part of the core and imports nothing beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import struct
+import sys
+import time
+from pathlib import Path
+
+#: Seconds a quiet watch is trusted before a full scan happens anyway.
+MAX_QUIET = 5.0
+
+_IN_MODIFY = 0x002
+_IN_ATTRIB = 0x004
+_IN_CLOSE_WRITE = 0x008
+_IN_MOVED_FROM = 0x040
+_IN_MOVED_TO = 0x080
+_IN_CREATE = 0x100
+_IN_DELETE = 0x200
+_IN_DELETE_SELF = 0x400
+_IN_MOVE_SELF = 0x800
+_IN_ONLYDIR = 0x01000000
+_IN_NONBLOCK = 0o4000
+_IN_CLOEXEC = 0o2000000
+_MASK = (
+    _IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | _IN_DELETE
+    | _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR
+)  # fmt: skip
+_EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then `len` bytes of name)
+
+_libc: ctypes.CDLL | None = None
+
+
+def _inotify() -> ctypes.CDLL | None:
+    """libc with inotify, or None where there is none."""
+    global _libc
+    if _libc is None and sys.platform.startswith("linux"):
+        try:
+            lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            lib.inotify_init1.argtypes = [ctypes.c_int]
+            lib.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+            _libc = lib
+        except (OSError, AttributeError):
+            return None
+    return _libc
+
+
+class EntryWatch:
+    """An inotify watch on an entry folder and every folder below it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.fd = -1
+        self.synced = False  # a full scan completed after the watch was armed
+        self.last_full = 0.0
+        self.problems: dict[str, str] = {}  # broken files the last full scan found
+        self.index_key: tuple[int, ...] | None = None  # the index manifest that scan left behind
+        self._arm()
+
+    def _arm(self) -> None:
+        lib = _inotify()
+        if lib is None:
+            raise OSError("no inotify here")
+        self.close()
+        fd = lib.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
+        if fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1 failed")
+        self.fd = fd
+        stack = [str(self.root)]
+        while stack:
+            folder = stack.pop()
+            if lib.inotify_add_watch(fd, os.fsencode(folder), _MASK) < 0:
+                raise OSError(ctypes.get_errno(), f"cannot watch {folder}")
+            try:
+                with os.scandir(folder) as it:
+                    stack.extend(e.path for e in it if e.is_dir(follow_symlinks=False))
+            except OSError:
+                continue
+
+    def _drain(self) -> bool:
+        """Read every pending event; True when there was any (or when the watch broke)."""
+        if self.fd < 0:
+            return True
+        seen = False
+        while True:
+            try:
+                data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return seen
+            except OSError:
+                return True
+            if not data:
+                return seen
+            seen = seen or len(data) >= _EVENT.size
+
+    def quiet(self) -> bool:
+        """May the stat scan be skipped? (See the module docstring.)"""
+        if self._drain():
+            self.synced = False
+            try:
+                self._arm()  # new folders get watched before the full scan that follows
+            except OSError:
+                self.close()
+            return False
+        return self.synced and self.fd >= 0 and time.monotonic() - self.last_full < MAX_QUIET
+
+    def mark_synced(
+        self, problems: dict[str, str], has_symlinks: bool, index_key: tuple[int, ...] | None
+    ) -> None:
+        """A full scan brought the index (whose manifest has `index_key`) up to date with the files."""
+        self.synced = not has_symlinks and index_key is not None
+        self.last_full = time.monotonic()
+        self.problems = dict(problems)
+        self.index_key = index_key
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+#: Notebooks watched at once by one process; the least recently used one is let go (each watch
+#: holds an inotify instance, and a user has 128 by default).
+MAX_WATCHES = 8
+_WATCHES: dict[str, EntryWatch | None] = {}  # insertion order = least recently used first
+
+
+def watch_for(root: Path) -> EntryWatch | None:
+    """The watch on this entry folder (armed on first use), or None where watching is not possible."""
+    key = str(root)
+    if key in _WATCHES:
+        _WATCHES[key] = _WATCHES.pop(key)  # now the most recently used
+        return _WATCHES[key]
+    if not root.is_dir():
+        return None  # not yet: a later sync may watch it
+    while len(_WATCHES) >= MAX_WATCHES:
+        oldest = _WATCHES.pop(next(iter(_WATCHES)))
+        if oldest is not None:
+            oldest.close()
+    try:
+        _WATCHES[key] = EntryWatch(root)
+    except OSError:
+        _WATCHES[key] = None  # no inotify, or no instance left: scan every time
+    return _WATCHES[key]
