@@ -208,6 +208,7 @@ class Index:
         watcher = watch_for(self.nb.store.entries_dir) if watch and not rebuild else None
         if watcher is not None and watcher.quiet() and watcher.index_key == self._manifest_key():
             return SyncReport(problems=dict(watcher.problems))
+        generation = watcher.generation if watcher is not None else 0
         report = SyncReport()
         symlinks: list[str] = []
         current = self.nb.store.stat_files(symlinks)
@@ -223,7 +224,7 @@ class Index:
                     f"cannot update the search index ({exc.strerror}): searching without it"
                 )
         if watcher is not None and not report.stale:
-            watcher.mark_synced(report.problems, bool(symlinks), self._manifest_key())
+            watcher.mark_synced(generation, report.problems, bool(symlinks), self._manifest_key())
         return report
 
     def _manifest_key(self) -> tuple[int, ...] | None:

@@ -19,13 +19,12 @@ is part of the core and imports nothing beyond the standard library.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import struct
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 #: Seconds a quiet watch is trusted before a full scan happens anyway.
 MAX_QUIET = 5.0
@@ -48,15 +47,21 @@ _MASK = (
 )  # fmt: skip
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then `len` bytes of name)
 
-_libc: ctypes.CDLL | None = None
+_libc: Any = None
 
 
-def _inotify() -> ctypes.CDLL | None:
-    """libc with inotify, or None where there is none."""
+def _inotify() -> Any:
+    """libc (a `ctypes.CDLL`) with inotify, or None where there is none."""
     global _libc
     if _libc is None and sys.platform.startswith("linux"):
+        import ctypes  # only here: a process that syncs once never loads it
+        import ctypes.util
+
         try:
-            lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            try:
+                lib = ctypes.CDLL("libc.so.6", use_errno=True)  # glibc: no `ldconfig` subprocess
+            except OSError:
+                lib = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)  # musl and others
             lib.inotify_init1.argtypes = [ctypes.c_int]
             lib.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
             _libc = lib
@@ -75,6 +80,7 @@ class EntryWatch:
         self.last_full = 0.0
         self.problems: dict[str, str] = {}  # broken files the last full scan found
         self.index_key: tuple[int, ...] | None = None  # the index manifest that scan left behind
+        self.generation = 0  # counts the bursts of events seen
         self._arm()
 
     def _arm(self) -> None:
@@ -82,6 +88,8 @@ class EntryWatch:
         if lib is None:
             raise OSError("no inotify here")
         self.close()
+        import ctypes
+
         fd = lib.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
         if fd < 0:
             raise OSError(ctypes.get_errno(), "inotify_init1 failed")
@@ -117,6 +125,7 @@ class EntryWatch:
         """May the stat scan be skipped? (See the module docstring.)"""
         if self._drain():
             self.synced = False
+            self.generation += 1  # a scan that started before these events must not vouch for them
             try:
                 self._arm()  # new folders get watched before the full scan that follows
             except OSError:
@@ -125,9 +134,13 @@ class EntryWatch:
         return self.synced and self.fd >= 0 and time.monotonic() - self.last_full < MAX_QUIET
 
     def mark_synced(
-        self, problems: dict[str, str], has_symlinks: bool, index_key: tuple[int, ...] | None
+        self, generation: int, problems: dict[str, str], has_symlinks: bool, index_key: tuple[int, ...] | None
     ) -> None:
-        """A full scan brought the index (whose manifest has `index_key`) up to date with the files."""
+        """A full scan, begun at `generation`, brought the index (whose manifest has `index_key`) up
+        to date with the files. A scan that events overtook meanwhile (another thread) vouches for
+        nothing."""
+        if generation != self.generation:
+            return
         self.synced = not has_symlinks and index_key is not None
         self.last_full = time.monotonic()
         self.problems = dict(problems)
@@ -145,12 +158,23 @@ MAX_WATCHES = 8
 _WATCHES: dict[str, EntryWatch | None] = {}  # insertion order = least recently used first
 
 
+_SYNCED_ONCE: set[str] = set()
+
+
 def watch_for(root: Path) -> EntryWatch | None:
-    """The watch on this entry folder (armed on first use), or None where watching is not possible."""
+    """The watch on this entry folder, or None where watching is not possible or not worth it.
+
+    A process's first sync of a notebook gets no watch: a command that searches once (the CLI)
+    would pay for arming it and never use it. The second sync arms it before its full scan; from
+    the third on, a quiet watch is trusted.
+    """
     key = str(root)
     if key in _WATCHES:
         _WATCHES[key] = _WATCHES.pop(key)  # now the most recently used
         return _WATCHES[key]
+    if key not in _SYNCED_ONCE:
+        _SYNCED_ONCE.add(key)
+        return None
     if not root.is_dir():
         return None  # not yet: a later sync may watch it
     while len(_WATCHES) >= MAX_WATCHES:
