@@ -40,7 +40,7 @@ MAX_QUERY_TERMS = 48
 #: Ideas (the rarest first) that select candidates; ideas far less informative than the best one
 #: (below RETRIEVAL_FLOOR of it) only score candidates, they do not add any.
 RETRIEVAL_IDEAS = 6
-RETRIEVAL_FLOOR = 0.4
+RETRIEVAL_FLOOR = 0.5
 
 try:  # Whoosh is needed only when the index is; the class path must stay stable (it is pickled).
     from whoosh.analysis import Token, Tokenizer
