@@ -40,6 +40,11 @@ def main() -> None:
     parser.add_argument("data", type=Path)
     parser.add_argument("--errnote", default=str(HERE.parent / ".venv" / "bin" / "errnote"))
     parser.add_argument("-v", "--verbose", action="store_true", help="list the misses")
+    parser.add_argument(
+        "--recent-days", type=int, default=None,
+        help="passed to inject; 0 = an older notebook (every entry of the set was just recorded, so "
+        "by default all its mistakes and corrections are recent failures)",
+    )  # fmt: skip
     opts = parser.parse_args()
     cli = shlex.split(opts.errnote)
     lines = (opts.data / "entries.jsonl").read_text("utf-8").splitlines()
@@ -66,7 +71,8 @@ def main() -> None:
     kinds: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # n, included, via query
     negatives = [0, 0]  # n, clean
     for q in queries:
-        snippet = json.loads(run(cli, ["inject", "--query", q["q"], "--format", "json"], work))
+        extra = [] if opts.recent_days is None else ["--recent-days", str(opts.recent_days)]
+        snippet = json.loads(run(cli, ["inject", "--query", q["q"], "--format", "json", *extra], work))
         got = [(key_of.get(e["id"]), e["section"], e["reasons"]) for e in snippet["entries"]]
         if not q["relevant"]:
             negatives[0] += 1

@@ -6,7 +6,8 @@ always   preferences, conventions, confirmations and lessons whose scope is the 
          (`repo`, `global` or no scope), plus every pinned entry of any type and scope; with a
          query, the rules nearest to it (by search score, threshold or not) come first, so a full
          section keeps the ones that bear on the task
-recent   mistakes and corrections recorded in the last `recent_days` days (default 7)
+recent   mistakes and corrections recorded in the last `recent_days` days (default 7), newest
+         first; with a query, the ones nearest to it first
 query    entries the search finds for `--query`, as `errnote search` answers it (those past its
          relevance threshold, then their near neighbours; nothing when none is past it)
 path     entries whose `path:` scope covers one of the given (or changed) files
@@ -318,9 +319,9 @@ def select(
         take("tool", _tool_matches(options.tools, ok))
     if options.recent and options.recent_days > 0:
         since = current - timedelta(days=options.recent_days)
-        recent = sorted(
+        recent = sorted(  # newest first; with a task at hand, the ones nearest to it first
             (e for e in ok.values() if e.type in RECENT_TYPES and e.provenance.created >= since),
-            key=lambda e: (-e.provenance.created.timestamp(), e.id),
+            key=lambda e: (-closeness.get(e.id, 0.0), -e.provenance.created.timestamp(), e.id),
         )
         take("recent", [Picked(e, "recent", ("recent",)) for e in recent])
 

@@ -374,6 +374,15 @@ def test_a_session_that_saw_the_best_hit_still_gets_its_neighbours(nb: Notebook)
     assert [i for i, v in seen.items() if v[0] == "query"] == ["dddd000002"]
 
 
+def test_recent_failures_nearest_the_query_come_first(nb: Notebook) -> None:
+    make(nb, "eeee000001", "mistake", "Ran KEYS on production Redis and blocked it", days=3)
+    make(nb, "eeee000002", "mistake", "Forgot the changelog entry", days=1)
+    make(nb, "eeee000003", "correction", "Tag releases from main only", days=0.5)
+    assert [i for i, v in pick(nb, max_per_section=1).items() if v[0] == "recent"] == ["eeee000003"]
+    task = pick(nb, max_per_section=1, query="list the session keys in the redis cache")
+    assert [i for i, v in task.items() if v[0] == "recent"] == ["eeee000001"]
+
+
 def test_max_per_section_never_cuts_pinned(fixed: Notebook) -> None:
     got = pick(fixed, max_per_section=1)
     assert [i for i, v in got.items() if v[0] == "always"] == ["aaaa000001"]

@@ -21,7 +21,8 @@ Selection (defaults in .errnote/config.yaml, section inject:):
            scoped to the whole repository (repo, global or no scope) at
            or above the confidence floor, and every pinned entry; with
            --query, those nearest to it first when more than --max apply.
-  Recent   mistakes and corrections of the last --recent-days (7) days.
+  Recent   mistakes and corrections of the last --recent-days (7) days,
+           newest first (with --query, those nearest to it first).
   Query    entries the search finds for --query TEXT, as 'errnote
            search' answers it: those past its relevance threshold and
            their near neighbours; nothing when none is past it.
