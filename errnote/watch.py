@@ -74,6 +74,9 @@ class EntryWatch:
     """An inotify watch on an entry folder and every folder below it."""
 
     def __init__(self, root: Path) -> None:
+        import threading
+
+        self.lock = threading.Lock()  # threads of one process share the watch (and its descriptor)
         self.root = root
         self.fd = -1
         self.synced = False  # a full scan completed after the watch was armed
@@ -123,6 +126,10 @@ class EntryWatch:
 
     def quiet(self) -> bool:
         """May the stat scan be skipped? (See the module docstring.)"""
+        with self.lock:
+            return self._quiet()
+
+    def _quiet(self) -> bool:
         if self._drain():
             self.synced = False
             self.generation += 1  # a scan that started before these events must not vouch for them
@@ -139,12 +146,13 @@ class EntryWatch:
         """A full scan, begun at `generation`, brought the index (whose manifest has `index_key`) up
         to date with the files. A scan that events overtook meanwhile (another thread) vouches for
         nothing."""
-        if generation != self.generation:
-            return
-        self.synced = not has_symlinks and index_key is not None
-        self.last_full = time.monotonic()
-        self.problems = dict(problems)
-        self.index_key = index_key
+        with self.lock:
+            if generation != self.generation:
+                return
+            self.synced = not has_symlinks and index_key is not None
+            self.last_full = time.monotonic()
+            self.problems = dict(problems)
+            self.index_key = index_key
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -180,7 +188,8 @@ def watch_for(root: Path) -> EntryWatch | None:
     while len(_WATCHES) >= MAX_WATCHES:
         oldest = _WATCHES.pop(next(iter(_WATCHES)))
         if oldest is not None:
-            oldest.close()
+            with oldest.lock:
+                oldest.close()
     try:
         _WATCHES[key] = EntryWatch(root)
     except OSError:
