@@ -149,6 +149,7 @@ class Index:
     """The search index of one notebook."""
 
     def __init__(self, nb: Notebook) -> None:
+        self._key: tuple[int, ...] | None = None  # stat key of the manifest the last sync read or wrote
         self.nb = nb
         self.cache = nb.store.cache_dir
         self.dir = self.cache / "index"
@@ -168,9 +169,12 @@ class Index:
         import marshal
 
         try:
-            data = marshal.loads(self.manifest_path.read_bytes())
+            with open(self.manifest_path, "rb") as handle:
+                st = os.fstat(handle.fileno())
+                data = marshal.loads(handle.read())
         except (OSError, EOFError, ValueError, TypeError):
             return None
+        self._key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             return None
         return data
@@ -208,10 +212,11 @@ class Index:
         watcher = watch_for(self.nb.store.entries_dir) if watch and not rebuild else None
         if watcher is not None and watcher.quiet() and watcher.index_key == self._manifest_key():
             return SyncReport(problems=dict(watcher.problems))
-        generation = watcher.generation if watcher is not None else 0
+        begun = watcher.begin() if watcher is not None else (0, 0.0)
         report = SyncReport()
-        symlinks: list[str] = []
-        current = self.nb.store.stat_files(symlinks)
+        linked: list[str] = []
+        current = self.nb.store.stat_files(linked)
+        self._key = None
         manifest = None if rebuild else self._read_manifest()
         if manifest is not None and not self._diff(current, manifest["files"]):
             report.problems = dict(manifest.get("problems") or {})
@@ -224,7 +229,8 @@ class Index:
                     f"cannot update the search index ({exc.strerror}): searching without it"
                 )
         if watcher is not None and not report.stale:
-            watcher.mark_synced(generation, report.problems, bool(symlinks), self._manifest_key())
+            # The manifest this sync read or wrote (`_key`), not whatever is on disk by now.
+            watcher.mark_synced(begun, report.problems, bool(linked), self._key)
         return report
 
     def _manifest_key(self) -> tuple[int, ...] | None:
@@ -250,6 +256,7 @@ class Index:
             if manifest is not None:
                 try:
                     self._apply(current, manifest, report)
+                    self._key = self._manifest_key()  # what this sync wrote, read under the lock
                     return report
                 except OSError as exc:
                     if exc.errno in _CANNOT_WRITE:
@@ -259,6 +266,7 @@ class Index:
                     report = SyncReport()
             first_use = not self.dir.exists()
             self._rebuild(current, report)
+            self._key = self._manifest_key()
             if not rebuild and (report.added or not first_use):  # an empty notebook needs no news
                 report.notices.append(
                     f"built the search index from {report.added} entry files (first use here)"

@@ -298,7 +298,8 @@ class Store:
         """Every entry file (path relative to `entries/`) with its stat key: one stat each, no reading.
 
         This is how the caches (catalog, index) notice edits by hand, `git pull` and `git checkout`.
-        Entry files that are symlinks are also added to `symlinks` when it is given.
+        Entry files that are symlinks or hard links (they can change under another name) are also
+        added to `symlinks` when it is given.
         """
         found: dict[str, tuple[int, ...]] = {}
         prefix = len(str(self.entries_dir)) + 1
@@ -307,7 +308,7 @@ class Store:
                 st = item.stat()
             except FileNotFoundError:
                 continue  # deleted between the listing and the stat
-            if symlinks is not None and item.is_symlink():
+            if symlinks is not None and (item.is_symlink() or st.st_nlink > 1):
                 symlinks.append(item.path[prefix:])
             # ctime and inode too: tools that restore mtimes (cp -p, rsync -a, tar) cannot fake them.
             found[item.path[prefix:]] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)

@@ -14,6 +14,24 @@ from errnote.notebook import Notebook
 from errnote.store import Store
 
 
+@pytest.fixture(autouse=True)
+def fresh_table() -> Any:
+    """Each test starts as a new process would: no notebook synced, no watch held."""
+    yield
+    for w in list(watch._WATCHES.values()):
+        if w is not None:
+            w.retired = True
+            w.close()
+    watch._WATCHES.clear()
+    watch._SYNCED_ONCE.clear()
+
+
+def inotify_fds() -> int:
+    """inotify instances this process holds open."""
+    fds = Path("/proc/self/fd")
+    return sum(1 for fd in fds.iterdir() if "inotify" in os.path.realpath(fd)) if fds.is_dir() else 0
+
+
 @pytest.fixture
 def counted(nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many full stat scans the syncs made (the real scan runs; it is only counted)."""
@@ -81,8 +99,8 @@ def test_a_symlinked_entry_is_always_scanned(nb: Notebook, counted: list[int], t
     for _ in range(3):
         assert ids(nb, "shared repositories") == {entry.id}
     before = len(counted)
-    outside.write_text(outside.read_text().replace("shared between", "kept across"))  # no event here
-    assert ids(nb, "kept across repositories") == {entry.id}
+    outside.write_text(outside.read_text().replace("shared between", "mirrored among"))  # no event here
+    assert ids(nb, "mirrored") == {entry.id}  # a word only the edited text has
     assert len(counted) > before
 
 
@@ -126,8 +144,90 @@ def test_a_scan_overtaken_by_events_vouches_for_nothing(nb: Notebook, counted: l
     Index(nb).sync()
     watcher = watch.watch_for(nb.store.entries_dir)
     assert watcher is not None
-    generation = watcher.generation  # a scan (in another thread, say) begins here ...
+    begun = watcher.begin()  # a scan (in another thread, say) begins here ...
     nb.store.path_for(entry).write_text(nb.store.path_for(entry).read_text().replace("Pin", "Fix"))
     assert not watcher.quiet()  # ... events arrive and are drained by someone else ...
-    watcher.mark_synced(generation, {}, False, (1, 2, 3, 4))  # ... then the old scan finishes
+    watcher.mark_synced(begun, {}, False, (1, 2, 3, 4))  # ... then the old scan finishes
     assert not watcher.synced
+
+
+def test_threads_never_hold_more_watches_than_the_limit(tmp_path: Path) -> None:
+    import threading
+
+    if watch._inotify() is None:
+        pytest.skip("no inotify on this system")
+    before = inotify_fds()
+    roots = [Notebook.init(tmp_path / f"repo{i}")[0].store.entries_dir for i in range(12)]
+
+    def work() -> None:
+        for _ in range(3):
+            for root in roots:
+                w = watch.watch_for(root)
+                if w is not None:
+                    w.quiet()
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    import gc
+
+    gc.collect()
+    assert inotify_fds() - before <= watch.MAX_WATCHES
+
+
+def test_a_forked_child_starts_without_its_parents_watches(nb: Notebook, counted: list[int]) -> None:
+    nb.add("lesson", "Pin the toolchain in rust-toolchain.toml")
+    search(nb, "toolchain")
+    search(nb, "toolchain")
+    assert watch._WATCHES
+    pid = os.fork()
+    if pid == 0:  # the child: its own table, empty; the parent's watches let go
+        os._exit(0 if not watch._WATCHES and not watch._SYNCED_ONCE else 1)
+    _pid, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    assert watch._WATCHES  # the parent keeps its own
+
+
+def test_a_notebook_swapped_in_under_the_same_path_is_watched_afresh(
+    tmp_path: Path, counted: list[int]
+) -> None:
+    import shutil
+
+    repo = tmp_path / "repo"
+    nb, _ = Notebook.init(repo)
+    entry = nb.add("lesson", "Pin the toolchain in rust-toolchain.toml")
+    for _ in range(3):
+        assert ids(nb, "toolchain") == {entry.id}
+    shutil.copytree(repo, tmp_path / "copy")
+    (repo).rename(tmp_path / "old")
+    (tmp_path / "copy").rename(repo)  # another folder now at the same path: no event on the old one
+    assert ids(nb, "toolchain") == {entry.id}
+    path = nb.store.path_for(entry)
+    path.write_text(path.read_text().replace("Pin the toolchain", "Pin the compiler"))
+    assert ids(nb, "compiler") == {entry.id}  # an edit in the swapped-in folder is seen at once
+
+
+def test_a_hard_linked_entry_is_always_scanned(nb: Notebook, counted: list[int], tmp_path: Path) -> None:
+    entry = nb.add("lesson", "Lessons shared between repositories")
+    other = tmp_path / "other-name.md"
+    os.link(nb.store.path_for(entry), other)
+    for _ in range(3):
+        assert ids(nb, "shared repositories") == {entry.id}
+    with open(other, "r+", encoding="utf-8") as handle:  # in place, through the other name
+        text = handle.read().replace("shared between", "mirrored among")
+        handle.seek(0)
+        handle.write(text)
+        handle.truncate()
+    assert ids(nb, "mirrored") == {entry.id}  # a word only the edited text has
+
+
+def test_without_inotify_every_sync_scans(
+    nb: Notebook, counted: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch, "_inotify", lambda: None)  # as on macOS or Windows
+    nb.add("lesson", "Pin the toolchain in rust-toolchain.toml")
+    for _ in range(4):
+        search(nb, "toolchain")
+    assert len(counted) == 4 and not any(watch._WATCHES.values())
