@@ -116,7 +116,7 @@ class Notebook:
     # --- finding and creating --------------------------------------------------------------
 
     @classmethod
-    def locate(cls, start: Path | None = None, override: str | Path | None = None) -> Notebook:
+    def locate(cls, start: str | Path | None = None, override: str | Path | None = None) -> Notebook:
         """Find the notebook: `override` (or `$ERRNOTE_DIR`), else walk up from `start` like git."""
         chosen = override if override else os.environ.get("ERRNOTE_DIR")
         if chosen:
@@ -126,7 +126,7 @@ class Notebook:
                     f"no notebook at {folder}", f"create one with: errnote --notebook {chosen} init"
                 )
             return cls(folder)
-        here = (start or Path.cwd()).resolve()
+        here = Path(start or Path.cwd()).expanduser().resolve()
         for parent in (here, *here.parents):
             candidate = parent / NOTEBOOK_DIRNAME
             if candidate.is_dir():
@@ -138,7 +138,7 @@ class Notebook:
 
     @classmethod
     def init(
-        cls, where: Path | None = None, override: str | Path | None = None
+        cls, where: str | Path | None = None, override: str | Path | None = None
     ) -> tuple[Notebook, list[Path]]:
         """Create a notebook (at the top of the git work tree holding `where`); return what was made.
 
@@ -148,7 +148,7 @@ class Notebook:
         if chosen:
             root = _notebook_dir(Path(chosen).expanduser().resolve())
         else:
-            here = (where or Path.cwd()).resolve()
+            here = Path(where or Path.cwd()).expanduser().resolve()
             root = (_repo_top(here) or here) / NOTEBOOK_DIRNAME
         made: list[Path] = []
         for folder in (root, root / ENTRIES_DIRNAME):

@@ -267,3 +267,8 @@ def test_failed_commands_write_nothing(nb: Notebook) -> None:
     with pytest.raises(InvalidEntry, match="title is empty"):
         nb.triple("A mistake", "A correction", "   ")
     assert [f.path for f in nb.store.files()] == [path]
+
+
+def test_locate_and_init_take_a_path_as_text(tmp_path: Path) -> None:
+    made, _ = Notebook.init(str(tmp_path))
+    assert Notebook.locate(str(tmp_path / "sub" / "..")).root == made.root
