@@ -215,6 +215,24 @@ ScopeOpt = Annotated[
 TagOpt = Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="A tag (repeatable).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
+# The filters `search` and `list` share (errnote.filters), declared once so they stay the same.
+TypeFilter = Annotated[Optional[list[str]], typer.Option("--type", help=f"Only these types ({TYPES_HELP}).")]
+TagFilter = Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="Only entries with this tag.")]
+ToolFilter = Annotated[
+    Optional[str], typer.Option(help="Only entries about this tool (tool field or tool: scope).")
+]
+ScopeFilter = Annotated[
+    Optional[str],
+    typer.Option(help="Only entries whose scope mentions this (repo, path:src/**, tool:git ...)."),
+]
+PathFilter = Annotated[Optional[str], typer.Option(help="Only entries whose scope covers this file path.")]
+SinceFilter = Annotated[
+    Optional[str], typer.Option(help="Only entries created since: 2026-11-01, 7d, 12h, 2w.")
+]
+MinConfidenceFilter = Annotated[float, typer.Option(help="Only entries at least this confident (0..1).")]
+StatusFilter = Annotated[str, typer.Option(help="active, superseded, retired, or all.")]
+AllFilter = Annotated[bool, typer.Option("--all", help="Include superseded and retired entries.")]
+
 
 @app.command()
 def add(
@@ -393,28 +411,15 @@ def show(
 @app.command("list")
 def list_(
     ctx: typer.Context,
-    type: Annotated[
-        Optional[list[str]], typer.Option("--type", help=f"Only these types ({TYPES_HELP}).")
-    ] = None,
-    tag: Annotated[
-        Optional[list[str]], typer.Option("--tag", "-t", help="Only entries with this tag.")
-    ] = None,
-    tool: Annotated[
-        Optional[str], typer.Option(help="Only entries about this tool (tool field or tool: scope).")
-    ] = None,
-    scope: Annotated[
-        Optional[str],
-        typer.Option(help="Only entries whose scope mentions this (repo, path:src/**, tool:git ...)."),
-    ] = None,
-    path: Annotated[
-        Optional[str], typer.Option(help="Only entries whose scope covers this file path.")
-    ] = None,
-    since: Annotated[
-        Optional[str], typer.Option(help="Only entries created since: 2026-11-01, 7d, 12h, 2w.")
-    ] = None,
-    min_confidence: Annotated[float, typer.Option(help="Only entries at least this confident (0..1).")] = 0.0,
-    status: Annotated[str, typer.Option(help="active, superseded, retired, or all.")] = "active",
-    all_: Annotated[bool, typer.Option("--all", help="Include superseded and retired entries.")] = False,
+    type: TypeFilter = None,
+    tag: TagFilter = None,
+    tool: ToolFilter = None,
+    scope: ScopeFilter = None,
+    path: PathFilter = None,
+    since: SinceFilter = None,
+    min_confidence: MinConfidenceFilter = 0.0,
+    status: StatusFilter = "active",
+    all_: AllFilter = False,
     limit: Annotated[int, typer.Option(help="At most this many, newest first (0 = all).")] = 0,
     json_: JsonOpt = False,
 ) -> None:
@@ -583,25 +588,15 @@ def search(
     query: Annotated[
         str, typer.Argument(help="Any text: a question, a task, an error message or a whole stack trace.")
     ],
-    type: Annotated[
-        Optional[list[str]], typer.Option("--type", help=f"Only these types ({TYPES_HELP}).")
-    ] = None,
-    tag: Annotated[
-        Optional[list[str]], typer.Option("--tag", "-t", help="Only entries with this tag.")
-    ] = None,
-    tool: Annotated[
-        Optional[str], typer.Option(help="Only entries about this tool (tool field or tool: scope).")
-    ] = None,
-    scope: Annotated[Optional[str], typer.Option(help="Only entries whose scope mentions this text.")] = None,
-    path: Annotated[
-        Optional[str], typer.Option(help="Only entries whose scope covers this file path.")
-    ] = None,
-    since: Annotated[
-        Optional[str], typer.Option(help="Only entries created since: 2026-11-01, 7d, 2w.")
-    ] = None,
-    min_confidence: Annotated[float, typer.Option(help="Only entries at least this confident (0..1).")] = 0.0,
-    status: Annotated[str, typer.Option(help="active, superseded, retired, or all.")] = "active",
-    all_: Annotated[bool, typer.Option("--all", help="Include superseded and retired entries.")] = False,
+    type: TypeFilter = None,
+    tag: TagFilter = None,
+    tool: ToolFilter = None,
+    scope: ScopeFilter = None,
+    path: PathFilter = None,
+    since: SinceFilter = None,
+    min_confidence: MinConfidenceFilter = 0.0,
+    status: StatusFilter = "active",
+    all_: AllFilter = False,
     limit: Annotated[
         Optional[int], typer.Option("--limit", "-n", help="At most this many hits (default 10).")
     ] = None,
