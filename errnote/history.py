@@ -56,11 +56,13 @@ def git_facts(path: Path) -> GitFacts:
 
 
 def changed_paths(path: Path) -> list[str]:
-    """Files changed in the working tree (staged, unstaged and untracked), relative to the repo root."""
+    """Files changed in the working tree (staged, unstaged and untracked), as absolute paths (git
+    names them from its top folder, which is neither the current folder nor, always, the notebook's)."""
     repo = _open_repo(path)
     if repo is None:
         return []
     with repo:
+        top = Path(repo.working_tree_dir or path)
         try:
             out = repo.git.status("--porcelain", "-z", "--untracked-files=all")
         except Exception:  # noqa: BLE001 - git failed: no changed files known
@@ -76,5 +78,5 @@ def changed_paths(path: Path) -> list[str]:
         status, name = item[:2], item[3:]
         if "R" in status or "C" in status:
             i += 1  # the next field is the old name of a rename
-        paths.append(name)
+        paths.append(str(top / name))
     return sorted(set(paths))

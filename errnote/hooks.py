@@ -196,7 +196,8 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
             "additionalContext": render(selection, "markdown"),
         }
     }
-    return json.dumps(payload, ensure_ascii=False) + "\n"
+    # ASCII escapes: the answer survives any stdout encoding (a cp1252 pipe, LANG=C).
+    return json.dumps(payload) + "\n"
 
 
 def log_error(start: Path | None, notebook: str | Path | None, event: str, exc: BaseException) -> None:
@@ -239,13 +240,18 @@ HOOK_EVENTS = tuple(EVENTS)
 def run_stdio(event: str, *, notebook: str | Path | None = None) -> None:
     """Read the hook's JSON from stdin, print the answer (if any) on stdout; never raise."""
     try:
-        text = sys.stdin.read()
-    except (OSError, UnicodeDecodeError):
+        # Bytes, decoded here: the agent sends UTF-8 whatever the locale says.
+        raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        text = raw.decode("utf-8", errors="replace")
+    except (OSError, ValueError):
         text = ""
     out = run(event, text, notebook=notebook)
     if out:
-        sys.stdout.write(out)
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+        except (OSError, ValueError) as exc:  # the agent closed the pipe: nothing to tell it
+            log_error(None, notebook, event, exc)
 
 
 # --- .claude/settings.json ---------------------------------------------------------------------

@@ -226,29 +226,90 @@ def _cap(items: list[Picked], limit: int) -> list[Picked]:
 def program_names(command: str) -> list[str]:
     """The programs a shell command runs: `cd x && FOO=1 cargo test | tee log` gives cargo, tee.
 
-    `cd` is left out (it says where, not what); `sudo`, `env`, `time`, `npx` ... are looked through.
+    Quotes are respected (`git commit -m "fix; pytest later"` runs git alone). `cd` is left out (it
+    says where, not what); wrappers (`sudo -u bob`, `env`, `time`, `timeout 30`, `nohup`) and
+    runners (`npx`, `uv run`, `poetry run`, `pnpm exec`) are looked through; `python -m pytest`
+    gives pytest and python.
     """
     found: list[str] = []
-    for part in re.split(r"&&|\|\||[;|&\n()]", command):
-        words = part.split()
-        while words and (re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]) or words[0] in _WRAPPERS):
-            words = words[1:]
-        if not words:
-            continue
-        name = words[0].strip("'\"`").rsplit("/", 1)[-1]
-        if (
-            name
-            and name not in ("cd", "pushd", "popd")
-            and re.match(r"^[\w.+-]+$", name)
-            and name not in found
-        ):
-            found.append(name)
+    for words in _simple_commands(command):
+        for name in _programs_of(words):
+            name = name.strip("'\"`").rsplit("/", 1)[-1]
+            usable = name and name not in ("cd", "pushd", "popd") and re.match(r"^[\w.+-]+$", name)
+            if usable and name not in found:
+                found.append(name)
     return found
 
 
-_WRAPPERS = frozenset(
-    {"sudo", "env", "time", "nice", "nohup", "exec", "command", "npx", "uv", "poetry", "pipx"}
-)
+def _simple_commands(command: str) -> list[list[str]]:
+    """The words of each simple command in a shell line (split at ; && || | & and brackets)."""
+    import shlex
+
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        tokens = list(lexer)
+    except ValueError:  # an unbalanced quote: read it as plain words
+        tokens = re.split(r"\s+|(?=[;&|()])|(?<=[;&|()])", command.replace('"', " ").replace("'", " "))
+    commands: list[list[str]] = [[]]
+    for token in tokens:
+        if not token:
+            continue
+        if set(token) <= set(";&|()"):
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    return [c for c in commands if c]
+
+
+#: Programs that run another program: their options (those that take a value listed) come first.
+_WRAPPERS: dict[str, frozenset[str]] = {
+    "sudo": frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U"}),
+    "doas": frozenset({"-u", "-C"}),
+    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir"}),
+    "time": frozenset({"-f", "-o", "--format", "--output"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
+    "nohup": frozenset(),
+    "exec": frozenset({"-a"}),
+    "command": frozenset(),
+    "xargs": frozenset({"-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a"}),
+    "npx": frozenset({"-p", "--package"}),
+    "bunx": frozenset(),
+    "pnpx": frozenset(),
+}
+#: Package managers whose `run` / `exec` / `dlx` runs another program.
+_RUNNERS = frozenset({"uv", "poetry", "pipx", "pdm", "hatch", "rye", "pnpm", "yarn", "bun", "npm", "conda"})
+
+
+def _programs_of(words: list[str]) -> list[str]:
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word):
+            i += 1
+        elif word in _WRAPPERS:
+            takes_value = _WRAPPERS[word]
+            i += 1
+            while i < len(words) and (words[i].startswith("-") or re.match(r"^[A-Za-z_]\w*=", words[i])):
+                i += 2 if words[i] in takes_value else 1
+            if word == "timeout" and i < len(words):
+                i += 1  # the duration
+        elif word in _RUNNERS and i + 1 < len(words) and words[i + 1] in ("run", "exec", "dlx", "x"):
+            if word in ("npm", "yarn", "pnpm", "bun") and words[i + 1] == "run":
+                return [word]  # `npm run test` runs a package script, not a program named test
+            i += 2
+            while i < len(words) and words[i].startswith("-"):
+                i += 1
+        else:
+            break
+    if i >= len(words):
+        return []
+    name = words[i].rsplit("/", 1)[-1]
+    if re.match(r"^python[\d.]*$", name):  # python3.12 is python to a `tool:python` scope
+        return [words[i + 2], "python"] if i + 2 < len(words) and words[i + 1] == "-m" else ["python"]
+    return [words[i]]
 
 
 def _relative(path: str, repo_root: Path, cwd: Path | None = None) -> str:
@@ -261,6 +322,10 @@ def _relative(path: str, repo_root: Path, cwd: Path | None = None) -> str:
     try:
         return Path(os.path.normpath(full)).relative_to(repo_root).as_posix()
     except ValueError:
+        pass
+    try:  # through a symlink (/tmp and /private/tmp on macOS): compare where both really are
+        return full.resolve().relative_to(repo_root.resolve()).as_posix()
+    except (ValueError, OSError, RuntimeError):
         return given.as_posix().removeprefix("./") if not given.is_absolute() else given.as_posix()
 
 

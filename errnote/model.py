@@ -6,12 +6,12 @@ after that works with a frozen `Entry` and never re-checks raw dictionaries.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
 from enum import Enum
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from errnote.errors import InvalidEntry
@@ -155,19 +155,54 @@ class ScopeItem:
 
 
 def path_matches(pattern: str, path: str) -> bool:
-    """True when a repository-relative `path` falls under a scope glob (`src/**`, `*.py`, `docs/`)."""
-    pat = pattern.strip().removeprefix("./").rstrip("/") if pattern not in ("", "/") else "**"
-    target = path.strip().replace("\\", "/").removeprefix("./")
-    if not pat:
+    """True when a repository-relative `path` falls under a scope glob, as in .gitignore and Cursor:
+    `*` and `?` stay within one folder, `**/` is any number of folders (none too), `src/**` and a
+    plain `docs` or `docs/` cover everything below, and a pattern without `/` matches at any depth.
+    """
+    pat = pattern.strip().replace("\\", "/").removeprefix("./").rstrip("/")
+    if pattern in ("", "/"):
+        pat = "**"
+    target = path.strip().replace("\\", "/").removeprefix("./").strip("/")
+    while pat.endswith("/**"):
+        pat = pat[:-3]  # `src/**` is `src`: what a pattern names covers everything below it
+    if pat in ("", "**"):
         return True
-    if fnmatch.fnmatchcase(target, pat):
-        return True
-    if pat.endswith("/**") and (target == pat[:-3] or target.startswith(pat[:-2])):
-        return True
-    if "/" not in pat and fnmatch.fnmatchcase(target.rsplit("/", 1)[-1], pat):
-        return True  # a bare `*.py` means any such file, like .gitignore
-    # a plain directory name covers everything below it
-    return "*" not in pat and "?" not in pat and target.startswith(pat + "/")
+    return _glob(pat).fullmatch(target) is not None
+
+
+@lru_cache(maxsize=512)
+def _glob(pattern: str) -> re.Pattern[str]:
+    """The regular expression of one scope glob (see `path_matches`)."""
+    anchored = "/" in pattern
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]*/)*")  # zero or more folders
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[" and (end := pattern.find("]", i + 2)) != -1:
+            body = pattern[i + 1 : end]
+            negate = body.startswith("!")
+            body = body[1:] if negate else body
+            out.append(("[^/" if negate else "[") + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    body = "".join(out)
+    prefix = "" if anchored else "(?:.*/)?"  # a bare name or `*.py` matches in any folder
+    # Whatever a pattern names, it also covers everything below it (a folder's files).
+    return re.compile(f"{prefix}{body}(?:/.*)?", re.DOTALL)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from errnote.errors import InvalidEntry
+from errnote.errors import ErrnoteError, InvalidEntry
 from errnote.model import Entry, EntryType, Scope, entry_from_dict, entry_to_dict, iso
 
 NOTEBOOK_DIRNAME = ".errnote"
@@ -219,6 +219,11 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
     """
     if path.is_symlink():
         path = Path(os.path.realpath(path))  # write the file the link points to, keep the link
+    with contextlib.suppress(FileNotFoundError):
+        if not exclusive and not path.stat().st_mode & 0o222:
+            # A rename would replace it regardless of its mode (and root may write anything):
+            # a file its owner made read-only is refused, as an editor would.
+            raise ErrnoteError(f"{path} is read-only; it was left as it is", "make it writable first")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     tmp = Path(tmp_name)

@@ -247,6 +247,16 @@ def test_install_refuses_a_broken_settings_file(
         assert path.read_text() == '{"hooks": {,}'
 
 
+def test_install_refuses_a_read_only_settings_file(fixed: Notebook, runner: CliRunner) -> None:
+    path = settings(fixed.repo_root)
+    path.parent.mkdir()
+    path.write_text("{}\n")
+    path.chmod(0o444)
+    result = runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "install"])
+    assert result.exit_code == 1 and "read-only" in result.stderr
+    assert path.read_text() == "{}\n"
+
+
 def test_is_errnote_command() -> None:
     assert is_errnote_command("errnote hook user-prompt")
     assert is_errnote_command("/home/me/.venv/bin/errnote hook pre-tool-use")
@@ -304,3 +314,36 @@ def test_uninstall_keeps_a_settings_file_the_user_made_and_its_indentation(
     runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "install"])
     runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "uninstall"])
     assert settings.exists()  # the user's file is never deleted
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "ascii"])
+def test_hook_answers_on_a_stdout_that_is_not_utf8(fixed: Notebook, encoding: str) -> None:
+    """A Windows pipe (cp1252) or LANG=C: the answer is ASCII-escaped JSON, never a traceback."""
+    import subprocess
+    import sys
+
+    fixed.add("preference", "Name files in 日本語 🚀 when asked", reason="the team reads Japanese")
+    code = "import sys\nsys.argv = ['errnote', 'hook', 'session-start']\nfrom errnote.cli import main\nmain()"
+    payload = json.dumps({"session_id": f"enc-{encoding}", "cwd": str(fixed.repo_root), "source": "startup"})
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=payload.encode(), capture_output=True, env=env, check=False
+    )
+    assert done.returncode == 0 and done.stderr == b""
+    assert "Name files in 日本語 🚀" in context(done.stdout.decode("ascii"), "SessionStart")
+
+
+def test_cli_json_on_a_stdout_that_is_not_utf8(fixed: Notebook) -> None:
+    import subprocess
+    import sys
+
+    fixed.add("preference", "Name files in 日本語 🚀 when asked", reason="the team reads Japanese")
+    code = "import sys\nfrom errnote.cli import main\nmain()\n"
+    env = {**os.environ, "PYTHONIOENCODING": "cp1252"}
+    args = [sys.executable, "-c", code, "--notebook", str(fixed.root)]
+    done = subprocess.run([*args, "list", "--json"], capture_output=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert any(e["title"] == "Name files in 日本語 🚀 when asked" for e in json.loads(done.stdout))
+    done = subprocess.run([*args, "inject"], capture_output=True, env=env, check=False)
+    assert done.returncode == 0 and b"Traceback" not in done.stderr  # shown as far as cp1252 can
+    assert b"Name files in ?" in done.stdout

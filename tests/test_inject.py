@@ -21,6 +21,7 @@ from errnote.inject import (
     age_text,
     program_names,
     render,
+    repo_paths,
     select,
     updated_text,
     write_block,
@@ -324,6 +325,30 @@ def test_changed_files_from_git(repo: Path, nb: Notebook, runner: CliRunner) -> 
     assert "aaaa000007" not in {e["id"] for e in json.loads(clean)["entries"]}
 
 
+def test_changed_files_from_a_subfolder(
+    repo: Path, nb: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git names changed files from the repository's top: not from where the command runs."""
+    fixture_notebook(nb)
+    (repo / "db" / "migrations").mkdir(parents=True)
+    (repo / "db" / "migrations" / "0002_add.sql").write_text("select 1;\n")
+    (repo / "web" / "src").mkdir(parents=True)
+    monkeypatch.chdir(repo / "web" / "src")
+    code, out, _ = invoke(runner, nb, "--changed", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert {e["id"]: e["section"] for e in data["entries"]}["aaaa000007"] == "path"
+
+
+def test_paths_through_a_symlinked_folder(repo: Path, nb: Notebook, tmp_path: Path) -> None:
+    fixture_notebook(nb)
+    link = tmp_path / "link-to-repo"
+    link.symlink_to(repo, target_is_directory=True)
+    given = repo_paths([str(link / "db" / "migrations" / "0003.sql")], repo)
+    assert given == ("db/migrations/0003.sql",)
+    assert pick(nb, paths=given)["aaaa000007"] == ("path", "path")
+
+
 def test_tool_rule_and_command_programs(fixed: Notebook, runner: CliRunner) -> None:
     assert pick(fixed, tools=("git",))["aaaa000006"] == ("tool", "tool")
     assert "tool" in pick(fixed, tools=("cargo",))["aaaa000003"]  # the tool field counts too
@@ -339,6 +364,25 @@ def test_program_names() -> None:
     ]
     assert program_names("") == []
     assert program_names("(cargo build) || make") == ["cargo", "make"]
+
+
+@pytest.mark.parametrize(
+    ("command", "programs"),
+    [
+        ("uv run pytest -x", ["pytest"]),
+        ("poetry run pytest", ["pytest"]),
+        ("python -m pytest tests", ["pytest", "python"]),
+        ("python3.12 script.py", ["python"]),
+        ('git commit -m "fix; pytest later"', ["git"]),  # quotes are one word
+        ("sudo -u bob npm ci", ["npm"]),
+        ("timeout 30 cargo test && env -u X FOO=1 make", ["cargo", "make"]),
+        ("pnpm exec vitest run", ["vitest"]),
+        ("npm run test", ["npm"]),  # a package script, not a program named test
+        ('echo "unbalanced', ["echo"]),
+    ],
+)
+def test_program_names_look_through_runners_and_quotes(command: str, programs: list[str]) -> None:
+    assert program_names(command) == programs
 
 
 def test_rules_nearest_the_query_fill_a_full_always_section(nb: Notebook) -> None:
@@ -546,6 +590,15 @@ def test_broken_markers_are_refused(fixed: Notebook, runner: CliRunner, tmp_path
     code, _, err = invoke(runner, fixed, "--write", str(target))
     assert code == 1 and "markers are broken" in err
     assert target.read_text() == f"x\n{BEGIN_MARKER} -->\nno end\n"
+
+
+def test_a_read_only_file_is_refused(fixed: Notebook, runner: CliRunner, tmp_path: Path) -> None:
+    target = tmp_path / "CLAUDE.md"
+    target.write_text("mine\n")
+    target.chmod(0o444)
+    code, _, err = invoke(runner, fixed, "--write", str(target))
+    assert code == 1 and "read-only" in err and str(target) in err
+    assert target.read_text() == "mine\n" and target.stat().st_mode & 0o777 == 0o444
 
 
 def test_updated_text_appends_after_a_blank_line() -> None:

@@ -152,6 +152,17 @@ def test_scope_covers_tools_case_insensitively() -> None:
         ("web/src/**", "web/srcx/a.ts", False),
         ("docs", "docs/guide/intro.md", True),
         ("services/*/main.go", "services/notify/main.go", True),
+        # as in .gitignore and Cursor: `**/` is zero or more folders, `*` stays within one
+        ("src/**/*.py", "src/a.py", True),
+        ("src/**/*.py", "src/a/b/c.py", True),
+        ("**/*.py", "a.py", True),
+        ("src/*.py", "src/a/b/c.py", False),
+        ("src/*.py", "src/a.pyx", False),
+        ("web/src/**", "web/src", True),
+        ("src/[ab].py", "src/b.py", True),
+        ("src/[!ab].py", "src/a.py", False),
+        ("a?c", "a/c", False),
+        ("docs/", "docs/guide/intro.md", True),
     ],
 )
 def test_path_globs(pattern: str, path: str, expected: bool) -> None:

@@ -15,6 +15,15 @@ def main() -> None:
         if args[1] in HOOK_EVENTS:
             run_stdio(args[1])
             return
+    for stream in (sys.stdout, sys.stderr):
+        # A terminal or pipe that is not UTF-8 (a cp1252 pipe, LANG=C) shows what it can
+        # instead of failing halfway through the output.
+        if stream is not None and hasattr(stream, "reconfigure") and not _utf8(stream):
+            stream.reconfigure(errors="replace")
     from errnote.cli.app import app
 
     app(prog_name="errnote")
+
+
+def _utf8(stream: object) -> bool:
+    return str(getattr(stream, "encoding", "") or "").lower().replace("-", "") in ("utf8", "utf8sig")

@@ -56,6 +56,12 @@ class ErrnoteGroup(TyperGroup):
         except ErrnoteError as exc:
             fail(str(exc))
             raise typer.Exit(exc.exit_code) from None
+        except UnicodeEncodeError as exc:
+            if exc.encoding.lower().replace("-", "") == "utf8":  # a stray byte of the input (surrogate)
+                fail("the input is not valid UTF-8 text; nothing was written")
+            else:
+                fail(f"the output cannot be shown in {exc.encoding}; set PYTHONIOENCODING=utf-8")
+            raise typer.Exit(1) from None
         except UnicodeError:
             fail("the input is not valid UTF-8 text; nothing was written")
             raise typer.Exit(1) from None

@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 
 def emit_json(data: Any) -> None:
     """Print JSON on stdout (no colour, no wrapping), one document per command."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    encoding = str(getattr(sys.stdout, "encoding", "") or "utf-8").lower().replace("-", "")
+    # ASCII escapes when stdout is not UTF-8: the same JSON, and no character lost.
+    sys.stdout.write(json.dumps(data, ensure_ascii=encoding != "utf8", indent=2) + "\n")
 
 
 def console(stderr: bool = False) -> Console:
