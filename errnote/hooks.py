@@ -94,6 +94,16 @@ def session_file(cache_dir: Path, session_id: str) -> Path:
     return cache_dir / "sessions" / f"{safe}.json"
 
 
+def _writable(state: Path) -> bool:
+    """Can a session's state be kept (its folder made, its lock file opened)?"""
+    try:
+        state.parent.mkdir(parents=True, exist_ok=True)
+        with open(state.with_suffix(".lock"), "a+b"):
+            return True
+    except OSError:
+        return False
+
+
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
     """Serialise hooks of one session (Claude Code runs parallel tool calls' hooks at once)."""
@@ -143,7 +153,8 @@ def prune_sessions(folder: Path, max_age: float = SESSION_MAX_AGE, now: float | 
 
 def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
     """The inject options a hook event implies (what is relevant at this moment)."""
-    from errnote.inject import program_names, repo_paths
+    from errnote.inject import program_names
+    from errnote.notebook import repo_paths
 
     if hook.event == "session-start":
         return {"always": True, "recent": True}
@@ -179,6 +190,8 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     if hook.event != "session-start" and not (options.query.strip() or options.paths or options.tools):
         return ""
     state = session_file(nb.store.cache_dir, hook.session_id) if hook.session_id else None
+    if state is not None and not _writable(state):
+        state = None  # a read-only checkout: the context still goes out, only repeats are not known
     with _locked(state) if state else contextlib.nullcontext():
         shown: set[str] = set()
         if state is not None and not (hook.event == "session-start" and hook.source in ("clear", "compact")):
@@ -187,7 +200,8 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         if not selection.picked:
             return ""
         if state is not None:
-            write_shown(state, shown | set(selection.ids))
+            with contextlib.suppress(OSError):  # a full disk: the context matters more than the record
+                write_shown(state, shown | set(selection.ids))
     if state is not None and hook.event == "session-start":
         prune_sessions(state.parent)
     payload = {

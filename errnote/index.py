@@ -136,7 +136,8 @@ class SyncReport:
     updated: int = 0
     removed: int = 0
     rebuilt: bool = False
-    stale: bool = False  # the lock was busy: the index was left for the next command
+    stale: bool = False  # the index could not be brought up to date: it was left for the next command
+    unwritable: str = ""  # why the cache cannot be written (a read-only checkout, a full disk), if so
     notices: list[str] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # relpath -> message, broken files
 
@@ -223,10 +224,12 @@ class Index:
         else:
             try:
                 report = self._sync_locked(current, rebuild, timeout, report)
-            except OSError as exc:  # a read-only checkout or a full disk: search without updating the cache
+            except OSError as exc:  # a read-only checkout or a full disk: search the files instead
                 report.stale = True
+                report.unwritable = str(exc.strerror or exc)
                 report.notices.append(
-                    f"cannot update the search index ({exc.strerror}): searching without it"
+                    f"cannot update the search index ({report.unwritable}): "
+                    "searching the entry files directly"
                 )
         if watcher is not None and not report.stale:
             # The manifest this sync read or wrote (`_key`), not whatever is on disk by now.
@@ -276,17 +279,30 @@ class Index:
         return report
 
     def open(self, report: SyncReport) -> Any:
-        """The index to search: the one on disk, rebuilt if it cannot be opened, else one in memory."""
-        if not (report.stale and not self.manifest_path.exists()):
+        """The index to search: the one on disk, rebuilt if it cannot be opened, else one in memory.
+
+        A cache that cannot be written (or a lock held before any index existed) means the files are
+        searched directly: an index left behind would miss what changed since. A lock held by another
+        process that is updating the index only makes the answer lag a moment.
+        """
+        if not (report.stale and (report.unwritable or not self.manifest_path.exists())):
             try:
                 return self._open()
             except Exception:  # noqa: BLE001 - unreadable on disk: rebuild, as sync would
-                fresh = self.sync(rebuild=True)
-                report.rebuilt = fresh.rebuilt
-                if fresh.rebuilt:
-                    report.notices.append("the search index was unreadable: rebuilt it from the entry files")
-                    return self._open()
-        # Locked out before any usable index existed: answer from the files instead of failing.
+                return self.recover(report)
+        return _memory_index(self.nb)
+
+    def recover(self, report: SyncReport) -> Any:
+        """An index to search after the one on disk failed: rebuilt from the files, or one in memory."""
+        try:
+            fresh = self.sync(rebuild=True, watch=False)
+        except Exception:  # noqa: BLE001 - cannot rebuild either: the files still answer
+            fresh = SyncReport()
+        report.rebuilt = fresh.rebuilt
+        if fresh.rebuilt:
+            report.notices.append("the search index was unreadable: rebuilt it from the entry files")
+            return self._open()
+        report.notices.append("the search index is unreadable: searching the entry files directly")
         return _memory_index(self.nb)
 
     @staticmethod
@@ -700,7 +716,16 @@ def search_with_report(
     chosen = filters or Filters()
     ix = index.open(rep)
     try:
-        hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold)
+        try:
+            hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold)
+        except Exception:
+            # Whoosh opens segments lazily: a truncated or missing segment shows only now. Rebuild
+            # (or search the files) and answer; a second failure is a real bug and is raised.
+            if not isinstance(getattr(ix.storage, "folder", None), str):
+                raise  # already the in-memory index
+            ix.close()
+            ix = index.recover(rep)
+            hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold)
     finally:
         ix.close()
     return SearchResult(hits, rep)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -310,33 +310,6 @@ def _programs_of(words: list[str]) -> list[str]:
     if re.match(r"^python[\d.]*$", name):  # python3.12 is python to a `tool:python` scope
         return [words[i + 2], "python"] if i + 2 < len(words) and words[i + 1] == "-m" else ["python"]
     return [words[i]]
-
-
-def _relative(path: str, repo_root: Path, cwd: Path | None = None) -> str:
-    """A user- or agent-given path made relative to the repository (left as it is when outside)."""
-    text = path.strip()
-    if not text:
-        return ""
-    given = Path(text).expanduser()
-    full = given if given.is_absolute() else (cwd or Path.cwd()) / given
-    try:
-        return Path(os.path.normpath(full)).relative_to(repo_root).as_posix()
-    except ValueError:
-        pass
-    try:  # through a symlink (/tmp and /private/tmp on macOS): compare where both really are
-        return full.resolve().relative_to(repo_root.resolve()).as_posix()
-    except (ValueError, OSError, RuntimeError):
-        return given.as_posix().removeprefix("./") if not given.is_absolute() else given.as_posix()
-
-
-def repo_paths(paths: Iterable[str], repo_root: Path, cwd: Path | None = None) -> tuple[str, ...]:
-    """Paths as the `path:` scopes see them: relative to the repository root, in order, once each."""
-    out: dict[str, None] = {}
-    for p in paths:
-        rel = _relative(p, repo_root, cwd)
-        if rel:
-            out.setdefault(rel, None)
-    return tuple(out)
 
 
 def select(

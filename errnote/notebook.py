@@ -470,3 +470,33 @@ class Notebook:
         from errnote.index import search
 
         return search(self, query, **filters)
+
+
+# --- paths as scopes see them -------------------------------------------------------------------
+
+
+def _relative(path: str, repo_root: Path, cwd: Path | None = None) -> str:
+    """A user- or agent-given path made relative to the repository (left as it is when outside)."""
+    text = path.strip()
+    if not text:
+        return ""
+    given = Path(text).expanduser()
+    full = given if given.is_absolute() else (cwd or Path.cwd()) / given
+    try:
+        return Path(os.path.normpath(full)).relative_to(repo_root).as_posix()
+    except ValueError:
+        pass
+    try:  # through a symlink (/tmp and /private/tmp on macOS): compare where both really are
+        return full.resolve().relative_to(repo_root.resolve()).as_posix()
+    except (ValueError, OSError, RuntimeError):
+        return given.as_posix().removeprefix("./") if not given.is_absolute() else given.as_posix()
+
+
+def repo_paths(paths: Iterable[str], repo_root: Path, cwd: Path | None = None) -> tuple[str, ...]:
+    """Paths as the `path:` scopes see them: relative to the repository root, in order, once each."""
+    out: dict[str, None] = {}
+    for p in paths:
+        rel = _relative(p, repo_root, cwd)
+        if rel:
+            out.setdefault(rel, None)
+    return tuple(out)

@@ -311,8 +311,13 @@ class Store:
         for item in self._walk():
             try:
                 st = item.stat()
-            except FileNotFoundError:
-                continue  # deleted between the listing and the stat
+            except OSError:
+                try:
+                    # A dangling link or a loop: listed under its own stat, so reading it fails and
+                    # the problem names the file, like any other broken entry.
+                    st = item.stat(follow_symlinks=False)
+                except OSError:
+                    continue  # deleted between the listing and the stat
             if symlinks is not None and (item.is_symlink() or st.st_nlink > 1):
                 symlinks.append(item.path[prefix:])
             # ctime and inode too: tools that restore mtimes (cp -p, rsync -a, tar) cannot fake them.

@@ -206,6 +206,29 @@ def test_broken_file_is_reported_and_the_rest_lists(runner: CliRunner, in_repo: 
     assert "1111111111-bad.md" in err and "merge-conflict" in err
 
 
+def test_a_symlink_loop_or_a_dangling_link_is_reported_and_the_rest_served(
+    runner: CliRunner, in_repo: Path, nb: Notebook
+) -> None:
+    good = add_json(runner, "lesson", "Docker layer cache invalidated by COPY of the whole repo")
+    lessons = nb.store.entries_dir / "lessons"
+    (lessons / "loop.md").symlink_to("loop.md")
+    (lessons / "dangling.md").symlink_to("nowhere.md")
+    for args in (["list", "--json"], ["search", "docker layer cache", "--json"], ["inject", "--json"]):
+        code, out, err = run(runner, *args)
+        assert code == 0, err
+        assert good["id"] in out
+        assert "loop.md" in err and "symbolic links" in err and "dangling.md" in err
+    assert run(runner, "show", good["id"])[0] == 0
+
+
+def test_reindex_names_a_cache_it_cannot_write(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    add_json(runner, "lesson", "Readable")
+    nb.store.cache_dir.mkdir(parents=True, exist_ok=True)
+    (nb.store.cache_dir / "index.lock").mkdir()  # the lock cannot be made: as on a read-only checkout
+    code, _, err = run(runner, "reindex")
+    assert code == 1 and "cannot write the search index" in err and "locked" not in err
+
+
 def _editor(tmp_path: Path, body: str) -> str:
     script = tmp_path / "editor.py"
     script.write_text(textwrap.dedent(body))
@@ -243,7 +266,8 @@ def test_edit_invalid_change_is_refused_and_kept(
             tmp_path,
             """
         import sys, pathlib
-        p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text().replace("confidence: 0.6", "confidence: 9"))
+        p = pathlib.Path(sys.argv[1]); t = p.read_text().replace("confidence: 0.6", "confidence: 9")
+        p.write_text(t + "aws key AKIAIOSFODNN7EXAMPLE and password=hunter2secret\\n")
     """,
         ),
     )
@@ -253,6 +277,7 @@ def test_edit_invalid_change_is_refused_and_kept(
     assert path.read_text() == original
     kept = Path(err.split("kept in ")[1].split(")")[0].strip())
     assert "confidence: 9" in kept.read_text()
+    assert "AKIAIOSFODNN7EXAMPLE" not in kept.read_text() and "hunter2secret" not in kept.read_text()
 
 
 def test_notebook_option_and_env(
@@ -340,3 +365,58 @@ def test_help_paragraphs_are_reflowed_but_blocks_kept() -> None:
     runner = CliRunner()
     out = runner.invoke(app, ["search", "--help"], env={"COLUMNS": "200"}).stdout
     assert "quotes, AND/OR/NOT, brackets" in out  # one line in the docstring's second paragraph joined
+
+
+def test_search_reads_error_text_that_starts_with_a_dash(
+    runner: CliRunner, in_repo: Path, nb: Notebook
+) -> None:
+    made = add_json(runner, "mistake", "psql -p 5432 connection refused after the port moved")
+    for args in (
+        ["search", "-p 5432 connection refused", "--json"],
+        ["search", "--json", "-p 5432 connection refused"],
+        ["search", "--json", "--", "-p 5432 connection refused"],
+    ):
+        code, out, err = run(runner, *args)
+        assert code == 0, err
+        assert [h["id"] for h in json.loads(out)] == [made["id"]]
+    code, out, err = run(runner, "search", "-", "--json", input="psql connection refused on port 5432\n")
+    assert code == 0, err
+    assert [h["id"] for h in json.loads(out)] == [made["id"]]
+
+
+def test_a_negative_limit_is_a_usage_error(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    add_json(runner, "lesson", "Readable")
+    for command in (["search", "readable"], ["list"]):
+        code, _, err = run(runner, *command, "--limit", "-1")
+        assert code == 2 and "--limit" in err
+
+
+def test_status_filter_repeats(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    old = add_json(runner, "lesson", "Poetry lock files are regenerated with poetry lock --no-update")
+    new = add_json(
+        runner, "lesson", "Poetry lock files are regenerated with poetry lock", "--supersedes", str(old["id"])
+    )
+    gone = add_json(runner, "lesson", "Poetry lock files are committed")
+    code, _, err = run(runner, "retire", str(gone["id"]), "--why", "no longer true")
+    assert code == 0, err
+    for command in (["list"], ["search", "poetry lock files"]):
+        code, out, _ = run(runner, *command, "--status", "superseded", "--status", "retired", "--json")
+        assert code == 0
+        assert sorted(e["id"] for e in json.loads(out)) == sorted([old["id"], gone["id"]])
+        assert new["id"] not in out
+
+
+def test_path_filter_is_read_from_the_current_folder(
+    runner: CliRunner, in_repo: Path, nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = add_json(runner, "preference", "Use pnpm not npm for the web app", "--scope", "path:web/**")
+    (in_repo / "web" / "src").mkdir(parents=True)
+    for where, path in ((in_repo, str(in_repo / "web" / "src" / "a.js")), (in_repo / "web", "src/a.js")):
+        monkeypatch.chdir(where)
+        for command in (["list"], ["search", "pnpm npm"]):
+            code, out, err = run(runner, *command, "--path", path, "--json")
+            assert code == 0, err
+            assert [e["id"] for e in json.loads(out)] == [made["id"]]
+    monkeypatch.chdir(in_repo)
+    code, out, _ = run(runner, "list", "--path", "docs/readme.md", "--json")
+    assert json.loads(out) == []

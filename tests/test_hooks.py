@@ -141,6 +141,17 @@ def test_missing_and_empty_notebooks_are_silent(tmp_path: Path, nb: Notebook, ru
         assert hook(runner, event, {"session_id": "a", "cwd": str(nb.repo_root), **extra}) == (0, "", "")
 
 
+def test_a_cache_that_cannot_be_written_still_gives_context(fixed: Notebook, runner: CliRunner) -> None:
+    """A read-only checkout (here `cache` is a file): no de-duplication, but the rules still go out."""
+    import shutil
+
+    shutil.rmtree(fixed.store.cache_dir, ignore_errors=True)
+    fixed.store.cache_dir.write_text("not a folder")
+    payload = {"session_id": "ro-1", "cwd": str(fixed.repo_root), "source": "startup"}
+    code, out, _ = hook(runner, "session-start", payload)
+    assert code == 0 and "id aaaa000001" in context(out, "SessionStart")
+
+
 def test_internal_error_is_silent_and_logged(fixed: Notebook, runner: CliRunner) -> None:
     (fixed.root / "config.yaml").write_text("inject: [broken\n")
     code, out, err = hook(runner, "session-start", {"session_id": "e", "cwd": str(fixed.repo_root)})

@@ -250,6 +250,39 @@ def test_a_cache_that_cannot_be_written_still_answers(nb: Notebook, filled: dict
     assert result.report.stale and "cannot update the search index" in result.report.notices[0]
 
 
+@pytest.mark.parametrize("damage", ["truncate", "garble", "delete"])
+def test_a_damaged_segment_is_rebuilt_when_the_search_reads_it(
+    nb: Notebook, filled: dict[str, str], damage: str
+) -> None:
+    """Whoosh opens segments lazily: the damage shows only once a search reads them."""
+    index = Index(nb)
+    index.sync(rebuild=True)
+    for segment in index.dir.glob("*.seg"):
+        if damage == "truncate":
+            segment.write_bytes(b"")
+        elif damage == "garble":
+            segment.write_bytes(os.urandom(segment.stat().st_size or 64))
+        else:
+            segment.unlink()
+    for _ in range(2):  # the answer now, and the index repaired for the next command
+        result = search_with_report(nb, "redis KEYS production")
+        assert ids(result.hits)[0] == filled["redis"]
+    assert ids(search(nb, "openssl-sys")) == [filled["cargo"]]
+
+
+def test_an_index_that_cannot_be_updated_is_not_served_stale(nb: Notebook, filled: dict[str, str]) -> None:
+    """When the cache cannot be written (here the lock cannot be made), the files answer, so an
+    entry added since the index was built is still found."""
+    Index(nb).sync()
+    new = nb.add("insight", "Narwhal queue drops messages under load")
+    lock = nb.store.cache_dir / "index.lock"
+    lock.unlink(missing_ok=True)
+    lock.mkdir()
+    result = search_with_report(nb, "narwhal queue drops")
+    assert ids(result.hits) == [new.id]
+    assert result.report.stale and "searching the entry files directly" in result.report.notices[0]
+
+
 def test_two_files_with_one_id_give_one_hit(nb: Notebook, filled: dict[str, str]) -> None:
     source = nb.store.path_for(nb.get(filled["redis"]))
     (source.parent / f"{filled['redis']}-copy.md").write_text(source.read_text())

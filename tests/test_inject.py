@@ -21,13 +21,12 @@ from errnote.inject import (
     age_text,
     program_names,
     render,
-    repo_paths,
     select,
     updated_text,
     write_block,
 )
 from errnote.model import Entry, EntryType, Link, Provenance, Relation, Scope, Status
-from errnote.notebook import Notebook
+from errnote.notebook import Notebook, repo_paths
 from tests.conftest import git
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)

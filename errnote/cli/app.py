@@ -35,6 +35,42 @@ def _reflow(text: str | None) -> str | None:
     return "\n\n".join(p if p.startswith("\b") else " ".join(p.split("\n")) for p in paragraphs)
 
 
+#: Options of `search` that take a value (the word after them is that value, whatever it looks like).
+_SEARCH_VALUED = frozenset(
+    {
+        "--type",
+        "--tag",
+        "--tool",
+        "--scope",
+        "--path",
+        "--since",
+        "--min-confidence",
+        "--status",
+        "--limit",
+        "-n",
+    }
+)
+
+
+def _dash_query_last(args: list[str]) -> list[str]:
+    """`errnote search "-p 5432 connection refused" --json`: error text often starts with a dash.
+    A word with a space in it is never an option, so it is moved after `--`, where it is the query."""
+    if "search" not in args or "--" in args:
+        return args
+    at = args.index("search")
+    if at > 0 and args[at - 1] == "--notebook":
+        return args
+    dashed = [
+        i
+        for i in range(at + 1, len(args))
+        if args[i].startswith("-") and any(c.isspace() for c in args[i]) and args[i - 1] not in _SEARCH_VALUED
+    ]
+    if len(dashed) != 1:
+        return args
+    query = args[dashed[0]]
+    return [*args[: dashed[0]], *args[dashed[0] + 1 :], "--", query]
+
+
 class ErrnoteGroup(TyperGroup):
     """Catches the core's errors once, for every command."""
 
@@ -44,6 +80,9 @@ class ErrnoteGroup(TyperGroup):
             command.help = _reflow(command.help)
             for sub in getattr(command, "commands", {}).values():
                 sub.help = _reflow(sub.help)
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, _dash_query_last(args))
 
     def invoke(self, ctx: Any) -> Any:  # typer's vendored click Context
         try:
@@ -136,6 +175,7 @@ def _option(name: str) -> Iterator[None]:
 
 
 def _filters(
+    nb: Notebook,
     types: list[str] | None,
     tags: list[str] | None,
     tool: str | None,
@@ -143,26 +183,34 @@ def _filters(
     path: str | None,
     since: str | None,
     min_confidence: float,
-    status: str,
+    status: list[str] | None,
     include_all: bool,
+    limit: int | None,
 ) -> Any:
     """The filters of `search` and `list`, each bad value reported under its own option."""
     from errnote.filters import make_filters
     from errnote.model import Status, parse_since
+    from errnote.notebook import repo_paths
 
     if not 0.0 <= min_confidence <= 1.0:
         raise UsageError("--min-confidence must be between 0 and 1")
+    if limit is not None and limit < 0:
+        raise UsageError(f"--limit must be 0 or more, not {limit}")
     with _option("--type"):
         for t in types or []:
             EntryType.parse(t)
+    statuses = status or ["active"]
     with _option("--status"):
-        if status != "all":
-            Status.parse(status)
+        for s in statuses:
+            if s != "all":
+                Status.parse(s)
     with _option("--since"):
         when = parse_since(since) if since else None
+    # A path as the user sees it (from here, or absolute), as the scopes see it: from the repository top.
+    where = (repo_paths([path], nb.repo_root) or ("",))[0] if path else ""
     return make_filters(
-        types=types or [], tags=tags or [], tool=tool or "", scope=scope or "", path=path or "",
-        since=when, min_confidence=min_confidence, status=status, include_all=include_all,
+        types=types or [], tags=tags or [], tool=tool or "", scope=scope or "", path=where,
+        since=when, min_confidence=min_confidence, status=statuses, include_all=include_all,
     )  # fmt: skip
 
 
@@ -236,7 +284,12 @@ SinceFilter = Annotated[
     Optional[str], typer.Option(help="Only entries created since: 2026-11-01, 7d, 12h, 2w.")
 ]
 MinConfidenceFilter = Annotated[float, typer.Option(help="Only entries at least this confident (0..1).")]
-StatusFilter = Annotated[str, typer.Option(help="active, superseded, retired, or all.")]
+StatusFilter = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        help="active (the default), superseded, retired, or all; repeat for several.", show_default=False
+    ),
+]
 AllFilter = Annotated[bool, typer.Option("--all", help="Include superseded and retired entries.")]
 
 
@@ -424,7 +477,7 @@ def list_(
     path: PathFilter = None,
     since: SinceFilter = None,
     min_confidence: MinConfidenceFilter = 0.0,
-    status: StatusFilter = "active",
+    status: StatusFilter = None,
     all_: AllFilter = False,
     limit: Annotated[int, typer.Option(help="At most this many, newest first (0 = all).")] = 0,
     json_: JsonOpt = False,
@@ -435,8 +488,8 @@ def list_(
     """
     from errnote.filters import entry_meta
 
-    filters = _filters(type, tag, tool, scope, path, since, min_confidence, status, all_)
     nb = _nb(ctx)
+    filters = _filters(nb, type, tag, tool, scope, path, since, min_confidence, status, all_, limit)
     contents = nb.load()
     picked = [e for e in contents.entries if filters.allows(entry_meta(e))]
     picked.sort(key=lambda e: (e.provenance.created, e.id), reverse=True)
@@ -496,6 +549,7 @@ def edit(
             f"the edited text is not UTF-8; {path.name} is unchanged", f"your text is in {tmp_name}"
         ) from None
     if code != 0:
+        _keep_aside(Path(tmp_name), edited)
         raise ErrnoteError(
             f"the editor exited with status {code}; {path} is unchanged", f"your text is in {tmp_name}"
         )
@@ -506,12 +560,23 @@ def edit(
     try:
         new = nb.replace_text(entry.id, edited, expected=original)
     except ErrnoteError as exc:
+        _keep_aside(Path(tmp_name), edited)
         raise ErrnoteError(
             f"edit refused, {path.name} is unchanged: {exc.message}",
             f"your edited text is kept in {tmp_name}",
         ) from None
     Path(tmp_name).unlink()
     say(f"Updated {new.type.value} [bold]{new.id}[/]: {_esc(new.title)}")
+
+
+def _keep_aside(path: Path, text: str) -> None:
+    """Keep a refused edit for the user, with secrets masked like everything errnote leaves on disk."""
+    from errnote.redact import redact
+    from errnote.store import atomic_write
+
+    masked = redact(text)
+    if masked != text:
+        atomic_write(path, masked)
 
 
 @app.command()
@@ -592,7 +657,11 @@ def _report_sync(report: Any) -> None:
 def search(
     ctx: typer.Context,
     query: Annotated[
-        str, typer.Argument(help="Any text: a question, a task, an error message or a whole stack trace.")
+        str,
+        typer.Argument(
+            help="Any text: a question, a task, an error message or a whole stack trace ('-' reads it "
+            "from standard input; text that starts with a dash and has no space goes after '--')."
+        ),
     ],
     type: TypeFilter = None,
     tag: TagFilter = None,
@@ -601,7 +670,7 @@ def search(
     path: PathFilter = None,
     since: SinceFilter = None,
     min_confidence: MinConfidenceFilter = 0.0,
-    status: StatusFilter = "active",
+    status: StatusFilter = None,
     all_: AllFilter = False,
     limit: Annotated[
         Optional[int], typer.Option("--limit", "-n", help="At most this many hits (default 10).")
@@ -618,8 +687,12 @@ def search(
     """
     from errnote.index import search_with_report
 
-    filters = _filters(type, tag, tool, scope, path, since, min_confidence, status, all_)
     nb = _nb(ctx)
+    filters = _filters(nb, type, tag, tool, scope, path, since, min_confidence, status, all_, limit)
+    if query == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise UsageError("the query is '-' but nothing is piped to standard input")
+        query = sys.stdin.read()
     result = search_with_report(
         nb, query, filters=filters, limit=nb.config.search_limit if limit is None else limit
     )
@@ -644,8 +717,14 @@ def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
     from errnote.index import Index
 
     started = __import__("time").perf_counter()
-    report = Index(_nb(ctx)).sync(rebuild=True, timeout=30.0)
+    nb = _nb(ctx)
+    report = Index(nb).sync(rebuild=True, timeout=30.0)
     seconds = __import__("time").perf_counter() - started
+    if report.unwritable:
+        raise ErrnoteError(
+            f"cannot write the search index in {nb.store.cache_dir}: {report.unwritable}",
+            "make the folder writable (searches still work, reading the entry files directly)",
+        )
     if report.stale:
         raise ErrnoteError("the index is locked by another errnote process", "try again in a moment")
     if json_:

@@ -141,11 +141,11 @@ def inject(
         format_for_file,
         program_names,
         render,
-        repo_paths,
         resolve_now,
         select,
         write_block,
     )
+    from errnote.notebook import repo_paths
 
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}", f"use one of: {', '.join(FORMATS)}")
