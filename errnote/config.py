@@ -40,6 +40,16 @@ _KEYS = {
 }
 
 
+#: Largest sensible value of each setting (a typo of ten digits is an error, not a year-long window).
+_LIMITS: dict[str, float] = {
+    "floor": 1.0,
+    "recent_days": 36500,
+    "max_per_section": 1000,
+    "budget": 10_000_000,
+    "search_limit": 100_000,
+}
+
+
 def load_config(path: Path) -> Config:
     """Read config.yaml; a missing file means defaults, a broken one is an error naming it."""
     try:
@@ -63,12 +73,13 @@ def load_config(path: Path) -> Config:
         if not isinstance(block, dict) or key not in block:
             continue
         raw = block[key]
-        kind = float if types[name] in ("float", float) else int
-        try:
-            value = kind(raw)
-        except (TypeError, ValueError):
-            raise ErrnoteError(f"{path}: {section}.{key} must be a number, not {raw!r}") from None
-        if value < 0:
-            raise ErrnoteError(f"{path}: {section}.{key} must not be negative")
+        whole = types[name] not in ("float", float)
+        # YAML's true is an int to Python, and 2.7 is not a count: neither is taken as a number.
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or (whole and raw != int(raw)):
+            kind = "a whole number" if whole else "a number"
+            raise ErrnoteError(f"{path}: {section}.{key} must be {kind}, not {raw!r}")
+        value: float = int(raw) if whole else float(raw)
+        if not 0 <= value <= _LIMITS[name]:
+            raise ErrnoteError(f"{path}: {section}.{key} must be from 0 to {_LIMITS[name]:g}, not {raw!r}")
         values[name] = value
     return Config(**values)

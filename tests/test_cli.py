@@ -119,7 +119,7 @@ def test_add_reads_body_and_error_from_stdin(runner: CliRunner, in_repo: Path) -
         (["list", "--status", "bogus"], 2, "--status"),
         (["add", "lesson", "x", "--source", "robot"], 2, "--source"),
         (["search", "x", "--type", "nope"], 2, "unknown entry type"),
-        (["inject", "--recent-days", "99999999999"], 2, "too large"),
+        (["inject", "--recent-days", "99999999999"], 2, "--recent-days must be from 0 to 36500"),
         (["link", "aaaa", "fixes", "bbbb"], 2, "unknown link relation"),
         (["link", "aaaa", "related", "bbbb"], 1, "no entry"),
         (["retire", "aaaa", "--why", ""], 1, "why"),

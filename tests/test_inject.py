@@ -448,6 +448,43 @@ def test_budget_drops_whole_entries_lowest_value_first(fixed: Notebook) -> None:
         assert p.entry.id in render(tighter)
 
 
+def test_budget_counts_the_format_asked_for(fixed: Notebook) -> None:
+    for fmt in ("markdown", "xml", "mdc"):
+        for budget in (600, 1000, 1500):
+            sel = select(
+                fixed, Options.from_config(fixed.config, tools=("git",), budget=budget, fmt=fmt), NOW
+            )
+            assert sel.picked and sel.dropped
+            assert len(render(sel, fmt)) == sel.chars <= budget
+
+
+def test_budget_puts_back_a_short_rule_once_a_long_one_is_gone(nb: Notebook) -> None:
+    long = nb.add("lesson", "Rebuild the search cache nightly", confidence=0.9, body="why " * 200,
+                  reason="because " * 60)  # fmt: skip
+    short = nb.add("preference", "Answer in English", reason="the team reads English", confidence=0.6)
+    full = select(nb, Options.from_config(nb.config), NOW)
+    assert [p.entry.id for p in full.picked] == [long.id, short.id]
+    just_short = len(
+        render(select(nb, Options.from_config(nb.config, floor=0.5, exclude=frozenset({long.id}))))
+    )
+    tight = select(nb, Options.from_config(nb.config, budget=just_short + 10), NOW)
+    assert [p.entry.id for p in tight.picked] == [short.id]
+    assert [p.entry.id for p in tight.dropped] == [long.id]
+    nothing = select(nb, Options.from_config(nb.config, budget=10), NOW)
+    assert not nothing.picked and "2 entries apply but do not fit the budget" in render(nothing)
+
+
+def test_control_characters_never_reach_the_output(nb: Notebook, runner: CliRunner) -> None:
+    import xml.dom.minidom
+
+    nb.add("lesson", "Bell \x07 esc \x1b[31mred", reason="a \x00 null", confidence=0.9)
+    for fmt in ("markdown", "xml", "mdc"):
+        code, out, _ = invoke(runner, nb, "--format", fmt)
+        assert code == 0 and "Bell  esc [31mred" not in out and "Bell esc [31mred" in out
+        assert not any(ord(c) < 32 and c not in "\n" for c in out)
+    xml.dom.minidom.parseString(invoke(runner, nb, "--format", "xml")[1])
+
+
 def test_age_text() -> None:
     assert age_text(NOW, NOW) == "today"
     assert age_text(NOW - timedelta(days=1, hours=2), NOW) == "yesterday"
@@ -462,8 +499,8 @@ def test_rendered_rule_has_what_why_where_and_evidence(fixed: Notebook, runner: 
     assert "- **Build with make build, not cargo build --all-features**" in out
     assert "Why: The native-tls and rustls features exclude each other." in out
     assert (
-        "Applies to: this whole repository. _(lesson, confidence 0.70, learned 10 days ago; id aaaa000003)_"
-        in out
+        "Applies to: this whole repository, with cargo. "
+        "_(lesson, confidence 0.70, learned 10 days ago; id aaaa000003)_" in out
     )
     assert "**Avoid: Ran cargo build --all-features and broke the TLS build**" in out
     assert "Instead: Build with the default features via make build\n" in out  # from the linked correction
@@ -477,9 +514,29 @@ def test_config_sets_the_defaults(fixed: Notebook) -> None:
     assert [i for i, v in got.items() if v[0] == "recent"] == ["aaaa000004"]
 
 
+@pytest.mark.parametrize(
+    ("setting", "complaint"),
+    [
+        ("floor: 2", "inject.floor must be from 0 to 1"),
+        ("recent_days: 99999999999", "inject.recent_days must be from 0"),
+        ("budget: true", "inject.budget must be a whole number"),
+        ("max_per_section: 2.7", "inject.max_per_section must be a whole number"),
+        ("floor: high", "inject.floor must be a number"),
+    ],
+)
+def test_bad_config_values_name_the_file_and_the_key(
+    fixed: Notebook, runner: CliRunner, setting: str, complaint: str
+) -> None:
+    (fixed.root / "config.yaml").write_text(f"inject:\n  {setting}\n")
+    code, _, err = invoke(runner, fixed)
+    assert code == 1 and complaint in err and "config.yaml" in err and "--" not in err
+
+
 def test_bad_option_values(fixed: Notebook, runner: CliRunner) -> None:
     assert invoke(runner, fixed, "--format", "html")[0] == 2
     assert invoke(runner, fixed, "--floor", "2")[0] == 2
+    code, _, err = invoke(runner, fixed, "--recent-days", "999999999")
+    assert code == 2 and "--recent-days" in err
     code, _, err = invoke(runner, fixed, "--check")
     assert code == 2 and "--write" in err
     assert invoke(runner, fixed, "--write", "notes.md", "--format", "json")[0] == 2
@@ -598,6 +655,16 @@ def test_a_read_only_file_is_refused(fixed: Notebook, runner: CliRunner, tmp_pat
     code, _, err = invoke(runner, fixed, "--write", str(target))
     assert code == 1 and "read-only" in err and str(target) in err
     assert target.read_text() == "mine\n" and target.stat().st_mode & 0o777 == 0o444
+
+
+def test_markers_inside_a_code_example_are_not_the_block(tmp_path: Path) -> None:
+    example = f"# Docs\n\n```markdown\n{BEGIN_MARKER} -->\nexample\n{END_MARKER}\n```\n"
+    block = f"{BEGIN_MARKER} -->\nreal\n{END_MARKER}\n"
+    once = updated_text(example, block, tmp_path / "CLAUDE.md")
+    assert once == example + "\n" + block  # the example is kept; the block is added after it
+    assert updated_text(
+        once, block.replace("real", "new"), tmp_path / "CLAUDE.md"
+    ) == example + "\n" + block.replace("real", "new")
 
 
 def test_updated_text_appends_after_a_blank_line() -> None:

@@ -184,6 +184,8 @@ def inject(
         budget=budget,
         floor=floor,
         recent_days=recent_days,
+        fmt=chosen,
+        dated=write is not None,
     )
     contents = nb.load()
     _warn_problems(contents.problems)
