@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from errnote.cli.app import app
-from errnote.hooks import is_errnote_command, prune_sessions, run, session_file
+from errnote.hooks import prune_sessions, run, session_file
 from errnote.notebook import Notebook
+from errnote.settings import is_errnote_command
 from tests.test_inject import NOW_TEXT, fixture_notebook
 
 
@@ -320,7 +322,7 @@ def test_uninstall_keeps_a_settings_file_the_user_made_and_its_indentation(
     assert runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "install"]).exit_code == 0
     assert '\n    "model": "opus"' in settings.read_text()  # four spaces, as the user wrote it
     assert runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "uninstall"]).exit_code == 0
-    assert json.loads(settings.read_text()) == {"model": "opus"}
+    assert settings.read_text() == '{\n    "hooks": {},\n    "model": "opus"\n}\n'  # as it was
     settings.write_text('{\n  "hooks": {}\n}\n')
     runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "install"])
     runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "uninstall"])
@@ -358,3 +360,81 @@ def test_cli_json_on_a_stdout_that_is_not_utf8(fixed: Notebook) -> None:
     done = subprocess.run([*args, "inject"], capture_output=True, env=env, check=False)
     assert done.returncode == 0 and b"Traceback" not in done.stderr  # shown as far as cp1252 can
     assert b"Name files in ?" in done.stdout
+
+
+HAND_FORMATTED = """{
+    "permissions": {"allow": ["Bash(npm run test:*)"], "deny": []},
+    "hooks": {
+        "UserPromptSubmit": [
+            {"hooks": [{"type": "command", "command": "./scripts/remind.sh"}]}
+        ],
+        "PreToolUse": []
+    },
+    "model": "opus"
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        HAND_FORMATTED,
+        '{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"}]}]},"model":"opus"}\n',
+        '{\n\t"model": "opus"\n}\n',
+        "{}\n",
+        '{\r\n  "model": "opus"\r\n}\r\n',
+    ],
+)
+def test_install_adds_only_its_lines_and_uninstall_restores_the_file_byte_for_byte(
+    fixed: Notebook, runner: CliRunner, original: str
+) -> None:
+    path = settings(fixed.repo_root)
+    path.parent.mkdir()
+    path.write_bytes(original.encode())
+    assert runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "install"]).exit_code == 0
+    installed = path.read_bytes().decode()
+    data = json.loads(installed)
+    assert {k: v for k, v in data.items() if k != "hooks"} == {
+        k: v for k, v in json.loads(original).items() if k != "hooks"
+    }
+    assert {"PreToolUse", "SessionStart", "UserPromptSubmit"} <= set(data["hooks"])
+    if "\n" in original.strip():  # each of the user's lines is still there (the last may gain a comma)
+        lines = set(installed.splitlines())
+        kept = [line for line in original.splitlines() if not line.rstrip(",").endswith(("[]", "{}"))]
+        assert all(line in lines or line + "," in lines for line in kept)
+        assert '"permissions": {"allow": ["Bash(npm run test:*)"], "deny": []},' in installed or (
+            original != HAND_FORMATTED
+        )
+    else:
+        assert installed.count("\n") == 1  # a one-line file stays on one line
+    assert runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "uninstall"]).exit_code == 0
+    assert path.read_bytes().decode() == original
+
+
+def test_uninstall_keeps_an_errnote_hook_the_user_wrote(fixed: Notebook, runner: CliRunner) -> None:
+    path = settings(fixed.repo_root)
+    path.parent.mkdir()
+    mine = '{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/opt/bin/errnote hook user-prompt", "timeout": 10}]}]}}\n'  # noqa: E501
+    path.write_text(mine)
+    assert runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "install"]).exit_code == 0
+    commands = [
+        h["command"] for g in json.loads(path.read_text())["hooks"]["UserPromptSubmit"] for h in g["hooks"]
+    ]
+    assert commands == ["/opt/bin/errnote hook user-prompt"]  # already runs errnote: not doubled
+    assert runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "uninstall"]).exit_code == 0
+    assert path.read_text() == mine
+
+
+def test_uninstall_in_another_clone_removes_what_install_writes(fixed: Notebook, runner: CliRunner) -> None:
+    """No record of the install here (a teammate committed settings.json): hooks shaped exactly as
+    install writes them go, a hand-written one stays."""
+    path = settings(fixed.repo_root)
+    path.parent.mkdir()
+    own = {"type": "command", "command": "errnote hook session-start", "timeout": 30}
+    path.write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [own]}]}}, indent=2) + "\n")
+    assert runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "install"]).exit_code == 0
+    shutil.rmtree(fixed.store.cache_dir)  # as in a fresh clone: no record
+    result = runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "uninstall", "--json"])
+    assert result.exit_code == 0
+    assert sorted(json.loads(result.stdout)["removed"]) == ["PreToolUse", "UserPromptSubmit"]
+    assert json.loads(path.read_text()) == {"hooks": {"SessionStart": [{"hooks": [own]}]}}

@@ -291,7 +291,7 @@ def hooks_install(
 ) -> None:
     """Add SessionStart, UserPromptSubmit and PreToolUse (Bash|Edit|Write|MultiEdit) hooks that run
     'errnote hook ...'. Everything already in the file stays as it is; running it twice adds nothing."""
-    from errnote.hooks import install
+    from errnote.settings import install
 
     change = install(_nb(ctx).repo_root, exe=exe, local=local)
     if json_:
@@ -306,7 +306,7 @@ def hooks_install(
 @hooks_app.command("uninstall")
 def hooks_uninstall(ctx: typer.Context, local: LocalOpt = False, json_: JsonOpt = False) -> None:
     """Remove exactly the hooks 'errnote hooks install' added (commands 'errnote hook ...')."""
-    from errnote.hooks import uninstall
+    from errnote.settings import uninstall
 
     change = uninstall(_nb(ctx).repo_root, local=local)
     if json_:

@@ -1,0 +1,57 @@
+"""`.claude/settings.json` edited as text: install adds only its hooks, uninstall takes exactly them."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errnote.settings import install, is_errnote_command, uninstall
+
+
+def _random_settings(rng: random.Random) -> dict[str, Any]:
+    hooks: dict[str, Any] = {}
+    for name in rng.sample(["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"], rng.randint(0, 4)):
+        groups = []
+        for _ in range(rng.randint(0, 2)):
+            group: dict[str, Any] = {"matcher": "Bash"} if rng.random() < 0.5 else {}
+            commands = ["say hi", "./x.sh", "errnote hook user-prompt", "/opt/errnote hook session-start"]
+            group["hooks"] = [
+                {"type": "command", "command": rng.choice(commands)} for _ in range(rng.randint(0, 2))
+            ]
+            groups.append(group)
+        hooks[name] = groups
+    doc: dict[str, Any] = {}
+    for key in rng.sample(["model", "permissions", "env", "hooks"], rng.randint(0, 4)):
+        doc[key] = {
+            "model": "opus",
+            "permissions": {"allow": ["Bash(x)"], "deny": []},
+            "env": {"A": "1"},
+        }.get(key, hooks)
+    return doc
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_install_then_uninstall_gives_back_the_same_bytes(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    for case in range(40):
+        root = tmp_path / f"r{case}"
+        path = root / ".claude" / "settings.json"
+        path.parent.mkdir(parents=True)
+        (root / ".errnote" / "cache").mkdir(parents=True)
+        style = rng.choice([None, 2, 4, "\t"])
+        text = json.dumps(_random_settings(rng), indent=style) + "\n"
+        if rng.random() < 0.2:
+            text = text.replace("\n", "\r\n")
+        path.write_bytes(text.encode())
+        install(root)
+        installed = json.loads(path.read_bytes())
+        for name in ("SessionStart", "UserPromptSubmit", "PreToolUse"):
+            assert any(is_errnote_command(h["command"]) for g in installed["hooks"][name] for h in g["hooks"])
+        if style is None:
+            assert path.read_bytes().count(b"\n") == 1  # a one-line file stays on one line
+        uninstall(root)
+        assert path.read_bytes().decode() == text, (seed, case)
