@@ -16,8 +16,9 @@ tool     entries whose `tool:` scope or `tool` field names one of the given tool
 Never selected: superseded or retired entries, entries past their `expires` date, entries another
 active entry supersedes, and entries below the confidence floor (default 0.5). Each section holds
 at most `max_per_section` entries (pinned ones are never cut by it). When the rendered entries
-exceed the character budget, whole entries are dropped, lowest value first: recent failures
-(oldest first), then always-on rules, then query/path/tool matches (weakest first), pinned last.
+exceed the character budget (counted in the format asked for), whole entries are dropped, lowest
+value first: recent failures (oldest first), then always-on rules, then query/path/tool matches
+(weakest first), pinned last; a dropped entry that still fits once a longer one is gone goes back.
 
 This module is part of the core: it must not import typer or rich, and it imports the search
 index (Whoosh) only when there is a query.

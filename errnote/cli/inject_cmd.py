@@ -37,7 +37,8 @@ Selection (defaults in .errnote/config.yaml, section inject:):
            about 2,000 tokens): past it whole entries are dropped,
            lowest value first: recent failures (oldest first), rules
            (least confident first), query/path/tool matches (weakest
-           first), pinned entries last.
+           first), pinned entries last; a dropped entry that still fits
+           is put back. The budget counts the format asked for.
 
 \b
 Each entry is rendered as a rule: what to do, why, where it applies,
