@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,8 @@ def load_config(path: Path) -> Config:
         raw = block[key]
         whole = types[name] not in ("float", float)
         # YAML's true is an int to Python, and 2.7 is not a count: neither is taken as a number.
-        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or (whole and raw != int(raw)):
+        number = isinstance(raw, (int, float)) and not isinstance(raw, bool) and math.isfinite(raw)
+        if not number or (whole and raw != int(raw)):
             kind = "a whole number" if whole else "a number"
             raise ErrnoteError(f"{path}: {section}.{key} must be {kind}, not {raw!r}")
         value: float = int(raw) if whole else float(raw)

@@ -667,6 +667,14 @@ def _hit(
     )
 
 
+def _from_whoosh(exc: BaseException) -> bool:
+    """Was this raised inside Whoosh (reading the index), rather than by errnote's own code?"""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and "whoosh" in Path(frames[-1].filename).parts
+
+
 def _memory_index(nb: Notebook) -> Any:
     """An in-memory index built from the files: the answer when the disk index cannot be used."""
     from whoosh.filedb.filestore import RamStorage
@@ -718,11 +726,11 @@ def search_with_report(
     try:
         try:
             hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold)
-        except Exception:
+        except Exception as exc:
             # Whoosh opens segments lazily: a truncated or missing segment shows only now. Rebuild
             # (or search the files) and answer; a second failure is a real bug and is raised.
-            if not isinstance(getattr(ix.storage, "folder", None), str):
-                raise  # already the in-memory index
+            if not isinstance(getattr(ix.storage, "folder", None), str) or not _from_whoosh(exc):
+                raise  # already the in-memory index, or not the index's fault
             ix.close()
             ix = index.recover(rep)
             hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold)

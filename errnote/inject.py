@@ -246,6 +246,8 @@ def _simple_commands(command: str) -> list[list[str]]:
     """The words of each simple command in a shell line (split at ; && || | & and brackets)."""
     import shlex
 
+    # Redirections (`2>&1`, `&>log`, `>&2`) are not command separators: blank their `&` first.
+    command = re.sub(r"\d*>&(\d+|-)|&>>?", " ", command)
     lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()")
     lexer.whitespace_split = True
     lexer.commenters = ""
@@ -282,6 +284,11 @@ _WRAPPERS: dict[str, frozenset[str]] = {
 }
 #: Package managers whose `run` / `exec` / `dlx` runs another program.
 _RUNNERS = frozenset({"uv", "poetry", "pipx", "pdm", "hatch", "rye", "pnpm", "yarn", "bun", "npm", "conda"})
+#: Their options that take a value (`uv run --with httpx pytest`).
+_RUNNER_VALUED = frozenset(
+    {"--with", "--with-requirements", "--python", "-p", "--from", "--directory", "--project", "--package"}
+    | {"--env-file", "--group", "--extra", "--index", "-n", "--name", "-e", "--env", "--spec", "-C", "--cwd"}
+)
 
 
 def _programs_of(words: list[str]) -> list[str]:
@@ -302,7 +309,7 @@ def _programs_of(words: list[str]) -> list[str]:
                 return [word]  # `npm run test` runs a package script, not a program named test
             i += 2
             while i < len(words) and words[i].startswith("-"):
-                i += 1
+                i += 2 if words[i] in _RUNNER_VALUED else 1
         else:
             break
     if i >= len(words):
@@ -441,7 +448,11 @@ def _tool_excluded(entry: Entry, tool: str) -> bool:
 
 def _apply_budget(full: Selection) -> Selection:
     """Drop whole entries, lowest value first, until the output (in the format asked for) fits the
-    budget; then put back, most valuable first, any dropped entry that still fits."""
+    budget; then put back, most valuable first, any dropped entry that still fits.
+
+    Sizes are those of the real output, rendered a logarithmic number of times (a notebook may
+    pin hundreds of entries, and a hook has seconds, not minutes).
+    """
     opts = full.options
     ranked = list(full.picked)
     fmt = opts.fmt if opts.fmt in ("markdown", "xml", "mdc") else "markdown"
@@ -450,22 +461,39 @@ def _apply_budget(full: Selection) -> Selection:
         chosen = tuple(p for p in ranked if p.entry.id in ids)
         return len(render(replace(full, picked=chosen), fmt, dated=opts.dated)) if chosen else 0
 
-    kept = {p.entry.id for p in ranked}
-    total = size(kept)
+    everything = {p.entry.id for p in ranked}
+    total = size(everything)
     if total <= opts.budget:
         return replace(full, chars=total)
     # Lowest value first: by tier (recent < always < matches < pinned), then the section's own
     # order from its end (oldest failure, least confident rule, weakest match).
     position = {p.entry.id: i for i, p in enumerate(ranked)}
-    victims = sorted(ranked, key=lambda p: (p.entry.pinned, _DROP_TIER[p.section], -position[p.entry.id]))
-    dropped: list[str] = []
-    for p in victims:
-        if total <= opts.budget:
-            break
-        kept.discard(p.entry.id)
-        dropped.append(p.entry.id)
+    victims = [
+        p.entry.id
+        for p in sorted(ranked, key=lambda p: (p.entry.pinned, _DROP_TIER[p.section], -position[p.entry.id]))
+    ]
+    # The fewest victims whose dropping fits (the size shrinks as more go): found by bisection.
+    low, high = 1, len(victims)
+    while low < high:
+        mid = (low + high) // 2
+        if size(everything - set(victims[:mid])) <= opts.budget:
+            high = mid
+        else:
+            low = mid + 1
+    kept = everything - set(victims[:low])
+    total = size(kept)
+    while total > opts.budget and low < len(victims):  # should the size not shrink monotonically (mdc)
+        kept.discard(victims[low])
+        low += 1
         total = size(kept)
-    for victim in reversed(dropped):  # a long rule gone may leave room for a short one
+    # A long rule gone may leave room for a short one: most valuable first, those whose own size
+    # (alone, less the frame) fits the room left are tried for real.
+    frame = len(render(replace(full, picked=()), fmt, dated=opts.dated))
+    by_id = {p.entry.id: p for p in ranked}
+    for victim in reversed(victims[:low]):
+        alone = len(render(replace(full, picked=(by_id[victim],)), fmt, dated=opts.dated)) - frame
+        if total + alone // 2 > opts.budget:
+            continue  # cannot fit: not worth a render of the whole
         trial = size(kept | {victim})
         if trial <= opts.budget:
             kept.add(victim)
@@ -772,10 +800,10 @@ def wrap_block(text: str) -> str:
 
 
 def _fenced_spans(text: str) -> list[tuple[int, int]]:
-    """Offsets of Markdown fenced code blocks (``` or ~~~, closed by the same fence or the end)."""
+    """Offsets of Markdown fenced code blocks (``` or ~~~ up to the same fence). A fence never closed
+    hides nothing: otherwise errnote's own block after it would never be found again."""
     spans: list[tuple[int, int]] = []
-    fence = ""
-    start = 0
+    fence, start = "", 0
     for m in re.finditer(r"(?m)^[ \t]{0,3}(`{3,}|~{3,}).*$", text):
         mark = m.group(1)
         if not fence:
@@ -783,8 +811,6 @@ def _fenced_spans(text: str) -> list[tuple[int, int]]:
         elif mark[0] == fence[0] and len(mark) >= len(fence) and not m.group(0).strip()[len(mark) :].strip():
             spans.append((start, m.end()))
             fence = ""
-    if fence:
-        spans.append((start, len(text)))
     return spans
 
 

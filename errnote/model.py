@@ -157,52 +157,92 @@ class ScopeItem:
 def path_matches(pattern: str, path: str) -> bool:
     """True when a repository-relative `path` falls under a scope glob, as in .gitignore and Cursor:
     `*` and `?` stay within one folder, `**/` is any number of folders (none too), `src/**` and a
-    plain `docs` or `docs/` cover everything below, and a pattern without `/` matches at any depth.
+    plain `docs` or `docs/` cover everything below, a pattern without `/` matches at any depth, and
+    a leading `/` anchors it at the top. Matching takes time linear in the glob times the path (no
+    backtracking), and a malformed bracket is read as plain text: a scope never breaks a command.
     """
-    pat = pattern.strip().replace("\\", "/").removeprefix("./").rstrip("/")
-    if pattern in ("", "/"):
-        pat = "**"
-    target = path.strip().replace("\\", "/").removeprefix("./").strip("/")
-    while pat.endswith("/**"):
-        pat = pat[:-3]  # `src/**` is `src`: what a pattern names covers everything below it
-    if pat in ("", "**"):
+    pat = pattern.strip().replace("\\", "/").removeprefix("./")
+    anchored = "/" in pat.rstrip("/")
+    parts = [p for p in pat.strip("/").split("/") if p]
+    while parts and parts[-1] == "**":
+        parts.pop()  # `src/**` is `src`: what a pattern names covers everything below it
+    if not parts:
         return True
-    return _glob(pat).fullmatch(target) is not None
+    if not anchored:
+        parts.insert(0, "**")  # a bare name or `*.py` matches in any folder
+    segments = [p for p in path.strip().replace("\\", "/").removeprefix("./").split("/") if p]
+    globs = [p for i, p in enumerate(parts) if not (p == "**" and i and parts[i - 1] == "**")]
+    # reach[j]: the globs so far match the first j folders of the path.
+    reach = [True] + [False] * len(segments)
+    for glob in globs:
+        if glob == "**":  # zero or more whole folders
+            for j in range(1, len(reach)):
+                reach[j] = reach[j] or reach[j - 1]
+            continue
+        tokens = _glob_tokens(glob)
+        reach = [False] + [reach[j] and _segment_matches(tokens, segments[j]) for j in range(len(segments))]
+    # Whatever the pattern names, it covers what lies below it: any non-empty prefix will do.
+    return any(reach[1:])
 
 
-@lru_cache(maxsize=512)
-def _glob(pattern: str) -> re.Pattern[str]:
-    """The regular expression of one scope glob (see `path_matches`)."""
-    anchored = "/" in pattern
-    out: list[str] = []
+#: ("lit", char, _), ("any", "", _), ("star", "", _) or ("set", chars, negated)
+_Token = tuple[str, str, bool]
+
+
+@lru_cache(maxsize=1024)
+def _glob_tokens(glob: str) -> tuple[_Token, ...]:
+    """One folder's glob as tokens; `**` inside a name is `*`, and a bracket without its `]` is text."""
+    tokens: list[_Token] = []
     i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]*/)*")  # zero or more folders
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
+    while i < len(glob):
+        c = glob[i]
+        if c == "*":
+            if not (tokens and tokens[-1][0] == "star"):
+                tokens.append(("star", "", False))
             i += 1
         elif c == "?":
-            out.append("[^/]")
+            tokens.append(("any", "", False))
             i += 1
-        elif c == "[" and (end := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1 : end]
-            negate = body.startswith("!")
-            body = body[1:] if negate else body
-            out.append(("[^/" if negate else "[") + body.replace("\\", "\\\\") + "]")
+        elif c == "[" and (end := glob.find("]", i + 2)) != -1:
+            body = glob[i + 1 : end]
+            negated = body[:1] in ("!", "^")
+            body = body[1:] if negated else body
+            chars: list[str] = []
+            k = 0
+            while k < len(body):
+                if k + 2 < len(body) and body[k + 1] == "-":
+                    low, high = body[k], body[k + 2]
+                    # A reversed range (z-a) holds nothing, as in fnmatch; a huge one is capped.
+                    chars.extend(chr(o) for o in range(ord(low), min(ord(high), ord(low) + 4096) + 1))
+                    k += 3
+                else:
+                    chars.append(body[k])
+                    k += 1
+            tokens.append(("set", "".join(dict.fromkeys(chars)), negated))
             i = end + 1
         else:
-            out.append(re.escape(c))
+            tokens.append(("lit", c, False))
             i += 1
-    body = "".join(out)
-    prefix = "" if anchored else "(?:.*/)?"  # a bare name or `*.py` matches in any folder
-    # Whatever a pattern names, it also covers everything below it (a folder's files).
-    return re.compile(f"{prefix}{body}(?:/.*)?", re.DOTALL)
+    return tuple(tokens)
+
+
+def _segment_matches(tokens: tuple[_Token, ...], name: str) -> bool:
+    """Does one folder or file name match one folder's glob? (dynamic programming, no backtracking)"""
+    ok = [True] + [False] * len(name)  # ok[j]: the tokens so far match name[:j]
+    for kind, chars, negated in tokens:
+        if kind == "star":
+            for j in range(1, len(ok)):
+                ok[j] = ok[j] or ok[j - 1]
+            continue
+        nxt = [False] * len(ok)
+        for j in range(len(name)):
+            if ok[j]:
+                c = name[j]
+                in_set = kind == "set" and (c in chars) != negated
+                if kind == "any" or (kind == "lit" and c == chars) or in_set:
+                    nxt[j + 1] = True
+        ok = nxt
+    return ok[-1]
 
 
 @dataclass(frozen=True)

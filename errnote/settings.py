@@ -19,6 +19,7 @@ import contextlib
 import json
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,8 @@ def _value(text: str, at: int) -> tuple[_Node, int]:
             if not text.startswith(":", colon):
                 raise ValueError("':' expected")
             child, after = _value(text, _skip(text, colon + 1))
+            if node.get(key) is not None:  # json.loads keeps the last one: the places would not agree
+                raise ValueError(f"the key {key!r} appears twice")
             node.members.append((key, at, child))
             at = _skip(text, after)
             if text.startswith("}", at):
@@ -132,7 +135,13 @@ def _line_indent(text: str, at: int) -> str:
 
 
 def _insert(text: str, container: _Node, rendered: str, unit: str | None) -> str:
-    """Add `rendered` (a member `"key": value` or an array item) at the end of `container`."""
+    """Add `rendered` (a member `"key": value` or an array item) at the end of `container`, with
+    the file's own line ends."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    return _insert_lines(text, container, rendered, unit).replace("\0", newline)
+
+
+def _insert_lines(text: str, container: _Node, rendered: str, unit: str | None) -> str:
     children = [n for _k, _a, n in container.members] if container.kind == "object" else container.items
     first = container.members[0][1] if container.kind == "object" and children else None
     close = container.end - 1
@@ -146,11 +155,11 @@ def _insert(text: str, container: _Node, rendered: str, unit: str | None) -> str
     inner = (
         _line_indent(text, first if first is not None else children[0].start) if children else outer + unit
     )
-    rendered = rendered.replace("\n", "\n" + inner)
+    rendered = rendered.replace("\n", "\0" + inner)  # \0: a line end, made the file's own by _insert
     if children:
         at = children[-1].end
-        return text[:at] + ",\n" + inner + rendered + text[at:]
-    return text[: container.start + 1] + "\n" + inner + rendered + "\n" + outer + text[close:]
+        return text[:at] + ",\0" + inner + rendered + text[at:]
+    return text[: container.start + 1] + "\0" + inner + rendered + "\0" + outer + text[close:]
 
 
 def _remove(text: str, container: _Node, index: int) -> str:
@@ -207,12 +216,13 @@ def _dump(value: Any, unit: str | None) -> str:
     return json.dumps(value, ensure_ascii=False, indent=unit)
 
 
-def _write(path: Path, new_text: str, expected: dict[str, Any], unit: str | None) -> None:
-    """Write the edited text; if it does not parse to what was meant, the whole JSON instead."""
+def _write(path: Path, new_text: str | None, expected: dict[str, Any], unit: str | None) -> None:
+    """Write the edited text; if there is none, or it does not parse to what was meant, the whole
+    JSON instead (a file with a key twice, say)."""
     from errnote.store import atomic_write
 
-    if "\r\n" in new_text:  # what errnote added gets the file's own line ends
-        new_text = re.sub(r"(?<!\r)\n", "\r\n", new_text)
+    if new_text is None:
+        new_text = ""
     try:
         ok = json.loads(new_text) == expected
     except ValueError:
@@ -253,7 +263,23 @@ def _commands(groups: object) -> list[str]:
 
 
 def _runs(command: str, event: str) -> bool:
+    """Does this command run errnote's hook for `event` (and possibly more)?"""
     return is_errnote_command(command) and shlex.split(command)[2:3] == [event]
+
+
+def _runs_only(command: str, event: str) -> bool:
+    """Is this command exactly `<errnote> hook <event>`, as install writes it?"""
+    return is_errnote_command(command) and shlex.split(command)[1:] == ["hook", event]
+
+
+def _added(record: dict[str, Any] | None) -> set[tuple[str, str]]:
+    """The (event, command) pairs a record says install added (anything malformed is skipped)."""
+    found = record.get("added", []) if record else []
+    return {
+        (x[0], x[1])
+        for x in found if isinstance(found, list)
+        if isinstance(x, list) and len(x) == 2 and all(isinstance(v, str) for v in x)
+    }  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -278,6 +304,7 @@ def install(repo_root: Path, *, exe: str = "errnote", local: bool = False) -> Se
     hooks: dict[str, Any] = dict(data.get("hooks") or {})
     added: list[tuple[str, str]] = []
     made: list[str] = []  # keys install adds: uninstall takes them away again once empty
+    edited: str | None = text
     for event, name in EVENTS.items():
         groups = hooks.get(name)
         if groups is not None and not isinstance(groups, list):
@@ -289,34 +316,42 @@ def install(repo_root: Path, *, exe: str = "errnote", local: bool = False) -> Se
         group = _group_for(event, exe)
         hooks[name] = [*(groups or []), group]
         added.append((name, hook_command(event, exe)))
-        root = _parse(text)
-        section = root.get("hooks")
-        if section is None:
-            text = _insert(text, root, f'"hooks": {_dump({name: [group]}, unit)}', unit)
-            made += ["hooks", name]
-        elif section.get(name) is None:
-            text = _insert(text, section, f"{json.dumps(name)}: {_dump([group], unit)}", unit)
-            made.append(name)
-        else:
-            text = _insert(text, section.get(name), _dump(group, unit), unit)  # type: ignore[arg-type]
+        made += ([] if "hooks" in data or made else ["hooks"]) + ([] if groups is not None else [name])
+        edited = _added_to_text(edited, name, group, unit) if edited is not None else None
     if not added:
         return SettingsChange(path, ())
     expected = {**data, "hooks": hooks}
     path.parent.mkdir(parents=True, exist_ok=True)
-    _write(path, text, expected, unit)
+    _write(path, edited, expected, unit)
     record = _read_record(repo_root, local) or {}
-    known = [tuple(x) for x in record.get("added", []) if isinstance(x, list) and len(x) == 2]
+    known = sorted(_added(record))
     from errnote.store import atomic_write
 
-    made_before = [k for k in record.get("made", []) if isinstance(k, str)]
+    made_list = record.get("made")
+    made_before = [k for k in made_list if isinstance(k, str)] if isinstance(made_list, list) else []
     mine = {
         "added": [list(x) for x in dict.fromkeys([*known, *added])],
         "made": list(dict.fromkeys([*made_before, *made])),
-        "created": bool(record.get("created")) or read is None,
+        "created": record.get("created") is True or read is None,
     }
     with contextlib.suppress(OSError):  # no record: uninstall takes the hooks shaped as install writes them
         atomic_write(_record_path(repo_root, local), json.dumps(mine, indent=2) + "\n")
     return SettingsChange(path, tuple(name for name, _c in added), created=read is None)
+
+
+def _added_to_text(text: str, name: str, group: dict[str, Any], unit: str | None) -> str | None:
+    """The settings text with `group` added to event `name`, or None if the text resists the edit."""
+    try:
+        root = _parse(text)
+        section = root.get("hooks")
+        if section is None:
+            return _insert(text, root, f'"hooks": {_dump({name: [group]}, unit)}', unit)
+        event = section.get(name)
+        if event is None:
+            return _insert(text, section, f"{json.dumps(name)}: {_dump([group], unit)}", unit)
+        return _insert(text, event, _dump(group, unit), unit)
+    except (ValueError, AttributeError, IndexError):
+        return None
 
 
 def _installed_shape(name: str, hook: object) -> bool:
@@ -325,8 +360,30 @@ def _installed_shape(name: str, hook: object) -> bool:
         return False
     event = next((e for e, n in EVENTS.items() if n == name), "")
     return (
-        hook["type"] == "command" and hook["timeout"] == HOOK_TIMEOUT and _runs(str(hook["command"]), event)
+        hook["type"] == "command"
+        and hook["timeout"] == HOOK_TIMEOUT
+        and _runs_only(str(hook["command"]), event)
     )
+
+
+def _event_node(text: str, name: str) -> _Node:
+    return _parse(text).get("hooks").get(name)  # type: ignore[union-attr,return-value]
+
+
+def _drop_hook(text: str, name: str, group: int, hook: int) -> str:
+    return _remove(text, _event_node(text, name).items[group].get("hooks"), hook)  # type: ignore[arg-type]
+
+
+def _drop_group(text: str, name: str, group: int) -> str:
+    return _remove(text, _event_node(text, name), group)
+
+
+def _drop_event(text: str, index: int) -> str:
+    return _remove(text, _parse(text).get("hooks"), index)  # type: ignore[arg-type]
+
+
+def _drop_hooks(text: str, index: int) -> str:
+    return _remove(text, _parse(text), index)
 
 
 def uninstall(repo_root: Path, *, local: bool = False) -> SettingsChange:
@@ -341,19 +398,25 @@ def uninstall(repo_root: Path, *, local: bool = False) -> SettingsChange:
         return SettingsChange(path, ())
     text, data = read
     record = _read_record(repo_root, local)
-    ours = (
-        {(x[0], x[1]) for x in record.get("added", []) if isinstance(x, list) and len(x) == 2}
-        if record is not None
-        else None
-    )
+    ours = _added(record) if record is not None else None
+    made_list = record.get("made") if record is not None else None
 
     def made(key: str) -> bool:  # did install add this key (or, without a record, may it go)?
-        return record is None or key in record.get("made", [])
+        return record is None or (isinstance(made_list, list) and key in made_list)
 
     def removable(name: str, hook: object) -> bool:
         if ours is None:
             return _installed_shape(name, hook)
         return isinstance(hook, dict) and (name, hook.get("command")) in ours
+
+    edited: str | None = text
+
+    def edit(change: Callable[..., str], *args: Any) -> None:
+        nonlocal edited
+        try:
+            edited = change(edited, *args) if edited is not None else None
+        except (ValueError, AttributeError, IndexError, TypeError):
+            edited = None  # a file the text edit cannot follow (a key twice): written whole instead
 
     touched: list[str] = []
     hooks = data["hooks"]
@@ -375,32 +438,29 @@ def uninstall(repo_root: Path, *, local: bool = False) -> SettingsChange:
                     touched.append(name)
                 del inner[hi]
                 emptied = not inner
-                section = _parse(text).get("hooks")
-                holder = section.get(name).items[gi].get("hooks")  # type: ignore[union-attr]
-                text = _remove(text, holder, hi)  # type: ignore[arg-type]
+                edit(_drop_hook, name, gi, hi)
             if emptied:  # a group errnote emptied goes too
                 del groups[gi]
-                text = _remove(text, _parse(text).get("hooks").get(name), gi)  # type: ignore[union-attr,arg-type]
+                edit(_drop_group, name, gi)
         if not groups and name in touched and made(name):
-            keys = list(hooks)
+            at = list(hooks).index(name)
             del hooks[name]
-            text = _remove(text, _parse(text).get("hooks"), keys.index(name))  # type: ignore[arg-type]
+            edit(_drop_event, at)
     if not touched:
         return SettingsChange(path, ())
     if not hooks and made("hooks"):
-        keys = list(data)
+        at = list(data).index("hooks")
         del data["hooks"]
-        text = _remove(text, _parse(text), keys.index("hooks"))
+        edit(_drop_hooks, at)
     record_file = _record_path(repo_root, local)
-    created = bool(record and record.get("created"))
+    created = bool(record and record.get("created") is True)
     if not data and created:  # errnote made this file: take it away again
         path.unlink()
         record_file.unlink(missing_ok=True)
         with contextlib.suppress(OSError):
             path.parent.rmdir()  # only when empty: the folder was made for this file
         return SettingsChange(path, tuple(reversed(touched)), deleted=True)
-    _write(
-        path, text, data, _unit(text)
-    )  # a file the user had stays, even when errnote's hooks were all it held
+    # A file the user had stays, even when errnote's hooks were all it held.
+    _write(path, edited, data, _unit(text))
     record_file.unlink(missing_ok=True)
     return SettingsChange(path, tuple(reversed(touched)))

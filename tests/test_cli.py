@@ -384,6 +384,17 @@ def test_search_reads_error_text_that_starts_with_a_dash(
     assert [h["id"] for h in json.loads(out)] == [made["id"]]
 
 
+def test_dashed_text_of_other_commands_is_left_alone(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    """Only the query of `search` is moved: `search` as a tag, a title or a value is just a word."""
+    made = add_json(
+        runner, "mistake", "rg missing", "--tag", "search", "--error", "-bash: rg: command not found"
+    )
+    assert made["error"] == "-bash: rg: command not found"
+    assert add_json(runner, "lesson", "search", "--fix", "-n 5 is wrong here")["fix"] == "-n 5 is wrong here"
+    code, out, err = run(runner, "search", "rg missing", "-t", "-x y", "--json")
+    assert code == 0 and json.loads(out) == [], err  # "-x y" is the tag asked for: no entry has it
+
+
 def test_a_negative_limit_is_a_usage_error(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
     add_json(runner, "lesson", "Readable")
     for command in (["search", "readable"], ["list"]):

@@ -378,6 +378,9 @@ def test_program_names() -> None:
         ("pnpm exec vitest run", ["vitest"]),
         ("npm run test", ["npm"]),  # a package script, not a program named test
         ('echo "unbalanced', ["echo"]),
+        ("cargo test 2>&1 | tee log", ["cargo", "tee"]),  # a redirection is not a separator
+        ("make &> build.log", ["make"]),
+        ("uv run --with httpx --python 3.12 pytest -q", ["pytest"]),
     ],
 )
 def test_program_names_look_through_runners_and_quotes(command: str, programs: list[str]) -> None:
@@ -522,6 +525,8 @@ def test_config_sets_the_defaults(fixed: Notebook) -> None:
         ("budget: true", "inject.budget must be a whole number"),
         ("max_per_section: 2.7", "inject.max_per_section must be a whole number"),
         ("floor: high", "inject.floor must be a number"),
+        ("budget: .inf", "inject.budget must be a whole number"),
+        ("floor: .nan", "inject.floor must be a number"),
     ],
 )
 def test_bad_config_values_name_the_file_and_the_key(
@@ -665,6 +670,16 @@ def test_markers_inside_a_code_example_are_not_the_block(tmp_path: Path) -> None
     assert updated_text(
         once, block.replace("real", "new"), tmp_path / "CLAUDE.md"
     ) == example + "\n" + block.replace("real", "new")
+
+
+def test_a_fence_never_closed_does_not_hide_the_block(
+    fixed: Notebook, runner: CliRunner, tmp_path: Path
+) -> None:
+    target = tmp_path / "CLAUDE.md"
+    target.write_text("# Notes\n```sh\nmake build\n")
+    for _ in range(3):
+        assert invoke(runner, fixed, "--write", str(target))[0] == 0
+    assert target.read_text().count(BEGIN_MARKER) == 1
 
 
 def test_updated_text_appends_after_a_blank_line() -> None:

@@ -163,6 +163,11 @@ def test_scope_covers_tools_case_insensitively() -> None:
         ("src/[!ab].py", "src/a.py", False),
         ("a?c", "a/c", False),
         ("docs/", "docs/guide/intro.md", True),
+        ("/src", "src/a.py", True),  # a leading slash anchors at the top
+        ("/src", "lib/src/a.py", False),
+        ("src", "lib/src/a.py", True),
+        ("src/[z-a].py", "src/a.py", False),  # a reversed range holds nothing; no error
+        ("src/[ab.py", "src/[ab.py", True),  # a bracket without its end is text
     ],
 )
 def test_path_globs(pattern: str, path: str, expected: bool) -> None:
@@ -187,3 +192,12 @@ def test_path_scopes_strip_a_dot_slash_prefix_only() -> None:
 
 def test_huge_ages_do_not_overflow() -> None:
     assert parse_since("999999999999d").year == 1
+
+
+def test_path_globs_that_made_a_regular_expression_backtrack() -> None:
+    """Globs and paths anyone could write into an entry and a file name: each of these took
+    seconds as a regular expression (a hook has 10 s); matching is now linear, so they are quick."""
+    assert not path_matches("*a*a*a*a*a*a*a*b", "a" * 60)
+    assert not path_matches("a/" + "**/" * 10 + "z", "a/" + "b/" * 25 + "y")
+    assert not path_matches("**x" * 5 + "q", "x" * 200)
+    assert path_matches("**x" * 5 + "q", "x" * 200 + "q")

@@ -55,3 +55,54 @@ def test_install_then_uninstall_gives_back_the_same_bytes(tmp_path: Path, seed: 
             assert path.read_bytes().count(b"\n") == 1  # a one-line file stays on one line
         uninstall(root)
         assert path.read_bytes().decode() == text, (seed, case)
+
+
+def _repo(tmp_path: Path, text: str) -> tuple[Path, Path]:
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True)
+    (tmp_path / ".errnote" / "cache").mkdir(parents=True)
+    path.write_bytes(text.encode())
+    return tmp_path, path
+
+
+def test_mixed_line_ends_are_kept_as_they_are(tmp_path: Path) -> None:
+    text = '{\n  "model": "opus",\r\n  "env": {}\n}\r\n'
+    root, path = _repo(tmp_path, text)
+    install(root)
+    assert b'"model": "opus",\r\n  "env": {}' in path.read_bytes()
+    uninstall(root)
+    assert path.read_bytes().decode() == text
+
+
+def test_without_a_record_only_the_exact_install_command_goes(tmp_path: Path) -> None:
+    mine = {
+        "type": "command",
+        "command": "errnote hook session-start --notebook ../shared && ./warm.sh",
+        "timeout": 10,
+    }
+    theirs = {"type": "command", "command": "errnote hook user-prompt", "timeout": 10}
+    doc = {"hooks": {"SessionStart": [{"hooks": [mine]}], "UserPromptSubmit": [{"hooks": [theirs]}]}}
+    root, path = _repo(tmp_path, json.dumps(doc, indent=2) + "\n")
+    assert uninstall(root).events == ("UserPromptSubmit",)
+    assert json.loads(path.read_text()) == {"hooks": {"SessionStart": [{"hooks": [mine]}]}}
+
+
+def test_a_key_written_twice_is_handled_without_a_text_edit(tmp_path: Path) -> None:
+    hook = {"type": "command", "command": "errnote hook pre-tool-use", "timeout": 10}
+    text = '{"hooks": {}, "hooks": {"PreToolUse": [{"hooks": [' + json.dumps(hook) + "]}]}}\n"
+    root, path = _repo(tmp_path, text)
+    assert uninstall(root).events == ("PreToolUse",)
+    assert json.loads(path.read_text()) == {}
+    path.write_text('{"model": "a", "model": "b"}\n')
+    install(root)
+    data = json.loads(path.read_text())
+    assert data["model"] == "b" and len(data["hooks"]) == 3
+
+
+def test_a_damaged_record_is_ignored(tmp_path: Path) -> None:
+    root, path = _repo(tmp_path, "{}\n")
+    record = root / ".errnote" / "cache" / "hooks-settings.json"
+    record.write_text('{"added": [[["x"], "y"], "z", null], "made": 5, "created": "yes"}')
+    install(root)
+    uninstall(root)
+    assert path.read_text() == "{}\n"

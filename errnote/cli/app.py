@@ -37,28 +37,18 @@ def _reflow(text: str | None) -> str | None:
 
 #: Options of `search` that take a value (the word after them is that value, whatever it looks like).
 _SEARCH_VALUED = frozenset(
-    {
-        "--type",
-        "--tag",
-        "--tool",
-        "--scope",
-        "--path",
-        "--since",
-        "--min-confidence",
-        "--status",
-        "--limit",
-        "-n",
-    }
+    {"--type", "--tag", "-t", "--tool", "--scope", "--path", "--since", "--min-confidence", "--status"}
+    | {"--limit", "-n"}
 )
 
 
 def _dash_query_last(args: list[str]) -> list[str]:
     """`errnote search "-p 5432 connection refused" --json`: error text often starts with a dash.
     A word with a space in it is never an option, so it is moved after `--`, where it is the query."""
-    if "search" not in args or "--" in args:
-        return args
-    at = args.index("search")
-    if at > 0 and args[at - 1] == "--notebook":
+    at = 0
+    while at < len(args) and args[at].startswith("-"):  # the group's own options come first
+        at += 2 if args[at] == "--notebook" else 1
+    if at >= len(args) or args[at] != "search" or "--" in args[at:]:
         return args
     dashed = [
         i
