@@ -558,31 +558,40 @@ def _run_search(
         # Candidates come from the query's rarest ideas only: a common word's postings cover half the
         # notebook and cost most of the time, yet rarely decide which entry is meant. Every idea
         # still counts in the evidence below, read from each candidate's stored term set.
-        # With filters, entries matching only a lesser idea may be the ones that pass: use them all.
-        retrieval = (
-            plan
-            if filters.restrictive
-            else [p for p in plan[:RETRIEVAL_IDEAS] if p[0] >= plan[0][0] * RETRIEVAL_FLOOR]
+        best = plan[0][0]
+
+        def disjunction(ideas: list[tuple[float, list[_Alt], bool]], floor: float) -> Any:
+            subqueries = []
+            for _value, alts, _code in ideas:
+                leaves: list[Any] = []
+                for terms, weight, info in alts:
+                    if weight < 1.0 and info < floor:
+                        continue  # a common synonym or translation ("fail" for 失败): long postings
+                    # A synonym stands for how a situation is described, not for error output: skip `error`.
+                    for f in TEXT_FIELDS if weight >= 1.0 else _ALT_FIELDS:
+                        boost = ranking.FIELD_WEIGHTS[f] * weight
+                        if len(terms) == 1:
+                            leaves.append(wq.Term(f, terms[0], boost=boost))
+                        elif f == "title":
+                            # Phrases are slow to match; in titles they matter most and the field is short.
+                            leaves.append(wq.Phrase(f, list(terms), boost=boost))
+                subqueries.append(wq.DisjunctionMax(leaves, tiebreak=0.1))
+            return wq.Or(subqueries)
+
+        q = disjunction(
+            [p for p in plan[:RETRIEVAL_IDEAS] if p[0] >= best * RETRIEVAL_FLOOR], best * RETRIEVAL_FLOOR
         )
-        floor = 0.0 if filters.restrictive else plan[0][0] * RETRIEVAL_FLOOR
-        subqueries = []
-        for _value, alts, _code in retrieval:
-            leaves: list[Any] = []
-            for terms, weight, info in alts:
-                if weight < 1.0 and info < floor:
-                    continue  # a common synonym or translation ("fail" for 失败): long postings, little news
-                # A synonym stands for how a situation is described, not for error output: skip `error`.
-                for f in TEXT_FIELDS if weight >= 1.0 else _ALT_FIELDS:
-                    boost = ranking.FIELD_WEIGHTS[f] * weight
-                    if len(terms) == 1:
-                        leaves.append(wq.Term(f, terms[0], boost=boost))
-                    elif f == "title":
-                        # Phrases are slow to match; in titles they matter most and the field is short.
-                        leaves.append(wq.Phrase(f, list(terms), boost=boost))
-            subqueries.append(wq.DisjunctionMax(leaves, tiebreak=0.1))
-        q = wq.Or(subqueries)
-        want = 200 if filters.restrictive else max(limit * 5, 50)
-        results = searcher.search(q, limit=want)
+        want = max(limit * 5, 50)
+        if not filters.restrictive:
+            results: Any = searcher.search(q, limit=want)
+        else:
+            # The same query (so a filter that excludes nothing changes no score), read deeper; if
+            # the filters leave too few, entries matching only the query's lesser ideas come next.
+            results = list(searcher.search(q, limit=200))
+            if sum(1 for h in results if filters.allows(json.loads(h["meta"]))) < want:
+                seen = {h.docnum for h in results}
+                wider = searcher.search(disjunction(plan, 0.0), limit=200)
+                results += [h for h in wider if h.docnum not in seen]
         for hit in results:
             meta = json.loads(hit["meta"])
             if not filters.allows(meta):

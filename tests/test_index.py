@@ -283,6 +283,15 @@ def test_an_index_that_cannot_be_updated_is_not_served_stale(nb: Notebook, fille
     assert result.report.stale and "searching the entry files directly" in result.report.notices[0]
 
 
+def test_a_filter_that_excludes_nothing_changes_no_score(nb: Notebook, filled: dict[str, str]) -> None:
+    nb.add("lesson", "Docker layer cache invalidated by COPY of the whole repo")
+    query = "docker layer openssl build cargo"
+    plain = [(h.id, h.score) for h in search(nb, query)]
+    assert len(plain) >= 2
+    for filters in ({"min_confidence": 0.1}, {"since": "3650d"}, {"types": ["lesson", "mistake"]}):
+        assert [(h.id, h.score) for h in search(nb, query, **filters)] == plain  # type: ignore[arg-type]
+
+
 def test_two_files_with_one_id_give_one_hit(nb: Notebook, filled: dict[str, str]) -> None:
     source = nb.store.path_for(nb.get(filled["redis"]))
     (source.parent / f"{filled['redis']}-copy.md").write_text(source.read_text())
