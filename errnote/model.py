@@ -132,10 +132,12 @@ class ScopeItem:
 
     @classmethod
     def parse(cls, raw: str) -> ScopeItem:
-        text = raw.strip()
+        text = clean_text(raw, "scope", one_line=True)
         negated = text.startswith("!")
         if negated:
             text = text[1:].strip()
+        if not text:
+            raise InvalidEntry(f"scope {raw!r} is empty", "e.g. repo, global, path:src/**, !path:vendor/**")
         low = text.lower()
         if low in ("repo", "global"):
             return cls(low, "", negated)
@@ -355,12 +357,26 @@ _FIELD_ORDER = (
 _KNOWN_KEYS = frozenset(_FIELD_ORDER)
 
 
+# Terminal escape sequences (colours in captured compiler output, a title-setting OSC) and other
+# control characters: an entry is shared through git, and its text reaches terminals and prompts.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def strip_controls(text: str) -> str:
+    """Text without escape sequences and control characters (newlines and tabs stay)."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
 def clean_text(value: object, name: str, *, one_line: bool = False) -> str:
+    """A text field as stored and shown: no control characters; one line when `one_line`."""
     if value is None:
         return ""
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
         raise InvalidEntry(f"{name} must be text, not {type(value).__name__}")
-    text = str(value).strip()
+    text = strip_controls(str(value)).strip()
     if one_line:
         text = " ".join(text.split())
     return text
@@ -500,7 +516,7 @@ def entry_from_dict(data: Mapping[str, Any], body: str = "") -> Entry:
         type=etype,
         title=clean_text(data["title"], "title", one_line=True),
         provenance=provenance,
-        body=body.strip(),
+        body=clean_text(body, "body"),
         reason=clean_text(data.get("reason"), "reason"),
         scope=Scope.parse(_string_list(data.get("scope"), "scope")),
         tags=tuple(t.lower() for t in _string_list(data.get("tags"), "tags")),

@@ -29,6 +29,7 @@ from errnote.model import (
     Scope,
     Source,
     Status,
+    clean_text,
     parse_confidence,
     validate,
 )
@@ -321,15 +322,17 @@ class Notebook:
             entry = Entry(
                 id=new_id(set(ids)),
                 type=etype,
-                title=" ".join(title.split()),
+                title=clean_text(title, "title", one_line=True),
                 provenance=self._provenance(source, session),
-                body=body.strip(),
-                reason=reason.strip(),
+                body=clean_text(body, "body"),
+                reason=clean_text(reason, "reason"),
                 scope=Scope.parse(s for s in scope),
-                tags=tuple(dict.fromkeys(t.strip().lower() for t in tags if t.strip())),
-                tool=tool.strip(),
-                error=error.strip(),
-                fix=fix.strip(),
+                tags=tuple(
+                    dict.fromkeys(t for t in (clean_text(t, "tag", one_line=True).lower() for t in tags) if t)
+                ),
+                tool=clean_text(tool, "tool", one_line=True),
+                error=clean_text(error, "error"),
+                fix=clean_text(fix, "fix"),
                 confidence=DEFAULT_CONFIDENCE[etype] if confidence is None else parse_confidence(confidence),
                 links=tuple(resolved),
                 pinned=pinned,

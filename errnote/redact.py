@@ -180,6 +180,12 @@ _AWS_SECRET_LABEL_RE = re.compile(
     r"(?i:secret[_ \t-]*access[_ \t-]*key)[^\n:=]{0,30}[:=][ \t]*[\"']?"
     r"(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
 )
+# ... or by a looser label a few words before it (`aws configure set aws_secret_access_key X`,
+# "the secret key is X"), when the value is mixed case or holds `/` `+` (not a 40-hex git SHA).
+_AWS_SECRET_LOOSE_RE = re.compile(
+    r"(?i:secret[_ \t-]*(?:access[_ \t-]*)?key)s?\b[^\n]{0,30}?"
+    r"(?<![A-Za-z0-9/+=])(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+)
 # ... or by sitting right after an access key id (CSV exports, `aws configure list`, env dumps).
 _AWS_SECRET_NEAR_RE = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 _AWS_KEY_ID_RE = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
@@ -429,13 +435,21 @@ def _aws_secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """AWS secret access keys, which have no prefix: by their label or by following a key id."""
     for m in _AWS_SECRET_LABEL_RE.finditer(text):
         yield m.span("s")
+    for m in _AWS_SECRET_LOOSE_RE.finditer(text):
+        if _random_base64(m.group("s")):
+            yield m.span("s")
     for key_id in _AWS_KEY_ID_RE.finditer(text):
         window_end = min(len(text), key_id.end() + 300)
         for m in _AWS_SECRET_NEAR_RE.finditer(text, key_id.end(), window_end):
-            value = m.group()
-            # Mixed case or `/`/`+` tells a secret key from a 40-hex git SHA.
-            if (any(c.isupper() for c in value) and any(c.islower() for c in value)) or "/" in value:
+            if _random_base64(m.group()):
                 yield m.span()
+
+
+def _random_base64(value: str) -> bool:
+    """Mixed case or `/`/`+` tells a secret key from a 40-hex git SHA."""
+    return (
+        (any(c.isupper() for c in value) and any(c.islower() for c in value)) or "/" in value or "+" in value
+    )
 
 
 def find_secrets(text: str) -> list[tuple[int, int]]:

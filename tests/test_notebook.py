@@ -272,3 +272,24 @@ def test_failed_commands_write_nothing(nb: Notebook) -> None:
 def test_locate_and_init_take_a_path_as_text(tmp_path: Path) -> None:
     made, _ = Notebook.init(str(tmp_path))
     assert Notebook.locate(str(tmp_path / "sub" / "..")).root == made.root
+
+
+def test_control_characters_and_escape_codes_never_reach_a_file(nb: Notebook) -> None:
+    """Entry text is shared through git and shown in terminals: escapes are dropped, colour codes of
+    captured compiler output whole, and one-line fields stay one line."""
+    entry = nb.add(
+        "mistake",
+        "evil \x1b]0;owned\x07\x1b[2J title \x07",
+        error="\x1b[31merror[E0502]\x1b[0m: cannot borrow\r\n  --> src/main.rs",
+        tool="x\ny",
+        tags=["p\nq"],
+        scope=["repo\nglobal"],
+    )
+    assert entry.title == "evil title"
+    assert entry.error == "error[E0502]: cannot borrow\n  --> src/main.rs"
+    assert (entry.tool, entry.tags, [str(i) for i in entry.scope.items]) == ("x y", ("p q",), ["repo global"])
+    text = nb.store.path_for(entry).read_text()
+    assert "\x1b" not in text and "\x07" not in text
+    assert nb.load().entries[0] == entry  # what was written reads back the same
+    with pytest.raises(InvalidEntry, match="empty"):
+        nb.add("lesson", "bad scope", scope=["!"])

@@ -126,6 +126,23 @@ def test_aws_secret_in_configure_prompt() -> None:
     assert_masked(text, AWS_KEY_ID, AWS_SECRET)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "aws configure set aws_secret_access_key {s}",
+        "SECRET_KEY {s}",
+        "The secret key is {s}",
+    ],
+)
+def test_aws_secret_after_a_label_without_an_equals_sign(line: str) -> None:
+    assert_masked(line.format(s=AWS_SECRET), AWS_SECRET)
+
+
+def test_a_git_sha_after_secret_key_words_is_kept() -> None:
+    text = "secret key rotation landed in 3f786850e387550fdab836ed7e6dc881de23001b"
+    assert redact(text) == text
+
+
 def test_aws_session_credentials_json() -> None:
     session_token = "IQo" + fake(300, B64, seed=30) + "=="
     text = (
