@@ -110,6 +110,9 @@ class Notebook:
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
         self.store = Store(self.root)
+        #: Entries the last `remove` or `replace_text` made active again: what they superseded,
+        #: once nothing supersedes it any more.
+        self.restored: list[str] = []
 
     def __repr__(self) -> str:
         return f"Notebook({str(self.root)!r})"
@@ -407,6 +410,8 @@ class Notebook:
             target, target_path = self._find(target_ref, ids)  # both read before anything is written
             if entry.id == target.id:
                 raise InvalidEntry("an entry cannot link to itself")
+            if relation is Relation.SUPERSEDES:
+                self._refuse_loop(entry.id, target.id)
             link = Link(relation, target.id)
             if link not in entry.links:
                 entry = self._touched(entry, links=(*entry.links, link))
@@ -440,6 +445,7 @@ class Notebook:
                         "retire it instead ('errnote retire'), or pass --force to delete it anyway",
                     )
             path.unlink()
+            self.restored = self._release(entry.links_to(Relation.SUPERSEDES), gone=entry.id)
         return entry, path
 
     def replace_text(self, ref: str, text: str, *, expected: str | None = None) -> Entry:
@@ -458,10 +464,65 @@ class Notebook:
             edited = parse_entry(text, path)
             if edited.id != entry.id:
                 raise InvalidEntry(f"the id changed from {entry.id} to {edited.id}", "keep the id as it was")
+            ids = self._id_paths()
+            before = set(entry.links_to(Relation.SUPERSEDES))
+            after = set(edited.links_to(Relation.SUPERSEDES))
+            for link in edited.links:
+                if link not in entry.links and link.target not in ids:
+                    raise InvalidEntry(
+                        f"the new link {link.rel.value} {link.target} names no entry",
+                        "'errnote list' shows the ids",
+                    )
+            for target in sorted(after - before):
+                self._refuse_loop(entry.id, target)
             edited = redact_entry(self._touched(edited))
             self.store.replace(path, edited)
             self.store.move_to_type_folder(path, entry.type, edited)
+            for target in sorted(after - before):  # as `link` does
+                old, old_path = self._find(target, ids)
+                if old.status is Status.ACTIVE:
+                    self.store.replace(old_path, self._touched(old, status=Status.SUPERSEDED))
+            self.restored = self._release(sorted(before - after))
         return edited
+
+    def _refuse_loop(self, source: str, target: str) -> None:
+        """`source supersedes target` must not close a loop (both would be hidden for good)."""
+        by_id = {e.id: e for e in self.load().entries}
+        seen: set[str] = set()
+        todo = [target]
+        while todo:
+            current = todo.pop()
+            if current == source:
+                raise InvalidEntry(
+                    f"{target} already supersedes {source} (directly or through others): "
+                    "a loop would hide both for good",
+                    "retire the one that is wrong instead",
+                )
+            if current in seen or current not in by_id:
+                continue
+            seen.add(current)
+            todo.extend(by_id[current].links_to(Relation.SUPERSEDES))
+
+    def _release(self, targets: Iterable[str], gone: str = "") -> list[str]:
+        """Entries marked superseded by links that are gone: active again when no other active
+        entry still supersedes them (else they would vanish from search and prompts for nothing).
+        Returns the ids made active."""
+        wanted = set(targets)
+        if not wanted:
+            return []
+        contents = self.load()
+        still = {
+            t
+            for e in contents.entries
+            if e.id != gone and e.status is Status.ACTIVE
+            for t in e.links_to(Relation.SUPERSEDES)
+        }
+        restored: list[str] = []
+        for e in contents.entries:
+            if e.id in wanted and e.id not in still and e.status is Status.SUPERSEDED:
+                self.store.replace(contents.paths[e.id], self._touched(e, status=Status.ACTIVE))
+                restored.append(e.id)
+        return sorted(restored)
 
     def render(self, entry: Entry) -> str:
         return render_entry(entry)

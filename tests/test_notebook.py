@@ -293,3 +293,41 @@ def test_control_characters_and_escape_codes_never_reach_a_file(nb: Notebook) ->
     assert nb.load().entries[0] == entry  # what was written reads back the same
     with pytest.raises(InvalidEntry, match="empty"):
         nb.add("lesson", "bad scope", scope=["!"])
+
+
+def test_removing_the_newer_entry_makes_the_older_one_active_again(nb: Notebook) -> None:
+    old = nb.add("lesson", "Use pip-tools to pin dependencies")
+    new = nb.add("lesson", "Use uv lock to pin dependencies", links=[("supersedes", old.id)])
+    also = nb.add("lesson", "Use poetry lock to pin dependencies", links=[("supersedes", old.id)])
+    assert nb.get(old.id).status is Status.SUPERSEDED
+    nb.remove(new.id)
+    assert nb.restored == [] and nb.get(old.id).status is Status.SUPERSEDED  # `also` still supersedes it
+    nb.remove(also.id)
+    assert nb.restored == [old.id] and nb.get(old.id).status is Status.ACTIVE
+
+
+def test_a_supersedes_loop_is_refused(nb: Notebook) -> None:
+    a = nb.add("lesson", "A")
+    b = nb.add("lesson", "B", links=[("supersedes", a.id)])
+    c = nb.add("lesson", "C", links=[("supersedes", b.id)])
+    for source, target in ((a, b), (a, c)):
+        with pytest.raises(InvalidEntry, match="loop"):
+            nb.link(source.id, "supersedes", target.id)
+    assert nb.get(c.id).status is Status.ACTIVE
+
+
+def test_edit_keeps_supersedes_consistent_and_new_links_real(nb: Notebook) -> None:
+    old = nb.add("lesson", "Use pip-tools to pin dependencies")
+    new = nb.add("lesson", "Use uv lock to pin dependencies")
+    path = nb.store.path_for(new)
+    plain = path.read_text()
+    link = f"links:\n  supersedes:\n  - {old.id}\nprovenance:"
+    nb.replace_text(new.id, plain.replace("provenance:", link))
+    assert nb.get(old.id).status is Status.SUPERSEDED  # as `errnote link` does
+    nb.replace_text(new.id, path.read_text().replace(link, "provenance:"))
+    assert nb.restored == [old.id] and nb.get(old.id).status is Status.ACTIVE
+    with pytest.raises(InvalidEntry, match="names no entry"):
+        nb.replace_text(
+            new.id,
+            path.read_text().replace("provenance:", "links:\n  corrects:\n  - ffffffffff\nprovenance:"),
+        )

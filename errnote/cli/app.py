@@ -557,6 +557,7 @@ def edit(
         ) from None
     Path(tmp_name).unlink()
     say(f"Updated {new.type.value} [bold]{new.id}[/]: {_esc(new.title)}")
+    _say_restored(nb.restored)
 
 
 def _keep_aside(path: Path, text: str) -> None:
@@ -615,8 +616,15 @@ def rm(
     ] = False,
 ) -> None:
     """Delete an entry's file. Refused while other entries link to it (retire it instead, or --force)."""
-    entry, path = _nb(ctx).remove(id, force=force)
+    nb = _nb(ctx)
+    entry, path = nb.remove(id, force=force)
     say(f"Deleted {entry.type.value} [bold]{entry.id}[/] ({path.name}).")
+    _say_restored(nb.restored)
+
+
+def _say_restored(ids: list[str]) -> None:
+    if ids:
+        say(f"Active again (nothing supersedes them any more): {', '.join(ids)}.")
 
 
 # --- redact ---------------------------------------------------------------------------------
