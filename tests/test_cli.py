@@ -321,7 +321,16 @@ def test_no_color_is_respected(nb: Notebook, repo: Path) -> None:
         check=True,
     ).stdout
     assert "\x1b[31m" in coloured  # mistakes are red in a colour terminal
-    assert "\x1b[31m" not in plain and "Coloured by type" in plain
+    assert "\x1b[" not in plain and "Coloured by type" in plain  # no bold or dim either
+    helped = subprocess.run(
+        [sys.executable, "-m", "errnote", "list", "--help"],
+        cwd=repo,
+        env={**base, "FORCE_COLOR": "1", "NO_COLOR": "1", "TERM": "xterm-256color"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "\x1b[" not in helped and "--limit" in helped
 
 
 def test_file_system_refusal_is_one_line(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
@@ -431,3 +440,22 @@ def test_path_filter_is_read_from_the_current_folder(
     monkeypatch.chdir(in_repo)
     code, out, _ = run(runner, "list", "--path", "docs/readme.md", "--json")
     assert json.loads(out) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["add"], "Missing argument"),
+        (["add", "lesson", "x", "--bogus"], "No such option: --bogus"),
+        (["list", "--limit", "abc"], "'abc' is not a valid int"),
+        (["nosuchcmd"], "No such command 'nosuchcmd'"),
+        (["retire", "abc"], "Missing option '--why'"),
+    ],
+)
+def test_usage_errors_are_one_line(
+    runner: CliRunner, in_repo: Path, nb: Notebook, args: list[str], says: str
+) -> None:
+    code, out, err = run(runner, *args)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("errnote: error: ") and says in err
+    assert "--help'" in err  # where to read more

@@ -10,7 +10,7 @@ import contextlib
 import inspect
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -70,6 +70,43 @@ class ErrnoteGroup(TyperGroup):
             command.help = _reflow(command.help)
             for sub in getattr(command, "commands", {}).values():
                 sub.help = _reflow(sub.help)
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Usage errors as one line (`errnote: error: No such option: --bogus (see ...)`), not a box."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+        from typer.exceptions import Abort
+
+        given = list(sys.argv[1:] if args is None else args)
+        if os.environ.get("NO_COLOR") and (not given or "--help" in given or "-h" in given):
+            import typer.rich_utils
+
+            typer.rich_utils.COLOR_SYSTEM = None  # help without bold and dim too
+
+        try:
+            rv = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        except NoArgsIsHelpError:
+            sys.exit(2)  # the help has been shown
+        except UsageError as exc:
+            where = f"'{exc.ctx.command_path} --help'" if exc.ctx is not None else "'errnote --help'"
+            fail(f"{' '.join(exc.format_message().split())} (see {where})")
+            sys.exit(exc.exit_code)
+        except ClickException as exc:
+            fail(" ".join(exc.format_message().split()))
+            sys.exit(exc.exit_code)
+        except Abort:
+            fail("interrupted")
+            sys.exit(130)
+        sys.exit(rv if isinstance(rv, int) else 0)
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         return super().parse_args(ctx, _dash_query_last(args))

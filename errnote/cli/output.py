@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,9 @@ def emit_json(data: Any) -> None:
 def console(stderr: bool = False) -> Console:
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    # NO_COLOR: no escape codes at all (rich alone would still send bold and dim).
+    plain = bool(os.environ.get("NO_COLOR"))
+    return Console(stderr=stderr, highlight=False, soft_wrap=False, color_system=None if plain else "auto")
 
 
 def say(message: str) -> None:
