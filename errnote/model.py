@@ -484,8 +484,13 @@ def entry_from_dict(data: Mapping[str, Any], body: str = "") -> Entry:
             f"known keys are: {', '.join(_FIELD_ORDER)}",
         )
     for required in ("id", "type", "title"):
-        if not data.get(required):
+        if data.get(required) in (None, ""):
             raise InvalidEntry(f"front-matter has no {required!r}")
+    if not isinstance(data["id"], str):
+        raise InvalidEntry(
+            f"the id must be quoted text (YAML read {data['id']!r} as a {type(data['id']).__name__})",
+            "write it as id: '0123456789'",
+        )
     etype = EntryType.parse(data["type"])
     prov_raw = data.get("provenance") or {}
     if not isinstance(prov_raw, Mapping):

@@ -236,6 +236,21 @@ class Notebook:
         """The entry an id (or prefix) names, and its file."""
         return self._find(ref)
 
+    def broken_file(self, ref: str) -> Path | None:
+        """The file an id (or prefix) names by its file name, when that file cannot be read as an
+        entry: `edit` repairs it and `rm --force` deletes it. None when there is no such file."""
+        from errnote.store import read_entry
+
+        try:
+            _full, path = self._resolve(ref, self._id_paths())
+        except ErrnoteError:
+            return None
+        try:
+            read_entry(path)
+        except InvalidEntry:
+            return path
+        return None
+
     def _find(self, ref: str, ids: dict[str, list[str]] | None = None) -> tuple[Entry, Path]:
         """The entry an id or prefix names, read and checked against the id in its front-matter."""
         from errnote.store import read_entry
@@ -432,10 +447,26 @@ class Notebook:
             self.store.replace(path, new)
         return new
 
-    def remove(self, ref: str, *, force: bool = False) -> tuple[Entry, Path]:
-        """Delete an entry's file; refused while other entries link to it, unless `force`."""
+    def remove(self, ref: str, *, force: bool = False) -> tuple[Entry | None, Path]:
+        """Delete an entry's file; refused while other entries link to it, unless `force`.
+
+        A file that cannot be read as an entry is deleted with `force` (the entry is then None).
+        """
         with self.store.lock():
-            entry, path = self.locate_entry(ref)
+            try:
+                entry, path = self.locate_entry(ref)
+            except InvalidEntry as exc:
+                broken = self.broken_file(ref)
+                if broken is None:
+                    raise
+                if not force:
+                    raise ErrnoteError(
+                        f"{broken.name} cannot be read ({exc.message})",
+                        "'errnote edit ID' repairs it, 'errnote rm --force ID' deletes it",
+                    ) from None
+                broken.unlink()
+                self.restored = []
+                return None, broken
             if not force:
                 inbound = self.backlinks(entry.id)
                 if inbound:
@@ -455,7 +486,13 @@ class Notebook:
         (a `retire`, a `link`, a `git pull` during the edit), instead of silently undoing that change.
         """
         with self.store.lock():
-            entry, path = self.locate_entry(ref)
+            try:
+                entry, path = self.locate_entry(ref)
+            except InvalidEntry:
+                broken = self.broken_file(ref)
+                if broken is None:
+                    raise
+                return self._repair(broken, text, expected)
             if expected is not None and path.read_text(encoding="utf-8") != expected:
                 raise ErrnoteError(
                     f"{path.name} changed while you were editing it",
@@ -483,6 +520,20 @@ class Notebook:
                 if old.status is Status.ACTIVE:
                     self.store.replace(old_path, self._touched(old, status=Status.SUPERSEDED))
             self.restored = self._release(sorted(before - after))
+        return edited
+
+    def _repair(self, path: Path, text: str, expected: str | None) -> Entry:
+        """Replace a file that could not be read with edited text that can (its id kept)."""
+        if expected is not None and path.read_text(encoding="utf-8", errors="replace") != expected:
+            raise ErrnoteError(f"{path.name} changed while you were editing it", "run 'errnote edit' again")
+        edited = parse_entry(text, path)
+        named = path.name.split("-", 1)[0].lower()
+        if edited.id != named:
+            raise InvalidEntry(f"the id must stay {named} (the file's name says so), not {edited.id}")
+        edited = redact_entry(self._touched(edited))
+        self.store.replace(path, edited)
+        self.store.move_to_type_folder(path, edited.type, edited)
+        self.restored = []
         return edited
 
     def _refuse_loop(self, source: str, target: str) -> None:

@@ -154,10 +154,27 @@ def parse_entry(text: str, path: Path | None = None) -> Entry:
         raise InvalidEntry(f"invalid value in the front-matter: {exc}", path=where) from None
     if not metadata or not isinstance(metadata, dict):
         raise InvalidEntry("the YAML front-matter is empty or not a mapping", path=where)
+    twice = _repeated_keys(text)
+    if twice:
+        # YAML would keep the last silently (a bad merge, a careless edit): one value is lost.
+        raise InvalidEntry(f"the front-matter has {', '.join(twice)} twice", "keep one of each", path=where)
     try:
         return entry_from_dict(metadata, content)
     except InvalidEntry as exc:
         raise InvalidEntry(exc.message, exc.hint, path=where) from None
+
+
+_TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.M)
+
+
+def _repeated_keys(text: str) -> list[str]:
+    """Top-level front-matter keys written more than once."""
+    end = text.find("\n---", 3)
+    head = text[3 : end if end != -1 else len(text)]
+    seen: dict[str, int] = {}
+    for key in _TOP_KEY.findall(head):
+        seen[key] = seen.get(key, 0) + 1
+    return sorted(k for k, n in seen.items() if n > 1)
 
 
 def read_entry(path: Path) -> Entry:

@@ -459,3 +459,44 @@ def test_usage_errors_are_one_line(
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("errnote: error: ") and says in err
     assert "--help'" in err  # where to read more
+
+
+def test_a_broken_entry_is_repaired_with_edit_and_removed_with_force(
+    runner: CliRunner, in_repo: Path, nb: Notebook, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = add_json(runner, "lesson", "Readable")
+    path = Path(str(good["path"]))
+    path.write_text(path.read_text().replace("title: Readable", "title: yes"))  # YAML reads a bool
+    assert run(runner, "show", str(good["id"]))[0] == 1
+    code, _, err = run(runner, "rm", str(good["id"]))
+    assert code == 1 and "cannot be read" in err and "--force" in err and path.exists()
+    monkeypatch.setenv(
+        "EDITOR",
+        _editor(
+            tmp_path,
+            """
+        import sys, pathlib
+        p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text().replace("title: yes", "title: 'yes'"))
+    """,
+        ),
+    )
+    code, _, err = run(runner, "edit", str(good["id"]))
+    assert code == 0, err
+    assert json.loads(run(runner, "show", str(good["id"]), "--json")[1])["title"] == "yes"
+    path.write_text(path.read_text().replace("title: 'yes'", "title: yes"))
+    code, _, err = run(runner, "rm", str(good["id"]), "--force")
+    assert code == 0 and not path.exists()
+
+
+def test_duplicate_front_matter_keys_and_a_numeric_id_are_named(
+    runner: CliRunner, in_repo: Path, nb: Notebook
+) -> None:
+    good = add_json(runner, "lesson", "Readable")
+    path = Path(str(good["path"]))
+    text = path.read_text()
+    path.write_text(text.replace("title: Readable", "title: Readable\ntitle: Other"))
+    code, out, err = run(runner, "list", "--json")
+    assert code == 0 and json.loads(out) == [] and "title twice" in err
+    path.write_text(text.replace(f"id: {good['id']}", "id: 0000000000"))
+    code, out, err = run(runner, "list", "--json")
+    assert code == 0 and json.loads(out) == [] and "the id must be quoted text" in err

@@ -557,11 +557,18 @@ def edit(
     import tempfile
 
     nb = _nb(ctx)
-    entry, path = nb.locate_entry(id)
-    original = path.read_text(encoding="utf-8")
+    try:
+        entry, path = nb.locate_entry(id)
+        entry_id = entry.id
+    except InvalidEntry:
+        broken = nb.broken_file(id)  # a file that cannot be read: the editor is how to repair it
+        if broken is None:
+            raise
+        entry_id, path = broken.name.split("-", 1)[0].lower(), broken
+    original = path.read_text(encoding="utf-8", errors="replace")
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     nb.store.cache_dir.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f"edit-{entry.id}-", suffix=".md", dir=nb.store.cache_dir)
+    fd, tmp_name = tempfile.mkstemp(prefix=f"edit-{entry_id}-", suffix=".md", dir=nb.store.cache_dir)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(original)
     try:
@@ -582,10 +589,10 @@ def edit(
         )
     if edited == original:
         Path(tmp_name).unlink()
-        say(f"No change to {entry.id}.")
+        say(f"No change to {entry_id}.")
         return
     try:
-        new = nb.replace_text(entry.id, edited, expected=original)
+        new = nb.replace_text(entry_id, edited, expected=original)
     except ErrnoteError as exc:
         _keep_aside(Path(tmp_name), edited)
         raise ErrnoteError(
@@ -655,6 +662,9 @@ def rm(
     """Delete an entry's file. Refused while other entries link to it (retire it instead, or --force)."""
     nb = _nb(ctx)
     entry, path = nb.remove(id, force=force)
+    if entry is None:
+        say(f"Deleted the unreadable file {path.name}.")
+        return
     say(f"Deleted {entry.type.value} [bold]{entry.id}[/] ({path.name}).")
     _say_restored(nb.restored)
 
