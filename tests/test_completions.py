@@ -21,3 +21,31 @@ def test_completion_script_is_current(shell: str) -> None:
     assert done.stdout == (COMPLETIONS / f"errnote.{shell}").read_text(), (
         f"completions/errnote.{shell} is stale; regenerate it (see completions/README.md)"
     )
+
+
+def test_values_complete_through_the_scripts(tmp_path: Path) -> None:
+    """The scripts ask the program: entry types, statuses, relations and the notebook's own ids."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from errnote.notebook import Notebook
+
+    nb, _ = Notebook.init(tmp_path)
+    entry = nb.add("lesson", "Completed by id")
+
+    def complete(words: str) -> list[str]:
+        env = {**os.environ, "COMP_WORDS": words, "COMP_CWORD": str(len(words.split()) - 1)}
+        env["_ERRNOTE_COMPLETE"] = "complete_bash"
+        done = subprocess.run(
+            [sys.executable, "-m", "errnote"],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.split()
+
+    assert sorted(complete("errnote add co")) == ["confirmation", "convention", "correction"]
+    assert complete("errnote list --status re") == ["retired"]
+    assert complete(f"errnote link {entry.id} su") == ["supersedes"]
+    assert complete(f"errnote show {entry.id[:3]}") == [entry.id]

@@ -283,7 +283,40 @@ def init(ctx: typer.Context) -> None:
 # --- add / triple ---------------------------------------------------------------------------
 
 
-TypeArg = Annotated[str, typer.Argument(help=f"Entry type: {TYPES_HELP}.", show_default=False)]
+# --- shell completion of values (the scripts in completions/ ask the program for these) -------
+
+
+def _complete_types(incomplete: str) -> list[str]:
+    return [t.value for t in EntryType if t.value.startswith(incomplete)]
+
+
+def _complete_statuses(incomplete: str) -> list[str]:
+    return [s for s in ("active", "superseded", "retired", "all") if s.startswith(incomplete)]
+
+
+def _complete_relations(incomplete: str) -> list[str]:
+    return [r.value for r in Relation if r.value.startswith(incomplete)]
+
+
+def _complete_ids(incomplete: str) -> list[tuple[str, str]]:
+    """Entry ids with their titles (shells that show help show the title)."""
+    try:
+        entries = Notebook.locate().load().entries
+    except Exception:  # noqa: BLE001 - completion must never print an error into the shell
+        return []
+    key = incomplete.lower()
+    return sorted((e.id, e.title[:60]) for e in entries if e.id.startswith(key))
+
+
+IdArg = Annotated[
+    str,
+    typer.Argument(
+        help="Entry id or a unique prefix of it (at least 4 characters).", autocompletion=_complete_ids
+    ),
+]
+TypeArg = Annotated[
+    str, typer.Argument(help=f"Entry type: {TYPES_HELP}.", show_default=False, autocompletion=_complete_types)
+]
 ScopeOpt = Annotated[
     Optional[list[str]],
     typer.Option(
@@ -297,7 +330,10 @@ TagOpt = Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="A tag 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
 # The filters `search` and `list` share (errnote.filters), declared once so they stay the same.
-TypeFilter = Annotated[Optional[list[str]], typer.Option("--type", help=f"Only these types ({TYPES_HELP}).")]
+TypeFilter = Annotated[
+    Optional[list[str]],
+    typer.Option("--type", help=f"Only these types ({TYPES_HELP}).", autocompletion=_complete_types),
+]
 TagFilter = Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="Only entries with this tag.")]
 ToolFilter = Annotated[
     Optional[str], typer.Option(help="Only entries about this tool (tool field or tool: scope).")
@@ -314,7 +350,9 @@ MinConfidenceFilter = Annotated[float, typer.Option(help="Only entries at least 
 StatusFilter = Annotated[
     Optional[list[str]],
     typer.Option(
-        help="active (the default), superseded, retired, or all; repeat for several.", show_default=False
+        help="active (the default), superseded, retired, or all; repeat for several.",
+        show_default=False,
+        autocompletion=_complete_statuses,
     ),
 ]
 AllFilter = Annotated[bool, typer.Option("--all", help="Include superseded and retired entries.")]
@@ -464,7 +502,7 @@ def triple(
 @app.command()
 def show(
     ctx: typer.Context,
-    id: Annotated[str, typer.Argument(help="Entry id or a unique prefix of it (at least 4 characters).")],
+    id: IdArg,
     json_: JsonOpt = False,
 ) -> None:
     """Show one entry with its links in both directions."""
@@ -544,7 +582,7 @@ def list_(
 @app.command()
 def edit(
     ctx: typer.Context,
-    id: Annotated[str, typer.Argument(help="Entry id or unique prefix.")],
+    id: IdArg,
 ) -> None:
     """Open an entry in $VISUAL or $EDITOR; the result is validated before it replaces the file.
 
@@ -617,9 +655,13 @@ def _keep_aside(path: Path, text: str) -> None:
 @app.command()
 def link(
     ctx: typer.Context,
-    source: Annotated[str, typer.Argument(help="The entry that gets the link.")],
-    rel: Annotated[str, typer.Argument(help=f"Relation: {RELATIONS_HELP}.")],
-    target: Annotated[str, typer.Argument(help="The entry it points to.")],
+    source: Annotated[
+        str, typer.Argument(help="The entry that gets the link.", autocompletion=_complete_ids)
+    ],
+    rel: Annotated[
+        str, typer.Argument(help=f"Relation: {RELATIONS_HELP}.", autocompletion=_complete_relations)
+    ],
+    target: Annotated[str, typer.Argument(help="The entry it points to.", autocompletion=_complete_ids)],
     json_: JsonOpt = False,
 ) -> None:
     """Link two entries: errnote link LESSON derived-from CORRECTION. 'supersedes' also marks the
@@ -637,7 +679,7 @@ def link(
 @app.command()
 def retire(
     ctx: typer.Context,
-    id: Annotated[str, typer.Argument(help="Entry id or unique prefix.")],
+    id: IdArg,
     why: Annotated[
         str, typer.Option(help="Why it no longer applies (kept in the entry).", show_default=False)
     ],
@@ -654,7 +696,7 @@ def retire(
 @app.command()
 def rm(
     ctx: typer.Context,
-    id: Annotated[str, typer.Argument(help="Entry id or unique prefix.")],
+    id: IdArg,
     force: Annotated[
         bool, typer.Option("--force", "-f", help="Delete even when other entries link to it.")
     ] = False,
