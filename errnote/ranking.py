@@ -41,9 +41,10 @@ prompt misleads the model more than no memory.
 
 Near neighbours. Once one entry clears the threshold, the query is about a situation the notebook
 knows, and the other entries that share at least a rare word's worth of it (strength >=
-NEAR_MATCHED, 1.0) and a tenth of it (coverage >= NEAR_COVERAGE, 0.1), and score at least a
-fifth of the best entry that clears it (NEAR_SCORE_SHARE), are returned too, after those that
-clear it, by score. A task or a paraphrase often clears the threshold with a neighbouring entry
+NEAR_MATCHED, 1.0) and a tenth of it (coverage >= NEAR_COVERAGE, 0.1), or that match most of it
+(coverage >= HIGH_COVERAGE, 0.6: in a small notebook every word is common, and an entry sharing
+most of the query is still a neighbour), and score at least a fifth of the best entry that clears
+it (NEAR_SCORE_SHARE), are returned too, after those that clear it, by score. A task or a paraphrase often clears the threshold with a neighbouring entry
 while the entry that applies shares fewer of its words; the gate keeps a query that nothing
 applies to as empty as before.
 """
@@ -195,7 +196,9 @@ def relevant(ev: Evidence) -> bool:
 
 def near(ev: Evidence) -> bool:
     """A near neighbour: shown when another entry of the same answer clears `relevant` (or is one)."""
-    return relevant(ev) or (ev.strength >= NEAR_MATCHED and ev.coverage >= NEAR_COVERAGE)
+    if relevant(ev) or ev.coverage >= HIGH_COVERAGE:  # most of the query, however common its words
+        return True
+    return ev.strength >= NEAR_MATCHED and ev.coverage >= NEAR_COVERAGE
 
 
 def relevance(ev: Evidence) -> float:

@@ -142,6 +142,19 @@ def test_near_neighbours_need_a_rare_word_and_a_tenth_of_the_query() -> None:
     assert not ranking.relevant(_ev(1.2, 0.15)) and ranking.near(_ev(1.2, 0.15))
     assert not ranking.near(_ev(0.9, 0.5))  # less than one rare word's worth
     assert not ranking.near(_ev(1.5, 0.05))  # a sliver of a long query
+    assert ranking.near(_ev(0.7, 0.65))  # most of the query, in a notebook where every word is common
+
+
+def test_a_small_notebook_shows_the_lesson_beside_its_mistake(tmp_path: Path) -> None:
+    """Two entries: every word is common, yet the lesson sharing most of the query is shown."""
+    nb, _ = Notebook.init(tmp_path / "small")
+    mistake = nb.add(
+        "mistake", "Ran cargo build --all-features; openssl-sys failed", fix="make build", tool="cargo",
+        error="failed to run custom build command for openssl-sys",
+    )  # fmt: skip
+    lesson = nb.add("lesson", "Build with make build, not cargo build --all-features", scope=["repo"])
+    hits = nb.search("cargo build --all-features failed")
+    assert [(h.id, h.near) for h in hits] == [(mistake.id, False), (lesson.id, True)]
 
 
 def test_near_neighbours_are_shown_only_beside_a_relevant_hit() -> None:
