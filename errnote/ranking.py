@@ -44,9 +44,9 @@ knows, and the other entries that share at least a rare word's worth of it (stre
 NEAR_MATCHED, 1.0) and a tenth of it (coverage >= NEAR_COVERAGE, 0.1), or that match most of it
 (coverage >= HIGH_COVERAGE, 0.6: in a small notebook every word is common, and an entry sharing
 most of the query is still a neighbour), and score at least a fifth of the best entry that clears
-it (NEAR_SCORE_SHARE), are returned too, after those that clear it, by score. A task or a paraphrase often clears the threshold with a neighbouring entry
-while the entry that applies shares fewer of its words; the gate keeps a query that nothing
-applies to as empty as before.
+it (NEAR_SCORE_SHARE), are returned too, after those that clear it, by score. A task or a
+paraphrase often clears the threshold with a neighbouring entry while the entry that applies
+shares fewer of its words; the gate keeps a query that nothing applies to as empty as before.
 """
 
 from __future__ import annotations
