@@ -504,7 +504,7 @@ def _is_code(term: str) -> bool:
 
 
 def _run_search(
-    nb: Notebook, ix: Any, query: str, filters: Filters, limit: int, threshold: bool
+    nb: Notebook, ix: Any, query: str, filters: Filters, limit: int, threshold: bool, wide: bool = False
 ) -> list[SearchHit]:
     import math
 
@@ -582,16 +582,18 @@ def _run_search(
             [p for p in plan[:RETRIEVAL_IDEAS] if p[0] >= best * RETRIEVAL_FLOOR], best * RETRIEVAL_FLOOR
         )
         want = max(limit * 5, 50)
-        if not filters.restrictive:
-            results: Any = searcher.search(q, limit=want)
+        if wide:
+            results: Any = searcher.search(disjunction(plan, 0.0), limit=max(want, 200))
+        elif not filters.restrictive:
+            results = searcher.search(q, limit=want)
         else:
-            # The same query (so a filter that excludes nothing changes no score), read deeper; if
-            # the filters leave too few, entries matching only the query's lesser ideas come next.
+            # The same query read deeper, so a filter that excludes nothing changes no score. When
+            # it leaves too few, the entries that pass may match only the query's lesser ideas:
+            # then every idea selects candidates (one query, so the scores stay comparable).
             results = list(searcher.search(q, limit=200))
-            if sum(1 for h in results if filters.allows(json.loads(h["meta"]))) < want:
-                seen = {h.docnum for h in results}
-                wider = searcher.search(disjunction(plan, 0.0), limit=200)
-                results += [h for h in wider if h.docnum not in seen]
+            allowed = sum(1 for h in results if filters.allows(json.loads(h["meta"])))
+            if allowed < len(results) and allowed < want:
+                results = searcher.search(disjunction(plan, 0.0), limit=200)
         for hit in results:
             meta = json.loads(hit["meta"])
             if not filters.allows(meta):
@@ -708,14 +710,17 @@ def search(
     limit: int = 10,
     threshold: bool = True,
     report: SyncReport | None = None,
+    wide: bool = False,
     **filter_args: Any,
 ) -> list[SearchHit]:
     """Ranked entries for `query` (any text: never a syntax error), best first.
 
     `filter_args` are those of `make_filters` (types, tags, tool, scope, path, since, ...).
+    `wide` lets every idea of the query select candidates, not only its most informative ones
+    (slower; `inject` uses it to see how close every entry is to a task).
     """
     return search_with_report(nb, query, filters=filters or make_filters(**filter_args), limit=limit,
-                              threshold=threshold, report=report).hits  # fmt: skip
+                              threshold=threshold, report=report, wide=wide).hits  # fmt: skip
 
 
 def search_with_report(
@@ -726,6 +731,7 @@ def search_with_report(
     limit: int = 10,
     threshold: bool = True,
     report: SyncReport | None = None,
+    wide: bool = False,
 ) -> SearchResult:
     """Like `search`, and also says what the sync did (notices, broken files)."""
     index = Index(nb)
@@ -734,7 +740,7 @@ def search_with_report(
     ix = index.open(rep)
     try:
         try:
-            hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold)
+            hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold, wide)
         except Exception as exc:
             # Whoosh opens segments lazily: a truncated or missing segment shows only now. Rebuild
             # (or search the files) and answer; a second failure is a real bug and is raised.
@@ -742,7 +748,7 @@ def search_with_report(
                 raise  # already the in-memory index, or not the index's fault
             ix.close()
             ix = index.recover(rep)
-            hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold)
+            hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold, wide)
     finally:
         ix.close()
     return SearchResult(hits, rep)

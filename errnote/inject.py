@@ -404,7 +404,7 @@ def _query_matches(
 
     hits = search(
         nb, options.query, limit=_CLOSENESS_DEPTH, filters=make_filters(min_confidence=options.floor),
-        threshold=False,
+        threshold=False, wide=True,
     )  # fmt: skip
     closeness = {h.id: h.score for h in hits if h.evidence is not None and h.evidence.strength >= _CLOSE}
     want = max(options.max_per_section, 1) * 3
