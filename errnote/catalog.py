@@ -28,7 +28,7 @@ from errnote.model import (
 )
 from errnote.store import Problem, Store, atomic_write, read_entry
 
-CATALOG_VERSION = 2
+CATALOG_VERSION = 3  # 3: text without control characters, empty scope items dropped
 
 
 def _record(entry: Entry, st: list[int]) -> dict[str, Any]:

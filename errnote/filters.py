@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from errnote.errors import InvalidEntry
 from errnote.model import Entry, EntryType, Scope, Status, parse_since
 
 
@@ -48,7 +49,10 @@ class Filters:
             return False
         if meta["confidence"] < self.min_confidence:
             return False
-        scope = Scope.parse(meta["scope"])
+        try:
+            scope = Scope.parse(meta["scope"])
+        except InvalidEntry:  # a cache written by another errnote version: no scope it can read
+            scope = Scope()
         if self.tool and meta["tool"].lower() != self.tool.lower() and not scope.covers_tool(self.tool):
             return False
         if self.scope and not any(self.scope.lower() in s.lower() for s in meta["scope"]):

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from errnote.notebook import Notebook
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6  # 6: stored text without control characters
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 LOCK_TIMEOUT = 3.0
 #: Errors that mean "this cache cannot be written here" (not "the index is broken").

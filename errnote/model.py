@@ -255,7 +255,10 @@ class Scope:
 
     @classmethod
     def parse(cls, raw: Iterable[str]) -> Scope:
-        return cls(tuple(ScopeItem.parse(r) for r in raw if str(r).strip()))
+        """Scope items as read from a file: empty ones (`!` alone) say nothing and are left out."""
+        return cls(
+            tuple(ScopeItem.parse(r) for r in raw if clean_text(r, "scope", one_line=True).strip("! "))
+        )
 
     @property
     def is_broad(self) -> bool:
@@ -359,7 +362,12 @@ _KNOWN_KEYS = frozenset(_FIELD_ORDER)
 
 # Terminal escape sequences (colours in captured compiler output, a title-setting OSC) and other
 # control characters: an entry is shared through git, and its text reaches terminals and prompts.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves (`\x1b[31m`, `\x1b[2J`)
+    r"|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC (a title, a link), never past the end of its line
+    r"|\x1b[()*+][0-9A-Za-z]"  # a character set (`tput sgr0` writes `\x1b(B`)
+    r"|\x1b[@-_]?"
+)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 

@@ -27,6 +27,7 @@ from errnote.model import (
     Provenance,
     Relation,
     Scope,
+    ScopeItem,
     Source,
     Status,
     clean_text,
@@ -344,7 +345,7 @@ class Notebook:
                 provenance=self._provenance(source, session),
                 body=clean_text(body, "body"),
                 reason=clean_text(reason, "reason"),
-                scope=Scope.parse(s for s in scope),
+                scope=Scope(tuple(ScopeItem.parse(s) for s in scope if str(s).strip())),
                 tags=tuple(
                     dict.fromkeys(t for t in (clean_text(t, "tag", one_line=True).lower() for t in tags) if t)
                 ),
@@ -384,7 +385,7 @@ class Notebook:
     ) -> tuple[Entry, Entry, Entry]:
         """Record a mistake, its correction and the lesson, wired together in one call."""
         for title in (mistake, correction, lesson):  # all three checked before any is written
-            if not title.strip():
+            if not clean_text(title, "title", one_line=True):
                 raise InvalidEntry(
                     "the title is empty", "give each of --mistake, --correction, --lesson a line"
                 )
@@ -484,56 +485,53 @@ class Notebook:
 
         With `expected` (the text the edit started from), refuse when the file changed meanwhile
         (a `retire`, a `link`, a `git pull` during the edit), instead of silently undoing that change.
+        A file that cannot be read as an entry is repaired the same way (its id is its file name's).
         """
+        from errnote.store import TYPE_DIRS
+
         with self.store.lock():
+            entry: Entry | None
             try:
                 entry, path = self.locate_entry(ref)
             except InvalidEntry:
                 broken = self.broken_file(ref)
                 if broken is None:
                     raise
-                return self._repair(broken, text, expected)
-            if expected is not None and path.read_text(encoding="utf-8") != expected:
+                entry, path = None, broken
+            current = path.read_text(encoding="utf-8", errors="replace")
+            if expected is not None and current != expected:
                 raise ErrnoteError(
                     f"{path.name} changed while you were editing it",
                     "run 'errnote edit' again on the new version",
                 )
             edited = parse_entry(text, path)
-            if edited.id != entry.id:
-                raise InvalidEntry(f"the id changed from {entry.id} to {edited.id}", "keep the id as it was")
+            entry_id = entry.id if entry is not None else path.name.split("-", 1)[0].lower()
+            if edited.id != entry_id:
+                raise InvalidEntry(f"the id changed from {entry_id} to {edited.id}", "keep the id as it was")
+            old_links = entry.links if entry is not None else ()
             ids = self._id_paths()
-            before = set(entry.links_to(Relation.SUPERSEDES))
+            before = {link.target for link in old_links if link.rel is Relation.SUPERSEDES}
             after = set(edited.links_to(Relation.SUPERSEDES))
             for link in edited.links:
-                if link not in entry.links and link.target not in ids:
+                if link not in old_links and link.target not in ids:
                     raise InvalidEntry(
                         f"the new link {link.rel.value} {link.target} names no entry",
                         "'errnote list' shows the ids",
                     )
             for target in sorted(after - before):
-                self._refuse_loop(entry.id, target)
+                self._refuse_loop(entry_id, target)
+            # Every new target read before anything is written (as `link` does): an unreadable one
+            # refuses the edit with the file as it was.
+            targets = [self._find(target, ids) for target in sorted(after - before)]
             edited = redact_entry(self._touched(edited))
             self.store.replace(path, edited)
-            self.store.move_to_type_folder(path, entry.type, edited)
-            for target in sorted(after - before):  # as `link` does
-                old, old_path = self._find(target, ids)
+            by_folder = {folder: t for t, folder in TYPE_DIRS.items()}
+            old_type = entry.type if entry is not None else by_folder.get(path.parent.name, edited.type)
+            self.store.move_to_type_folder(path, old_type, edited)
+            for old, old_path in targets:
                 if old.status is Status.ACTIVE:
                     self.store.replace(old_path, self._touched(old, status=Status.SUPERSEDED))
             self.restored = self._release(sorted(before - after))
-        return edited
-
-    def _repair(self, path: Path, text: str, expected: str | None) -> Entry:
-        """Replace a file that could not be read with edited text that can (its id kept)."""
-        if expected is not None and path.read_text(encoding="utf-8", errors="replace") != expected:
-            raise ErrnoteError(f"{path.name} changed while you were editing it", "run 'errnote edit' again")
-        edited = parse_entry(text, path)
-        named = path.name.split("-", 1)[0].lower()
-        if edited.id != named:
-            raise InvalidEntry(f"the id must stay {named} (the file's name says so), not {edited.id}")
-        edited = redact_entry(self._touched(edited))
-        self.store.replace(path, edited)
-        self.store.move_to_type_folder(path, edited.type, edited)
-        self.restored = []
         return edited
 
     def _refuse_loop(self, source: str, target: str) -> None:
@@ -555,19 +553,16 @@ class Notebook:
             todo.extend(by_id[current].links_to(Relation.SUPERSEDES))
 
     def _release(self, targets: Iterable[str], gone: str = "") -> list[str]:
-        """Entries marked superseded by links that are gone: active again when no other active
-        entry still supersedes them (else they would vanish from search and prompts for nothing).
+        """Entries marked superseded by links that are gone: active again when no other entry
+        still supersedes them (else they would vanish from search and prompts for nothing).
         Returns the ids made active."""
         wanted = set(targets)
         if not wanted:
             return []
         contents = self.load()
-        still = {
-            t
-            for e in contents.entries
-            if e.id != gone and e.status is Status.ACTIVE
-            for t in e.links_to(Relation.SUPERSEDES)
-        }
+        # Any remaining entry that still supersedes it (even one superseded in turn: then a newer
+        # one replaced both) keeps it superseded.
+        still = {t for e in contents.entries if e.id != gone for t in e.links_to(Relation.SUPERSEDES)}
         restored: list[str] = []
         for e in contents.entries:
             if e.id in wanted and e.id not in still and e.status is Status.SUPERSEDED:

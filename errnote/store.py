@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +147,10 @@ def parse_entry(text: str, path: Path | None = None) -> Entry:
     if not text.startswith("---"):
         raise InvalidEntry("the file has no YAML front-matter (it must start with '---')", path=where)
     try:
-        metadata, content = frontmatter.parse(text)
+        metadata, content = frontmatter.parse(text, handler=_handler())
+    except _RepeatedKey as exc:
+        # YAML would keep the last silently (a bad merge, a careless edit): one value would be lost.
+        raise InvalidEntry(f"the front-matter has {exc.key} twice", "keep one of them", path=where) from None
     except yaml.YAMLError as exc:
         problem = " ".join(str(exc).split())
         raise InvalidEntry(f"invalid YAML front-matter: {problem}", path=where) from None
@@ -154,27 +158,41 @@ def parse_entry(text: str, path: Path | None = None) -> Entry:
         raise InvalidEntry(f"invalid value in the front-matter: {exc}", path=where) from None
     if not metadata or not isinstance(metadata, dict):
         raise InvalidEntry("the YAML front-matter is empty or not a mapping", path=where)
-    twice = _repeated_keys(text)
-    if twice:
-        # YAML would keep the last silently (a bad merge, a careless edit): one value is lost.
-        raise InvalidEntry(f"the front-matter has {', '.join(twice)} twice", "keep one of each", path=where)
     try:
         return entry_from_dict(metadata, content)
     except InvalidEntry as exc:
         raise InvalidEntry(exc.message, exc.hint, path=where) from None
 
 
-_TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.M)
+class _RepeatedKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
 
 
-def _repeated_keys(text: str) -> list[str]:
-    """Top-level front-matter keys written more than once."""
-    end = text.find("\n---", 3)
-    head = text[3 : end if end != -1 else len(text)]
-    seen: dict[str, int] = {}
-    for key in _TOP_KEY.findall(head):
-        seen[key] = seen.get(key, 0) + 1
-    return sorted(k for k, n in seen.items() if n > 1)
+@lru_cache(maxsize=1)
+def _handler() -> Any:
+    """python-frontmatter's YAML handler, with a loader that refuses a key written twice."""
+    import yaml
+    from frontmatter.default_handlers import YAMLHandler
+
+    base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when the wheel has it
+
+    class UniqueKeyLoader(base):  # type: ignore[misc]
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _value in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, str) and key in seen:
+                    raise _RepeatedKey(key)
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    class Handler(YAMLHandler):
+        def load(self, fm: str, **kwargs: object) -> Any:
+            return yaml.load(fm, Loader=UniqueKeyLoader)
+
+    return Handler()
 
 
 def read_entry(path: Path) -> Entry:

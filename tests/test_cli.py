@@ -331,6 +331,14 @@ def test_no_color_is_respected(nb: Notebook, repo: Path) -> None:
         check=True,
     ).stdout
     assert "\x1b[" not in helped and "--limit" in helped
+    group = subprocess.run(  # a group's help, shown without --help
+        [sys.executable, "-m", "errnote", "hooks"],
+        cwd=repo,
+        env={**base, "FORCE_COLOR": "1", "NO_COLOR": "1", "TERM": "xterm-256color"},
+        capture_output=True,
+        text=True,
+    )
+    assert "\x1b[" not in group.stdout + group.stderr and "install" in group.stdout + group.stderr
 
 
 def test_file_system_refusal_is_one_line(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:

@@ -49,3 +49,10 @@ def test_values_complete_through_the_scripts(tmp_path: Path) -> None:
     assert complete("errnote list --status re") == ["retired"]
     assert complete(f"errnote link {entry.id} su") == ["supersedes"]
     assert complete(f"errnote show {entry.id[:3]}") == [entry.id]
+    elsewhere = tmp_path.parent  # outside the repository: the notebook named on the command line
+    env = {**os.environ, "_ERRNOTE_COMPLETE": "complete_bash", "COMP_CWORD": "4"}
+    env["COMP_WORDS"] = f"errnote --notebook {tmp_path} show {entry.id[:3]}"
+    done = subprocess.run(
+        [sys.executable, "-m", "errnote"], env=env, cwd=elsewhere, capture_output=True, text=True
+    )
+    assert done.stdout.split() == [entry.id]

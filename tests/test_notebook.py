@@ -331,3 +331,52 @@ def test_edit_keeps_supersedes_consistent_and_new_links_real(nb: Notebook) -> No
             new.id,
             path.read_text().replace("provenance:", "links:\n  corrects:\n  - ffffffffff\nprovenance:"),
         )
+
+
+def test_an_entry_superseded_by_a_chain_stays_superseded(nb: Notebook) -> None:
+    x = nb.add("lesson", "X")
+    b = nb.add("lesson", "B", links=[("supersedes", x.id)])
+    nb.add("lesson", "C", links=[("supersedes", b.id)])
+    a = nb.add("lesson", "A", links=[("supersedes", x.id)])
+    nb.remove(a.id)
+    assert nb.restored == [] and nb.get(x.id).status is Status.SUPERSEDED  # B still replaces it
+
+
+def test_an_edit_whose_new_target_cannot_be_read_changes_nothing(nb: Notebook) -> None:
+    target = nb.add("lesson", "Target")
+    source = nb.add("lesson", "Source", reason="before")
+    target_path = nb.store.path_for(target)
+    target_path.write_text(
+        target_path.read_text().replace("confidence: 0.6", "confidence: 0.6\nconfidence: 0.7")
+    )
+    path = nb.store.path_for(source)
+    original = path.read_text()
+    edited = original.replace("reason: before", "reason: after").replace(
+        "provenance:", f"links:\n  supersedes:\n  - {target.id}\nprovenance:"
+    )
+    with pytest.raises(InvalidEntry, match="twice"):
+        nb.replace_text(source.id, edited)
+    assert path.read_text() == original
+
+
+def test_escape_codes_that_never_end_keep_the_rest_of_the_text(nb: Notebook) -> None:
+    entry = nb.add(
+        "mistake",
+        "Link in compiler output",
+        error="build failed \x1b]8;;file:///a.c\nmain.c:12: error: expected ;\n\x1b(B\x1b[m2 errors.",
+    )
+    assert entry.error == "build failed \nmain.c:12: error: expected ;\n2 errors."
+
+
+def test_an_empty_scope_written_by_an_older_version_is_dropped_on_read(nb: Notebook) -> None:
+    entry = nb.add("lesson", "Old file")
+    path = nb.store.path_for(entry)
+    path.write_text(path.read_text().replace("provenance:", "scope:\n- '!'\n- repo\nprovenance:"))
+    loaded = nb.get(entry.id)
+    assert [str(i) for i in loaded.scope.items] == ["repo"]
+
+
+def test_triple_with_an_empty_title_writes_nothing(nb: Notebook) -> None:
+    with pytest.raises(ErrnoteError, match="empty"):
+        nb.triple(mistake="ran tests without venv", correction="\x1b[32m\x1b[0m", lesson="x", reason="r")
+    assert not nb.load().entries

@@ -206,3 +206,13 @@ def test_file_lock_waits_or_gives_up_after_its_timeout(tmp_path: Path) -> None:
         assert time.monotonic() - start > 0.3
     finally:
         holder.wait()
+
+
+def test_a_key_twice_is_refused_but_a_quoted_value_over_two_lines_is_not() -> None:
+    head = "---\nid: abcdef0123\ntype: lesson\ntitle: t\nprovenance:\n  created: 2026-11-30T10:00:00Z\n"
+    two_lines = head + 'reason: "the server said\nreason: connection refused"\n---\n'
+    assert parse_entry(two_lines).reason == "the server said reason: connection refused"
+    with pytest.raises(InvalidEntry, match="title twice"):
+        parse_entry(head.replace("title: t\n", '"title": a\ntitle: b\n') + "---\n")
+    with pytest.raises(InvalidEntry, match="created twice"):
+        parse_entry(head + "  created: 2026-11-30T11:00:00Z\n---\n")

@@ -87,7 +87,9 @@ class ErrnoteGroup(TyperGroup):
         from typer.exceptions import Abort
 
         given = list(sys.argv[1:] if args is None else args)
-        if os.environ.get("NO_COLOR") and (not given or "--help" in given or "-h" in given):
+        words = [a for a in given if not a.startswith("-")]
+        shows_help = not words or "--help" in given or "-h" in given or words in (["hooks"], ["hook"])
+        if os.environ.get("NO_COLOR") and shows_help:
             import typer.rich_utils
 
             typer.rich_utils.COLOR_SYSTEM = None  # help without bold and dim too
@@ -298,10 +300,12 @@ def _complete_relations(incomplete: str) -> list[str]:
     return [r.value for r in Relation if r.value.startswith(incomplete)]
 
 
-def _complete_ids(incomplete: str) -> list[tuple[str, str]]:
-    """Entry ids with their titles (shells that show help show the title)."""
+def _complete_ids(ctx: typer.Context, incomplete: str) -> list[tuple[str, str]]:
+    """Entry ids with their titles (shells that show help show the title), from the notebook the
+    command line names (`--notebook`) or the one found from here."""
     try:
-        entries = Notebook.locate().load().entries
+        override = ctx.find_root().params.get("notebook")
+        entries = Notebook.locate(override=override).load().entries
     except Exception:  # noqa: BLE001 - completion must never print an error into the shell
         return []
     key = incomplete.lower()
