@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errnote.errors import ErrnoteError, UsageError
-from errnote.model import Entry, EntryType, Relation, Status, iso
+from errnote.model import Entry, EntryType, Relation, Status, iso, strip_controls
 
 if TYPE_CHECKING:
     from errnote.config import Config
@@ -525,13 +525,9 @@ class Rule:
     pinned: bool = False
 
 
-#: Control characters (a bell, an ESC of a colour code): they would reach terminals, prompts and
-#: files, and they make the xml format ill-formed.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-
-
 def _short(text: str, limit: int = _FIELD_LIMIT) -> str:
-    flat = " ".join(_CONTROL.sub("", text).split())
+    # Entries are cleaned when read; one built in memory may not be, and xml must stay well-formed.
+    flat = " ".join(strip_controls(text).split())
     if len(flat) <= limit:
         return flat
     cut = flat[: limit - 1].rsplit(" ", 1)[0]
