@@ -378,6 +378,15 @@ def strip_controls(text: str) -> str:
     return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
+def _shown(value: object) -> str:
+    """A value quoted in an error message, cut short (a file may hold anything)."""
+    import reprlib
+
+    short = reprlib.Repr()  # keyword arguments only from Python 3.12
+    short.maxstring, short.maxother, short.maxlist, short.maxdict, short.maxlevel = 60, 60, 4, 4, 2
+    return short.repr(value)
+
+
 def clean_text(value: object, name: str, *, one_line: bool = False) -> str:
     """A text field as stored and shown: no control characters; one line when `one_line`."""
     if value is None:
@@ -394,9 +403,11 @@ def parse_confidence(value: object) -> float:
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise InvalidEntry(f"confidence {value!r} is not a number", "give a number from 0 to 1") from None
+        raise InvalidEntry(
+            f"confidence {_shown(value)} is not a number", "give a number from 0 to 1"
+        ) from None
     if not 0.0 <= number <= 1.0 or number != number:
-        raise InvalidEntry(f"confidence {value!r} is outside 0..1", "give a number from 0 to 1")
+        raise InvalidEntry(f"confidence {_shown(value)} is outside 0..1", "give a number from 0 to 1")
     return round(number, 3)
 
 
@@ -517,12 +528,12 @@ def entry_from_dict(data: Mapping[str, Any], body: str = "") -> Entry:
     )
     pinned = data.get("pinned", False)
     if not isinstance(pinned, bool):
-        raise InvalidEntry(f"pinned must be true or false, not {pinned!r}")
+        raise InvalidEntry(f"pinned must be true or false, not {_shown(pinned)}")
     confirmed = data.get("confirmed") or 0
     contradicted = data.get("contradicted") or 0
     for name, number in (("confirmed", confirmed), ("contradicted", contradicted)):
         if not isinstance(number, int) or isinstance(number, bool) or number < 0:
-            raise InvalidEntry(f"{name} must be a whole number >= 0, not {number!r}")
+            raise InvalidEntry(f"{name} must be a whole number >= 0, not {_shown(number)}")
     confidence = data.get("confidence")
     entry = Entry(
         id=clean_text(data["id"], "id", one_line=True).lower(),

@@ -41,6 +41,7 @@ from errnote.store import (
     NOTEBOOK_DIRNAME,
     Problem,
     Store,
+    file_id,
     new_id,
     parse_entry,
     redact_entry,
@@ -505,7 +506,7 @@ class Notebook:
                     "run 'errnote edit' again on the new version",
                 )
             edited = parse_entry(text, path)
-            entry_id = entry.id if entry is not None else path.name.split("-", 1)[0].lower()
+            entry_id = entry.id if entry is not None else file_id(path.name)
             if edited.id != entry_id:
                 raise InvalidEntry(f"the id changed from {entry_id} to {edited.id}", "keep the id as it was")
             old_links = entry.links if entry is not None else ()

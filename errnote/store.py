@@ -151,6 +151,10 @@ def parse_entry(text: str, path: Path | None = None) -> Entry:
     except _RepeatedKey as exc:
         # YAML would keep the last silently (a bad merge, a careless edit): one value would be lost.
         raise InvalidEntry(f"the front-matter has {exc.key} twice", "keep one of them", path=where) from None
+    except _Alias:
+        raise InvalidEntry(
+            "the front-matter uses a YAML alias (*name)", "write the value out in full", path=where
+        ) from None
     except yaml.YAMLError as exc:
         problem = " ".join(str(exc).split())
         raise InvalidEntry(f"invalid YAML front-matter: {problem}", path=where) from None
@@ -170,29 +174,57 @@ class _RepeatedKey(Exception):
         self.key = key
 
 
+class _Alias(Exception):
+    """The front-matter uses a YAML alias (`*name`): errnote never writes one, and a few nested
+    aliases expand to gigabytes ("billion laughs"), so an entry file may not hold any."""
+
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
 @lru_cache(maxsize=1)
 def _handler() -> Any:
-    """python-frontmatter's YAML handler, with a loader that refuses a key written twice."""
+    """python-frontmatter's YAML handler, with loaders that refuse a key written twice and aliases."""
     import yaml
     from frontmatter.default_handlers import YAMLHandler
 
-    base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when the wheel has it
+    def unique(base: Any) -> Any:
+        class UniqueKeyLoader(base):  # type: ignore[misc]
+            def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+                seen: set[Any] = set()
+                for key_node, _value in node.value:
+                    if key_node.tag == _MERGE_TAG:
+                        continue  # `<<:` merges; what it brings in may be overridden
+                    key = self.construct_object(key_node, deep=deep)
+                    if isinstance(key, str) and key in seen:
+                        raise _RepeatedKey(key)
+                    seen.add(key)
+                return super().construct_mapping(node, deep=deep)
 
-    class UniqueKeyLoader(base):  # type: ignore[misc]
-        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-            seen: set[Any] = set()
-            for key_node, _value in node.value:
-                key = self.construct_object(key_node, deep=deep)
-                if isinstance(key, str) and key in seen:
-                    raise _RepeatedKey(key)
-                seen.add(key)
-            return super().construct_mapping(node, deep=deep)
+        return UniqueKeyLoader
+
+    fast = unique(getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when the wheel has it
+
+    class Guarded(unique(yaml.SafeLoader)):  # type: ignore[misc]
+        """The pure-Python loader, which lets errnote see each alias before it is expanded."""
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                raise _Alias()
+            return super().compose_node(parent, index)
 
     class Handler(YAMLHandler):
         def load(self, fm: str, **kwargs: object) -> Any:
-            return yaml.load(fm, Loader=UniqueKeyLoader)
+            # An alias needs an anchor (`&name`): without `&`, the fast C loader is safe.
+            return yaml.load(fm, Loader=Guarded if "&" in fm else fast)
 
     return Handler()
+
+
+def file_id(name: str) -> str:
+    """The id an entry file's name starts with (`<id>-<slug>.md` or `<id>.md`), or ""."""
+    match = _FILE_ID.match(name)
+    return match.group(1) if match else ""
 
 
 def read_entry(path: Path) -> Entry:
@@ -325,8 +357,7 @@ class Store:
     def named_ids(self) -> Iterator[tuple[str, str]]:
         """(id its name starts with, or "", path) for every entry file: the cheapest listing there is."""
         for item in self._walk():
-            match = _FILE_ID.match(item.name)
-            yield (match.group(1) if match else ""), item.path
+            yield file_id(item.name), item.path
 
     def files(self) -> list[EntryFile]:
         """Every entry file (`entries/**/*.md`), in a stable order, with the id its name starts with."""

@@ -508,3 +508,24 @@ def test_duplicate_front_matter_keys_and_a_numeric_id_are_named(
     path.write_text(text.replace(f"id: {good['id']}", "id: 0000000000"))
     code, out, err = run(runner, "list", "--json")
     assert code == 0 and json.loads(out) == [] and "the id must be quoted text" in err
+
+
+def test_a_broken_file_named_by_its_id_alone_is_repaired(
+    runner: CliRunner, in_repo: Path, nb: Notebook, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = add_json(runner, "lesson", "Readable")
+    path = Path(str(good["path"]))
+    bare = path.with_name(f"{good['id']}.md")
+    path.rename(bare)
+    bare.write_text(bare.read_text().replace("title: Readable", "title: Readable\ntitle: Twice"))
+    script = (
+        "import sys, pathlib\n"
+        "p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text().replace('title: Twice\\n', ''))"
+    )
+    monkeypatch.setenv("EDITOR", _editor(tmp_path, script))
+    code, _, err = run(runner, "edit", str(good["id"]))
+    assert code == 0, err
+    assert (
+        "Twice" not in bare.read_text()
+        and json.loads(run(runner, "show", str(good["id"]), "--json")[1])["title"] == "Readable"
+    )

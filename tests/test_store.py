@@ -216,3 +216,20 @@ def test_a_key_twice_is_refused_but_a_quoted_value_over_two_lines_is_not() -> No
         parse_entry(head.replace("title: t\n", '"title": a\ntitle: b\n') + "---\n")
     with pytest.raises(InvalidEntry, match="created twice"):
         parse_entry(head + "  created: 2026-11-30T11:00:00Z\n---\n")
+
+
+def test_aliases_are_refused_before_they_expand() -> None:
+    """A few nested aliases expand to gigabytes ("billion laughs"); errnote never writes one."""
+    head = "---\nid: abcdef0123\ntype: lesson\ntitle: t\nprovenance:\n  created: 2026-11-30T10:00:00Z\n"
+    levels = ['  - &a0 "xxxxxxxxxx"'] + [
+        f"  - &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)
+    ]
+    bomb = head.replace("---\n", "---\nlinks_x:\n" + "\n".join(levels) + "\n", 1) + "pinned: *a9\n---\n"
+    with pytest.raises(InvalidEntry, match="alias"):
+        parse_entry(bomb)
+    # `&` elsewhere (R&D, a && b) is just text; a merge written inline still loads.
+    plain = head + "reason: 'R&D runs make && make test'\nlinks:\n  <<: {related: ['4824b7ce45']}\n---\n"
+    entry = parse_entry(plain)
+    assert entry.reason == "R&D runs make && make test" and [lk.target for lk in entry.links] == [
+        "4824b7ce45"
+    ]

@@ -606,7 +606,9 @@ def edit(
         broken = nb.broken_file(id)  # a file that cannot be read: the editor is how to repair it
         if broken is None:
             raise
-        entry_id, path = broken.name.split("-", 1)[0].lower(), broken
+        from errnote.store import file_id
+
+        entry_id, path = file_id(broken.name), broken
     original = path.read_text(encoding="utf-8", errors="replace")
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     nb.store.cache_dir.mkdir(parents=True, exist_ok=True)
