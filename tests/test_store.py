@@ -129,7 +129,12 @@ def test_a_killed_writer_leaves_no_partial_file(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
     assert proc.stdout is not None
     proc.stdout.readline()
-    time.sleep(0.4)
+    deadline = time.monotonic() + 30  # a loaded machine may take a while to write the first file
+    while time.monotonic() < deadline and not any(
+        p.name.endswith(".md") and not p.name.startswith(".") for p in tmp_path.iterdir()
+    ):
+        time.sleep(0.05)
+    time.sleep(0.3)  # then kill it in the middle of later writes
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     written = [p for p in tmp_path.iterdir() if p.name.endswith(".md") and not p.name.startswith(".")]
