@@ -48,6 +48,12 @@ def test_init_prints_what_it_made_then_nothing(
     assert code == 0 and "nothing to do" in err
 
 
+def test_init_outside_git_says_so(runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(runner, "init")
+    assert code == 0 and "No git repository" in err and (tmp_path / ".errnote" / "config.yaml").exists()
+
+
 def test_no_notebook_is_a_one_line_error(
     runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -279,7 +279,13 @@ def init(ctx: typer.Context) -> None:
     for path in made:
         shown = path.relative_to(nb.root.parent)
         say(f"  {shown}{'/' if path.is_dir() else ''}")
-    say("Commit .errnote/ with your code; 'errnote add --help' shows how to record an entry.")
+    if (nb.repo_root / ".git").exists():
+        say("Commit .errnote/ with your code; 'errnote add --help' shows how to record an entry.")
+    else:
+        say(
+            f"No git repository holds {nb.repo_root}: the notebook works, without commits in its "
+            "provenance; 'git init' there to share it with the code."
+        )
 
 
 # --- add / triple ---------------------------------------------------------------------------
