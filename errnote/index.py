@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from errnote.notebook import Notebook
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 6  # 6: stored text without control characters
+SCHEMA_VERSION = 7  # 7: kind, state and tag postings for filters
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 LOCK_TIMEOUT = 3.0
 #: Errors that mean "this cache cannot be written here" (not "the index is broken").
@@ -78,12 +78,17 @@ TEXT_FIELDS = ("title", "keys", "error", "text")
 
 
 def _schema() -> Any:
-    from whoosh.fields import ID, STORED, TEXT, Schema
+    from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
     analyzer = ErrnoteTokenizer()
     return Schema(
         path=ID(stored=True, unique=True),
         id=ID(stored=True),
+        # What filters ask most often, as postings: a filtered search finds its entries without
+        # reading every stored record.
+        kind=ID(),
+        state=ID(),
+        tag=KEYWORD(commas=True, lowercase=True),
         title=TEXT(analyzer=analyzer, phrase=True),
         keys=TEXT(analyzer=analyzer, phrase=False),  # tags, tool, scope
         error=TEXT(analyzer=analyzer, phrase=True),
@@ -118,6 +123,9 @@ def _document(rel: str, entry: Entry) -> dict[str, Any]:
     return {
         "path": rel,
         "id": entry.id,
+        "kind": entry.type.value,
+        "state": entry.status.value,
+        "tag": ",".join(entry.tags),
         "title": entry.title,
         "keys": keys,
         "error": entry.error,
@@ -593,7 +601,11 @@ def _run_search(
             results = list(searcher.search(q, limit=200))
             allowed = sum(1 for h in results if filters.allows(json.loads(h["meta"])))
             if allowed < len(results) and allowed < want:
-                results = searcher.search(disjunction(plan, 0.0), limit=200)
+                # Only entries the filters allow may compete (in a big notebook the best 200 of
+                # all may hold none of them): every idea selects, one query scores them all.
+                results = searcher.search(
+                    disjunction(plan, 0.0), limit=want, filter=_passing(searcher, filters)
+                )
         for hit in results:
             meta = json.loads(hit["meta"])
             if not filters.allows(meta):
@@ -641,6 +653,22 @@ def _run_search(
     for hit in hits:
         unique.setdefault(hit.id, hit)
     return list(unique.values())[:limit]
+
+
+def _passing(searcher: Any, filters: Filters) -> set[int]:
+    """The documents `filters` allow: type, status and tags from their postings, the rest (tool,
+    scope, path, age, confidence) checked on the stored records of those only."""
+    from whoosh import query as wq
+
+    parts: list[Any] = [wq.Or([wq.Term("state", s) for s in sorted(filters.statuses)])]
+    if filters.types:
+        parts.append(wq.Or([wq.Term("kind", t) for t in sorted(filters.types)]))
+    parts.extend(wq.Term("tag", t) for t in sorted(filters.tags) if "," not in t)  # `,` splits tags there
+    docs = set(searcher.docs_for_query(wq.And(parts)))
+    rest = filters.tool or filters.scope or filters.path or filters.since or filters.min_confidence
+    if not rest and not any("," in t for t in filters.tags):
+        return docs
+    return {d for d in docs if filters.allows(json.loads(searcher.stored_fields(d)["meta"]))}
 
 
 def thresholded(hits: Sequence[SearchHit]) -> list[SearchHit]:

@@ -311,3 +311,17 @@ def test_entry_meta_filters_like_the_index_metadata(nb: Notebook) -> None:
         make_filters(min_confidence=0.9), make_filters(scope="path:web"), make_filters(status="retired"),
     ):  # fmt: skip
         assert filters.allows(entry_meta(entry)) == filters.allows(stored), filters
+
+
+def test_a_filter_finds_its_entries_beyond_the_best_two_hundred(nb: Notebook) -> None:
+    """In a big notebook the best 200 matches of a query may hold none of the entries a filter
+    asks for: those must still be found."""
+    for i in range(230):
+        nb.add(
+            "mistake", f"cargo build failed again on the cargo build server {i}", error="cargo build failed"
+        )
+    lessons = {nb.add("lesson", f"Build with make build, never cargo alone ({i})").id for i in range(3)}
+    query = "cargo build failed"
+    assert lessons.isdisjoint(h.id for h in search(nb, query, limit=200, threshold=False))
+    assert {h.id for h in search(nb, query, types=["lesson"], threshold=False)} == lessons
+    assert {h.id for h in search(nb, query, types=["lesson"], min_confidence=0.1, threshold=False)} == lessons
