@@ -188,6 +188,13 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     options = Options.from_config(nb.config, **_situation(hook, nb.repo_root))
     if hook.event != "session-start" and not (options.query.strip() or options.paths or options.tools):
         return ""
+    if options.query.strip() and _index_missing_and_large(nb):
+        # Building a big index takes longer than a hook may (Claude Code stops it at 10 s): build
+        # it in the background and answer from the rules, paths and tools meanwhile.
+        _build_in_background(nb)
+        options = replace(options, query="")
+        if hook.event != "session-start" and not (options.paths or options.tools):
+            return ""
     state = session_file(nb.store.cache_dir, hook.session_id) if hook.session_id else None
     if state is not None and not _writable(state):
         state = None  # a read-only checkout: the context still goes out, only repeats are not known
@@ -211,6 +218,39 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     }
     # ASCII escapes: the answer survives any stdout encoding (a cp1252 pipe, LANG=C).
     return json.dumps(payload) + "\n"
+
+
+#: A notebook up to this many entry files builds its index within a hook's time.
+INLINE_BUILD_MAX = 2000
+#: A background build younger than this is not started again.
+BUILD_MARK_AGE = 300
+
+
+def _index_missing_and_large(nb: Any) -> bool:
+    from errnote.index import Index
+
+    return not Index(nb).manifest_path.exists() and len(nb.store.stat_files()) > INLINE_BUILD_MAX
+
+
+def _build_in_background(nb: Any) -> None:
+    """Start `errnote reindex` detached (once: a mark in the cache says one is under way)."""
+    import subprocess
+
+    mark = nb.store.cache_dir / "index.building"
+    try:
+        if time.time() - mark.stat().st_mtime < BUILD_MARK_AGE:
+            return
+    except OSError:
+        pass
+    mark.parent.mkdir(parents=True, exist_ok=True)
+    mark.write_text(f"{os.getpid()}\n", encoding="utf-8")
+    subprocess.Popen(
+        [sys.executable, "-m", "errnote", "--notebook", str(nb.root), "reindex"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def log_error(start: Path | None, notebook: str | Path | None, event: str, exc: BaseException) -> None:

@@ -313,6 +313,13 @@ class Index:
         report.notices.append("the search index is unreadable: searching the entry files directly")
         return _memory_index(self.nb)
 
+    def _clear_leftovers(self) -> None:
+        """Half-built indexes of processes that were killed (a hook past its timeout): gone."""
+        for folder in [*self.cache.glob("index.new-*"), *self.cache.glob("index.old-*")]:
+            pid = folder.name.rsplit("-", 1)[-1]
+            if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+                shutil.rmtree(folder, ignore_errors=True)
+
     @staticmethod
     def _diff(current: dict[str, tuple[int, ...]], known: dict[str, Any]) -> list[str]:
         changed = [p for p, st in current.items() if known.get(p) != st]
@@ -366,6 +373,7 @@ class Index:
         from whoosh import index as windex
 
         self.cache.mkdir(parents=True, exist_ok=True)
+        self._clear_leftovers()
         building = self.cache / f"index.new-{os.getpid()}"
         shutil.rmtree(building, ignore_errors=True)
         building.mkdir()
@@ -392,6 +400,8 @@ class Index:
             os.replace(self.dir, old)
         os.replace(building, self.dir)
         shutil.rmtree(old, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            (self.cache / "index.building").unlink()  # a hook's background build is done
         report.rebuilt = True
 
 
@@ -704,6 +714,17 @@ def _hit(
         pinned=meta.get("pinned", False),
         matched=tuple(matched),
     )
+
+
+def _alive(pid: int) -> bool:
+    """Is a process with this id running (on this machine)?"""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, as another user's
+    return True
 
 
 def _from_whoosh(exc: BaseException) -> bool:

@@ -438,3 +438,25 @@ def test_uninstall_in_another_clone_removes_what_install_writes(fixed: Notebook,
     assert result.exit_code == 0
     assert sorted(json.loads(result.stdout)["removed"]) == ["PreToolUse", "UserPromptSubmit"]
     assert json.loads(path.read_text()) == {"hooks": {"SessionStart": [{"hooks": [own]}]}}
+
+
+def test_a_big_notebook_without_an_index_answers_at_once_and_builds_it_aside(
+    fixed: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh clone of a big notebook: building the index would outlast the hook's timeout."""
+    import errnote.hooks as hooks_module
+    from errnote.index import Index
+
+    monkeypatch.setattr(hooks_module, "INLINE_BUILD_MAX", 3)  # this notebook counts as big
+    shutil.rmtree(fixed.store.cache_dir, ignore_errors=True)
+    payload = {"session_id": "big-1", "cwd": str(fixed.repo_root), "prompt": "the ledger API answers 429"}
+    out = run("user-prompt", json.dumps(payload))
+    assert out == ""  # no query section yet, and nothing else applies to a bare prompt
+    index = Index(fixed)
+    deadline = time.monotonic() + 60
+    while not index.manifest_path.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert index.manifest_path.exists(), "the background build never finished"
+    while (fixed.store.cache_dir / "index.building").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "id aaaa00000e" in context(run("user-prompt", json.dumps(payload)), "UserPromptSubmit")

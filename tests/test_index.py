@@ -325,3 +325,13 @@ def test_a_filter_finds_its_entries_beyond_the_best_two_hundred(nb: Notebook) ->
     assert lessons.isdisjoint(h.id for h in search(nb, query, limit=200, threshold=False))
     assert {h.id for h in search(nb, query, types=["lesson"], threshold=False)} == lessons
     assert {h.id for h in search(nb, query, types=["lesson"], min_confidence=0.1, threshold=False)} == lessons
+
+
+def test_half_built_indexes_of_killed_processes_are_cleared(nb: Notebook, filled: dict[str, str]) -> None:
+    index = Index(nb)
+    index.sync()
+    dead = nb.store.cache_dir / "index.new-999999999"  # no such process
+    dead.mkdir()
+    (dead / "junk").write_bytes(b"x" * 1000)
+    index.sync(rebuild=True)
+    assert not dead.exists()
