@@ -393,6 +393,11 @@ _CLOSENESS_DEPTH = 100
 _CLOSE = 0.5
 
 
+#: Up to this many entries, every idea of the query selects candidates, so the closeness that orders
+#: the rules covers entries sharing only its lesser words; beyond, that costs a hook half a second.
+_WIDE_MAX = 2000
+
+
 def _query_matches(
     nb: Notebook, options: Options, ok: dict[str, Entry]
 ) -> tuple[list[Picked], dict[str, float]]:
@@ -404,7 +409,7 @@ def _query_matches(
 
     hits = search(
         nb, options.query, limit=_CLOSENESS_DEPTH, filters=make_filters(min_confidence=options.floor),
-        threshold=False, wide=True,
+        threshold=False, wide=len(ok) <= _WIDE_MAX,
     )  # fmt: skip
     closeness = {h.id: h.score for h in hits if h.evidence is not None and h.evidence.strength >= _CLOSE}
     want = max(options.max_per_section, 1) * 3

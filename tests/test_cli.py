@@ -535,3 +535,17 @@ def test_a_broken_file_named_by_its_id_alone_is_repaired(
         "Twice" not in bare.read_text()
         and json.loads(run(runner, "show", str(good["id"]), "--json")[1])["title"] == "Readable"
     )
+
+
+def test_list_table_stops_at_a_cap_and_says_how_many_more(
+    runner: CliRunner, in_repo: Path, nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errnote.cli.app as cli_app
+
+    monkeypatch.setattr(cli_app, "LIST_TABLE_MAX", 2)
+    made = [add_json(runner, "lesson", f"Entry number {i}")["id"] for i in range(3)]
+    code, out, err = run(runner, "list")
+    assert code == 0 and "and 1 older" in err and sum(str(i) in out for i in made) == 2
+    assert len(json.loads(run(runner, "list", "--json")[1])) == 3
+    code, out, err = run(runner, "list", "--limit", "0")
+    assert all(str(i) in out for i in made) and "older" not in err

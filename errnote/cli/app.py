@@ -146,6 +146,9 @@ class ErrnoteGroup(TyperGroup):
             raise typer.Exit(130) from None
 
 
+#: Rows `errnote list` draws in its table unless asked for more (a table of 10,000 takes seconds).
+LIST_TABLE_MAX = 200
+
 app = typer.Typer(
     cls=ErrnoteGroup,
     help=(
@@ -554,7 +557,14 @@ def list_(
     min_confidence: MinConfidenceFilter = 0.0,
     status: StatusFilter = None,
     all_: AllFilter = False,
-    limit: Annotated[int, typer.Option(help="At most this many, newest first (0 = all).")] = 0,
+    limit: Annotated[
+        Optional[int],
+        typer.Option(
+            help=f"At most this many, newest first (default: {LIST_TABLE_MAX} in the table, all with --json; "
+            "0 = all).",
+            show_default=False,
+        ),
+    ] = None,
     json_: JsonOpt = False,
 ) -> None:
     """List entries, newest first. Broken entry files are reported on stderr; the rest still list.
@@ -568,8 +578,10 @@ def list_(
     contents = nb.load()
     picked = [e for e in contents.entries if filters.allows(entry_meta(e))]
     picked.sort(key=lambda e: (e.provenance.created, e.id), reverse=True)
-    if limit > 0:
-        picked = picked[:limit]
+    cap = limit if limit is not None else (0 if json_ else LIST_TABLE_MAX)
+    more = max(len(picked) - cap, 0) if cap > 0 else 0
+    if cap > 0:
+        picked = picked[:cap]
     _warn_problems(contents.problems)
     if json_:
         emit_json([entry_to_json(e) for e in picked])
@@ -584,6 +596,8 @@ def list_(
     from errnote.cli.output import entry_table
 
     entry_table(picked)
+    if more and limit is None:
+        say(f"... and {more:,} older: --limit 0 lists them all, --json prints them all.")
 
 
 # --- edit / link / retire / rm --------------------------------------------------------------
