@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from errnote import ranking
 from errnote.analysis import ANALYSIS_VERSION, analyze, is_cjk
-from errnote.errors import InvalidEntry
+from errnote.errors import InvalidEntry, UsageError
 from errnote.filters import Filters, make_filters
 from errnote.model import Entry
 from errnote.store import file_lock, read_entry
@@ -768,8 +768,20 @@ def search(
     `wide` lets every idea of the query select candidates, not only its most informative ones
     (slower; `inject` uses it to see how close every entry is to a task).
     """
+    unknown = sorted(set(filter_args) - _FILTER_ARGS)
+    if unknown:
+        raise UsageError(
+            f"unknown search filter {', '.join(unknown)}",
+            f"the filters are: {', '.join(sorted(_FILTER_ARGS))}",
+        )
     return search_with_report(nb, query, filters=filters or make_filters(**filter_args), limit=limit,
                               threshold=threshold, report=report, wide=wide).hits  # fmt: skip
+
+
+#: The keyword arguments of `search` that are filters (those of `errnote.filters.make_filters`).
+_FILTER_ARGS = frozenset(
+    {"types", "tags", "tool", "scope", "path", "since", "min_confidence", "status", "include_all"}
+)
 
 
 def search_with_report(

@@ -335,3 +335,11 @@ def test_half_built_indexes_of_killed_processes_are_cleared(nb: Notebook, filled
     (dead / "junk").write_bytes(b"x" * 1000)
     index.sync(rebuild=True)
     assert not dead.exists()
+
+
+def test_an_unknown_filter_keyword_is_a_clear_error(nb: Notebook, filled: dict[str, str]) -> None:
+    from errnote.errors import ErrnoteError
+
+    with pytest.raises(ErrnoteError, match="unknown search filter type"):
+        nb.search("redis", type="lesson")
+    assert [h.id for h in nb.search("redis KEYS production", types=["lesson"])] == [filled["redis"]]
