@@ -404,13 +404,12 @@ def _query_matches(
     """The entries relevant to the query, as `errnote search` answers it (those past its threshold,
     then their near neighbours), and how close the entries that share at least half a rare word's
     worth of it are, threshold or not (to order the always-on rules)."""
-    from errnote.filters import make_filters
     from errnote.index import search, thresholded  # Whoosh only when there is a query
 
-    hits = search(
-        nb, options.query, limit=_CLOSENESS_DEPTH, filters=make_filters(min_confidence=options.floor),
-        threshold=False, wide=len(ok) <= _WIDE_MAX,
-    )  # fmt: skip
+    # The floor is applied to the hits rather than as a search filter: a filter would make a big
+    # notebook's search check every entry's record.
+    found = search(nb, options.query, limit=_CLOSENESS_DEPTH, threshold=False, wide=len(ok) <= _WIDE_MAX)
+    hits = [h for h in found if h.confidence >= options.floor]
     closeness = {h.id: h.score for h in hits if h.evidence is not None and h.evidence.strength >= _CLOSE}
     want = max(options.max_per_section, 1) * 3
     # The answer is decided on every hit, then entries already shown (a hook's session) are left out.
