@@ -188,9 +188,10 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     options = Options.from_config(nb.config, **_situation(hook, nb.repo_root))
     if hook.event != "session-start" and not (options.query.strip() or options.paths or options.tools):
         return ""
-    if options.query.strip() and _index_missing_and_large(nb):
-        # Building a big index takes longer than a hook may (Claude Code stops it at 10 s): build
-        # it in the background and answer from the rules, paths and tools meanwhile.
+    if options.query.strip() and _index_far_behind(nb):
+        # Building a big index, or catching up with thousands of changed files (a fresh clone, a big
+        # pull), takes longer than a hook may (Claude Code stops it at 10 s): do it in the background
+        # and answer from the rules, paths and tools meanwhile.
         _build_in_background(nb)
         options = replace(options, query="")
         if hook.event != "session-start" and not (options.paths or options.tools):
@@ -220,16 +221,22 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     return json.dumps(payload) + "\n"
 
 
-#: A notebook up to this many entry files builds its index within a hook's time.
+#: A notebook up to this many entry files builds its index within a hook's time ...
 INLINE_BUILD_MAX = 2000
+#: ... and an index this many changed files behind catches up within it (500 take about a second).
+INLINE_SYNC_MAX = 1500
 #: A background build younger than this is not started again.
 BUILD_MARK_AGE = 300
 
 
-def _index_missing_and_large(nb: Any) -> bool:
+def _index_far_behind(nb: Any) -> bool:
+    """Is the index missing in a big notebook, or too far behind the files, to bring up to date now?"""
     from errnote.index import Index
 
-    return not Index(nb).manifest_path.exists() and len(nb.store.stat_files()) > INLINE_BUILD_MAX
+    pending = Index(nb).pending()
+    if pending is None:
+        return len(nb.store.stat_files()) > INLINE_BUILD_MAX
+    return pending > INLINE_SYNC_MAX
 
 
 def _build_in_background(nb: Any) -> None:

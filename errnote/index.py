@@ -244,6 +244,13 @@ class Index:
             watcher.mark_synced(begun, report.problems, bool(linked), self._key)
         return report
 
+    def pending(self) -> int | None:
+        """How many entry files differ from what the index holds (None: there is no index yet)."""
+        manifest = self._read_manifest()
+        if manifest is None:
+            return None
+        return len(self._diff(self.scan(), manifest["files"]))
+
     def _manifest_key(self) -> tuple[int, ...] | None:
         """The manifest's stat key: an index rebuilt, replaced or deleted by anyone changes it."""
         try:

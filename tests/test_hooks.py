@@ -440,6 +440,32 @@ def test_uninstall_in_another_clone_removes_what_install_writes(fixed: Notebook,
     assert json.loads(path.read_text()) == {"hooks": {"SessionStart": [{"hooks": [own]}]}}
 
 
+def test_an_index_far_behind_the_files_is_caught_up_in_the_background(
+    fixed: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a big pull, syncing thousands of files inline would outlast the hook's timeout."""
+    import errnote.hooks as hooks_module
+    from errnote.index import Index
+
+    index = Index(fixed)
+    index.sync()
+    assert index.pending() == 0
+    monkeypatch.setattr(hooks_module, "INLINE_SYNC_MAX", 1)  # two new files count as far behind
+    fixed.add("lesson", "Vendor quota: the ledger API answers 429 after ninety calls", reason="quota")
+    fixed.add("lesson", "Ledger exports need the finance role", reason="permissions")
+    assert index.pending() == 2
+    payload = {"session_id": "behind-1", "cwd": str(fixed.repo_root), "prompt": "ledger API answers 429"}
+    out = run("user-prompt", json.dumps(payload))
+    assert "Vendor quota" not in out  # not searched inline: the index is caught up aside
+    deadline = time.monotonic() + 60
+    while index.pending() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert index.pending() == 0, "the background catch-up never finished"
+    while (fixed.store.cache_dir / "index.building").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "Vendor quota" in context(run("user-prompt", json.dumps(payload)), "UserPromptSubmit")
+
+
 def test_a_big_notebook_without_an_index_answers_at_once_and_builds_it_aside(
     fixed: Notebook, monkeypatch: pytest.MonkeyPatch
 ) -> None:
