@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 from datetime import date, datetime, timezone
-from pathlib import Path
 from typing import Any
 
 from errnote.errors import InvalidEntry
@@ -105,22 +104,23 @@ class Catalog:
         files = data.get("files")
         return files if isinstance(files, dict) else {}
 
-    def load(self) -> tuple[list[tuple[Path, Entry]], list[Problem]]:
-        """Every entry (with its path) and every unreadable file, like `Store.read_all`, but cached."""
+    def load(self) -> tuple[list[tuple[str, Entry]], list[Problem]]:
+        """Every entry (with its file's path inside `entries/`) and every unreadable file, like
+        `Store.read_all`, but cached. Paths stay strings: making ten thousand `Path`s costs more
+        than reading their records."""
         current = self.store.stat_files()
         cached = self._read()
         fresh: dict[str, Any] = {}
-        good: list[tuple[Path, Entry]] = []
+        good: list[tuple[str, Entry]] = []
         bad: list[Problem] = []
         changed = set(cached) != set(current)
         for rel in sorted(current):
             st = list(current[rel])
-            path = self.store.entries_dir / rel
             record = cached.get(rel)
             entry: Entry | None = None
             if isinstance(record, dict) and record.get("st") == st:
                 if record.get("problem"):
-                    bad.append(Problem(path, str(record["problem"])))
+                    bad.append(Problem(self.store.entries_dir / rel, str(record["problem"])))
                     fresh[rel] = record
                     continue
                 try:
@@ -129,6 +129,7 @@ class Catalog:
                     entry = None  # an odd record: read the file again
             if entry is None:
                 changed = True
+                path = self.store.entries_dir / rel
                 try:
                     entry = read_entry(path)
                 except InvalidEntry as exc:
@@ -137,7 +138,7 @@ class Catalog:
                     continue
                 record = _record(entry, st)
             fresh[rel] = record
-            good.append((path, entry))
+            good.append((rel, entry))
         if changed:
             self._write(fresh)
         return good, bad

@@ -10,7 +10,7 @@ for hit in nb.search("openssl-sys build failed"):
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
@@ -86,12 +86,30 @@ def _now() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
 
+class EntryPaths(Mapping[str, Path]):
+    """The file of each entry, by id; each `Path` is made when asked for (a notebook of ten thousand
+    entries is loaded by every hook, and most commands never look at the paths)."""
+
+    def __init__(self, folder: Path, names: dict[str, str]) -> None:
+        self._folder = folder
+        self._names = names  # id -> path inside `folder`
+
+    def __getitem__(self, eid: str) -> Path:
+        return self._folder / self._names[eid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 @dataclass(frozen=True)
 class Contents:
     """Every readable entry of a notebook, with the path of its file, and every unreadable file."""
 
     entries: tuple[Entry, ...]
-    paths: dict[str, Path] = field(default_factory=dict)
+    paths: Mapping[str, Path] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
 
     def by_id(self) -> dict[str, Entry]:
@@ -190,16 +208,18 @@ class Notebook:
         from errnote.catalog import Catalog
 
         good, bad = Catalog(self.store).load()
-        seen: dict[str, Path] = {}
+        folder = self.store.entries_dir
+        seen: dict[str, str] = {}
         entries: list[Entry] = []
         problems = list(bad)
-        for path, entry in good:
+        for rel, entry in good:
             if entry.id in seen:
-                problems.append(Problem(path, f"duplicate id {entry.id} (also in {seen[entry.id]})"))
+                message = f"duplicate id {entry.id} (also in {folder / seen[entry.id]})"
+                problems.append(Problem(folder / rel, message))
                 continue
-            seen[entry.id] = path
+            seen[entry.id] = rel
             entries.append(entry)
-        return Contents(tuple(entries), seen, tuple(problems))
+        return Contents(tuple(entries), EntryPaths(folder, seen), tuple(problems))
 
     def entries(self) -> list[Entry]:
         return list(self.load().entries)

@@ -380,3 +380,19 @@ def test_triple_with_an_empty_title_writes_nothing(nb: Notebook) -> None:
     with pytest.raises(ErrnoteError, match="empty"):
         nb.triple(mistake="ran tests without venv", correction="\x1b[32m\x1b[0m", lesson="x", reason="r")
     assert not nb.load().entries
+
+
+def test_load_gives_each_entry_its_file_and_reports_a_copied_id(nb: Notebook) -> None:
+    first = nb.add("lesson", "Pin the toolchain", reason="reproducible builds")
+    second = nb.add("convention", "Tabs in Makefiles", reason="make requires them")
+    contents = nb.load()
+    assert set(contents.paths) == {first.id, second.id}
+    assert read_entry(contents.paths[first.id]).title == "Pin the toolchain"
+    # A file copied by hand keeps the id: the second copy is reported, the first still served.
+    original = contents.paths[first.id]
+    copy = original.with_name("zz-" + original.name)
+    copy.write_text(original.read_text("utf-8"), "utf-8")
+    again = nb.load()
+    assert [p.path for p in again.problems] == [copy]
+    assert f"duplicate id {first.id} (also in {original})" in again.problems[0].message
+    assert again.paths[first.id] == original
