@@ -104,11 +104,13 @@ class Catalog:
         files = data.get("files")
         return files if isinstance(files, dict) else {}
 
-    def load(self) -> tuple[list[tuple[str, Entry]], list[Problem]]:
+    def load(
+        self, current: dict[str, tuple[int, ...]] | None = None
+    ) -> tuple[list[tuple[str, Entry]], list[Problem]]:
         """Every entry (with its file's path inside `entries/`) and every unreadable file, like
         `Store.read_all`, but cached. Paths stay strings: making ten thousand `Path`s costs more
-        than reading their records."""
-        current = self.store.stat_files()
+        than reading their records. `current` is a `Store.stat_files` scan the caller already made."""
+        current = self.store.stat_files() if current is None else current
         cached = self._read()
         fresh: dict[str, Any] = {}
         good: list[tuple[str, Entry]] = []

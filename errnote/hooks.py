@@ -17,7 +17,7 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -188,7 +188,8 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     options = Options.from_config(nb.config, **_situation(hook, nb.repo_root))
     if hook.event != "session-start" and not (options.query.strip() or options.paths or options.tools):
         return ""
-    if options.query.strip() and _index_far_behind(nb):
+    contents = nb.load()
+    if options.query.strip() and _index_far_behind(nb, contents.scan):
         # Building a big index, or catching up with thousands of changed files (a fresh clone, a big
         # pull), takes longer than a hook may (Claude Code stops it at 10 s): do it in the background
         # and answer from the rules, paths and tools meanwhile.
@@ -203,7 +204,7 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         shown: set[str] = set()
         if state is not None and not (hook.event == "session-start" and hook.source in ("clear", "compact")):
             shown = read_shown(state)  # after /clear or a compaction the model has forgotten them
-        selection = select(nb, replace(options, exclude=frozenset(shown)), now)
+        selection = select(nb, replace(options, exclude=frozenset(shown)), now, contents.entries)
         if not selection.picked:
             return ""
         if state is not None:
@@ -229,13 +230,13 @@ INLINE_SYNC_MAX = 1500
 BUILD_MARK_AGE = 300
 
 
-def _index_far_behind(nb: Any) -> bool:
+def _index_far_behind(nb: Any, scan: Mapping[str, tuple[int, ...]]) -> bool:
     """Is the index missing in a big notebook, or too far behind the files, to bring up to date now?"""
     from errnote.index import Index
 
-    pending = Index(nb).pending()
+    pending = Index(nb).pending(scan)
     if pending is None:
-        return len(nb.store.stat_files()) > INLINE_BUILD_MAX
+        return len(scan) > INLINE_BUILD_MAX
     return pending > INLINE_SYNC_MAX
 
 

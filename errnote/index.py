@@ -14,7 +14,7 @@ import errno
 import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -244,12 +244,14 @@ class Index:
             watcher.mark_synced(begun, report.problems, bool(linked), self._key)
         return report
 
-    def pending(self) -> int | None:
-        """How many entry files differ from what the index holds (None: there is no index yet)."""
+    def pending(self, current: Mapping[str, tuple[int, ...]] | None = None) -> int | None:
+        """How many entry files differ from what the index holds (None: there is no index yet).
+
+        `current` is a `Store.stat_files` scan the caller already made."""
         manifest = self._read_manifest()
         if manifest is None:
             return None
-        return len(self._diff(self.scan(), manifest["files"]))
+        return len(self._diff(self.scan() if current is None else current, manifest["files"]))
 
     def _manifest_key(self) -> tuple[int, ...] | None:
         """The manifest's stat key: an index rebuilt, replaced or deleted by anyone changes it."""
@@ -328,7 +330,7 @@ class Index:
                 shutil.rmtree(folder, ignore_errors=True)
 
     @staticmethod
-    def _diff(current: dict[str, tuple[int, ...]], known: dict[str, Any]) -> list[str]:
+    def _diff(current: Mapping[str, tuple[int, ...]], known: dict[str, Any]) -> list[str]:
         changed = [p for p, st in current.items() if known.get(p) != st]
         changed.extend(p for p in known if p not in current)
         return changed

@@ -111,6 +111,9 @@ class Contents:
     entries: tuple[Entry, ...]
     paths: Mapping[str, Path] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()
+    #: The stat scan the entries were loaded from (`Store.stat_files`): the index can be compared
+    #: with it without a second scan.
+    scan: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
     def by_id(self) -> dict[str, Entry]:
         return {e.id: e for e in self.entries}
@@ -207,7 +210,8 @@ class Notebook:
         """Read every entry file (through the catalog cache); unreadable ones go to `problems`."""
         from errnote.catalog import Catalog
 
-        good, bad = Catalog(self.store).load()
+        scan = self.store.stat_files()
+        good, bad = Catalog(self.store).load(scan)
         folder = self.store.entries_dir
         seen: dict[str, str] = {}
         entries: list[Entry] = []
@@ -219,7 +223,7 @@ class Notebook:
                 continue
             seen[entry.id] = rel
             entries.append(entry)
-        return Contents(tuple(entries), EntryPaths(folder, seen), tuple(problems))
+        return Contents(tuple(entries), EntryPaths(folder, seen), tuple(problems), scan)
 
     def entries(self) -> list[Entry]:
         return list(self.load().entries)
