@@ -24,14 +24,14 @@ from errnote import ranking
 from errnote.analysis import ANALYSIS_VERSION, analyze, is_cjk
 from errnote.errors import InvalidEntry, UsageError
 from errnote.filters import Filters, make_filters
-from errnote.model import Entry
+from errnote.model import Entry, Relation, Status
 from errnote.store import file_lock, read_entry
 
 if TYPE_CHECKING:
     from errnote.notebook import Notebook
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 7  # 7: kind, state and tag postings for filters
+SCHEMA_VERSION = 8  # 7: kind, state and tag postings for filters; 8: supersedes links
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 LOCK_TIMEOUT = 3.0
 #: Errors that mean "this cache cannot be written here" (not "the index is broken").
@@ -89,6 +89,7 @@ def _schema() -> Any:
         kind=ID(),
         state=ID(),
         tag=KEYWORD(commas=True, lowercase=True),
+        supersedes=KEYWORD(commas=True),  # the ids this entry supersedes
         title=TEXT(analyzer=analyzer, phrase=True),
         keys=TEXT(analyzer=analyzer, phrase=False),  # tags, tool, scope
         error=TEXT(analyzer=analyzer, phrase=True),
@@ -126,6 +127,7 @@ def _document(rel: str, entry: Entry) -> dict[str, Any]:
         "kind": entry.type.value,
         "state": entry.status.value,
         "tag": ",".join(entry.tags),
+        "supersedes": ",".join(entry.links_to(Relation.SUPERSEDES)),
         "title": entry.title,
         "keys": keys,
         "error": entry.error,
@@ -530,6 +532,11 @@ def _is_code(term: str) -> bool:
     return "-" in term or "." in term or "_" in term
 
 
+#: Up to this document frequency, a term's documents are counted one by one when the index holds
+#: deleted documents (the old versions of edited entries); above it, one more or less changes little.
+_EXACT_DF = 32
+
+
 def _run_search(
     nb: Notebook, ix: Any, query: str, filters: Filters, limit: int, threshold: bool, wide: bool = False
 ) -> list[SearchHit]:
@@ -545,12 +552,19 @@ def _run_search(
         # Term statistics count deleted documents until segments merge, so N must count them too,
         # or an often-edited notebook gets document frequencies above N (and negative idf).
         n_docs = max(searcher.doc_count_all(), 1)
+        edited = searcher.reader().has_deletions()
         dfs: dict[str, int] = {}
 
         def idf_of(term: str) -> float:
             """The information of a term (0 when no entry uses it)."""
             if term not in dfs:
-                dfs[term] = min(searcher.doc_frequency("all", term), n_docs)
+                df = searcher.doc_frequency("all", term)
+                if edited and 0 < df <= _EXACT_DF:
+                    # The old version of an edited entry still counts here: a word only one entry
+                    # uses would count as used by two, and a query of it would fall below the
+                    # threshold until a reindex. Live postings are cheap to count for rare words.
+                    df = sum(1 for _ in searcher.postings("all", term).all_ids())
+                dfs[term] = min(df, n_docs)
             df = dfs[term]
             return ranking.information(term, math.log(1 + (n_docs - df + 0.5) / (df + 0.5))) if df else 0.0
 
@@ -625,8 +639,13 @@ def _run_search(
                 results = searcher.search(
                     disjunction(plan, 0.0), limit=want, filter=_passing(searcher, filters)
                 )
+        every_status = filters.statuses >= {s.value for s in Status}
         for hit in results:
             meta = json.loads(hit["meta"])
+            if not every_status and _replaced(searcher, meta["id"]):
+                # Superseded by an active entry, though its own file still says active (a write
+                # cut short, a merge resolved by hand): as `inject` does, treat it as superseded.
+                meta["status"] = Status.SUPERSEDED.value
             if not filters.allows(meta):
                 continue
             found_terms = set(hit["terms"].split())
@@ -672,6 +691,16 @@ def _run_search(
     for hit in hits:
         unique.setdefault(hit.id, hit)
     return list(unique.values())[:limit]
+
+
+def _replaced(searcher: Any, eid: str) -> bool:
+    """Does an active entry supersede `eid`? (Most entries are no link's target: one term lookup.)"""
+    from whoosh import query as wq
+
+    if not searcher.doc_frequency("supersedes", eid):
+        return False
+    by_active = wq.And([wq.Term("supersedes", eid), wq.Term("state", Status.ACTIVE.value)])
+    return any(True for _ in searcher.docs_for_query(by_active))
 
 
 def _passing(searcher: Any, filters: Filters) -> set[int]:

@@ -174,6 +174,22 @@ def test_superseded_and_retired_are_hidden_unless_all(nb: Notebook) -> None:
     assert raw(nb, "platypus service", status="retired") == [gone.id]
 
 
+def test_an_entry_an_active_entry_supersedes_is_hidden_whatever_its_file_says(nb: Notebook) -> None:
+    """A write cut short or a merge resolved by hand can leave `status: active` on an entry that an
+    active entry supersedes: search treats it as superseded, as inject does."""
+    old = nb.add("convention", "Deploy the platypus service with fabric")
+    new = nb.add("convention", "Deploy the platypus service with ansible", links=[("supersedes", old.id)])
+    path = nb.store.path_for(nb.get(old.id))
+    path.write_text(path.read_text("utf-8").replace("status: superseded", "status: active"), "utf-8")
+    assert nb.get(old.id).status.value == "active"
+    assert raw(nb, "platypus service") == [new.id]
+    assert ids(search(nb, "platypus fabric")) == []
+    assert set(raw(nb, "platypus service", include_all=True)) == {old.id, new.id}
+    assert raw(nb, "platypus service", status="superseded") == [old.id]
+    nb.retire(new.id, "ansible is gone too")  # a retired entry supersedes nothing any more
+    assert set(raw(nb, "platypus service")) == {old.id}
+
+
 def test_filters(nb: Notebook, filled: dict[str, str]) -> None:
     q = "cargo openssl-sys pnpm monorepo redis production"
     assert ids(search(nb, q, types=["convention"])) == [filled["pnpm"]]
@@ -239,6 +255,20 @@ def test_edits_leave_deleted_documents_but_ranking_holds(nb: Notebook) -> None:
             )
         Index(nb).sync()
     assert {h.id for h in search(nb, "gradle daemon zebracorn")} == {e.id for e in made}
+
+
+def test_a_word_only_an_edited_entry_uses_stays_rare(nb: Notebook) -> None:
+    """The old version of an edited entry stays in the index as a deleted document: it must not
+    make the entry's own rare words count as shared, or a query of them falls below the threshold."""
+    for word in ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"):
+        nb.add("lesson", f"Lesson about {word}")
+    target = nb.add("lesson", "Run migrations with the zorbulax wrapper")
+    other = nb.add("lesson", "Lesson about juliet")
+    assert ids(search(nb, "zorbulax")) == [target.id]
+    for _ in range(3):  # each edit leaves one more deleted copy behind
+        nb.link(target.id, "related", other.id)
+        nb.replace_text(target.id, nb.store.path_for(nb.get(target.id)).read_text("utf-8") + "\nmore\n")
+        assert ids(search(nb, "zorbulax")) == [target.id]
 
 
 def test_a_cache_that_cannot_be_written_still_answers(nb: Notebook, filled: dict[str, str]) -> None:
