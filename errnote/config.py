@@ -61,6 +61,13 @@ def load_config(path: Path) -> Config:
         return Config()  # as `errnote init` wrote it: no need to load a YAML parser
     import yaml
 
+    from errnote.store import has_conflict_markers
+
+    if has_conflict_markers(text):
+        raise ErrnoteError(
+            f"{path}: the settings file holds git merge-conflict markers",
+            "resolve the conflict in the file, then run the command again; the entries are not affected",
+        )
     try:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:

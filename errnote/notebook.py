@@ -127,6 +127,25 @@ class Backlink:
     source: Entry
 
 
+def status_note(entry: Entry, inbound: Sequence[Backlink]) -> str:
+    """What the links say about an entry's status when its file says otherwise ("" when they agree).
+
+    A merge resolved by hand can drop the entry that superseded this one, or keep `status: active`
+    on an entry that an active entry supersedes; search and inject follow the links."""
+    by_active = [
+        b.source.id for b in inbound if b.rel is Relation.SUPERSEDES and b.source.status is Status.ACTIVE
+    ]
+    if entry.status is Status.ACTIVE and by_active:
+        who = ", ".join(by_active)
+        return f"superseded by {who}, though its file says active: search and inject leave it out"
+    if entry.status is Status.SUPERSEDED and not any(b.rel is Relation.SUPERSEDES for b in inbound):
+        return (
+            "marked superseded, but no entry supersedes it (was that entry removed in a merge?): "
+            f"'errnote edit {entry.id}' and set status: active to bring it back"
+        )
+    return ""
+
+
 class Notebook:
     """One repository's error notebook: the `.errnote/` folder and everything in it."""
 

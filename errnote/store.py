@@ -131,13 +131,18 @@ def render_entry(entry: Entry) -> str:
     return text.rstrip("\n") + "\n"
 
 
+def has_conflict_markers(text: str) -> bool:
+    """Does the text hold an unresolved git merge conflict (all three markers, in order)?"""
+    return _CONFLICT.search(text) is not None
+
+
 def parse_entry(text: str, path: Path | None = None) -> Entry:
     """Parse and validate one entry file's text; errors name the file."""
     import frontmatter
     import yaml
 
     where = str(path) if path else None
-    if _CONFLICT.search(text):
+    if has_conflict_markers(text):
         raise InvalidEntry(
             "the file holds git merge-conflict markers",
             "resolve the conflict in the file, then run the command again",
@@ -353,6 +358,22 @@ class Store:
                             stack.append(item.path)
             except (FileNotFoundError, NotADirectoryError):
                 continue
+
+    def clear_leftovers(self, max_age: float = 3600.0) -> list[Path]:
+        """Remove the temporary files of writes that were killed (`.NAME.XXXX.tmp` below `entries/`),
+        once older than `max_age` seconds: no write takes that long, so none is still in progress."""
+        removed: list[Path] = []
+        cutoff = time.time() - max_age
+        for folder, _dirs, names in os.walk(self.entries_dir):
+            for name in names:
+                if not (name.startswith(".") and name.endswith(".tmp")):
+                    continue
+                path = Path(folder) / name
+                with contextlib.suppress(OSError):
+                    if path.lstat().st_mtime < cutoff:
+                        path.unlink()
+                        removed.append(path)
+        return removed
 
     def named_ids(self) -> Iterator[tuple[str, str]]:
         """(id its name starts with, or "", path) for every entry file: the cheapest listing there is."""

@@ -549,3 +549,72 @@ def test_list_table_stops_at_a_cap_and_says_how_many_more(
     assert len(json.loads(run(runner, "list", "--json")[1])) == 3
     code, out, err = run(runner, "list", "--limit", "0")
     assert all(str(i) in out for i in made) and "older" not in err
+
+
+# --- after a merge: what a team finds in its notebook ------------------------------------------
+
+CONFLICT = "<<<<<<< HEAD\n{ours}\n=======\n{theirs}\n>>>>>>> theirs\n"
+
+
+def test_a_settings_file_with_conflict_markers_says_so(runner: CliRunner, in_repo: Path) -> None:
+    add_json(runner, "lesson", "Pin pip in CI", "--reason", "reproducible")
+    config = in_repo / ".errnote" / "config.yaml"
+    config.write_text("inject:\n" + CONFLICT.format(ours="  floor: 0.4", theirs="  floor: 0.6"), "utf-8")
+    for args in (["search", "pip"], ["inject"]):
+        code, _out, err = run(runner, *args)
+        assert code == 1
+        assert f"{config}: the settings file holds git merge-conflict markers" in err
+        assert "resolve the conflict" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_notebook_whose_every_entry_is_broken_is_not_called_empty(runner: CliRunner, in_repo: Path) -> None:
+    for title in ("Pin pip in CI", "Tabs in Makefiles"):
+        path = Path(str(add_json(runner, "lesson", title, "--reason", "why")["path"]))
+        text = path.read_text("utf-8")
+        path.write_text(CONFLICT.format(ours=text, theirs=text.replace("why", "because")), "utf-8")
+    code, _out, err = run(runner, "list")
+    assert code == 0 and "merge-conflict markers" in err
+    assert "No entry could be read: 2 entry files are broken" in err and "empty" not in err
+    code, _out, err = run(runner, "inject")
+    assert code == 0 and "No entry could be read: 2 entry files are broken" in err
+    for path in (in_repo / ".errnote" / "entries" / "lessons").glob("*.md"):
+        path.unlink()
+    code, _out, err = run(runner, "list")
+    assert "The notebook is empty" in err
+
+
+def test_show_says_when_the_links_and_the_status_disagree(runner: CliRunner, in_repo: Path) -> None:
+    old = add_json(runner, "convention", "Deploy with fabric", "--reason", "legacy")
+    new = add_json(
+        runner, "convention", "Deploy with ansible", "--reason", "x", "--supersedes", str(old["id"])
+    )
+    code, out, err = run(runner, "show", str(old["id"]), "--json")
+    assert code == 0 and json.loads(out)["status_note"] is None and err == ""
+    # A merge keeps `status: active` on the old entry: the links say it is superseded.
+    old_path = Path(str(old["path"]))
+    old_path.write_text(old_path.read_text("utf-8").replace("status: superseded", "status: active"), "utf-8")
+    code, out, err = run(runner, "show", str(old["id"]))
+    assert code == 0 and f"superseded by {new['id']}, though its file says active" in err
+    # A merge drops the entry that superseded it: nothing supersedes it any more.
+    old_path.write_text(old_path.read_text("utf-8").replace("status: active", "status: superseded"), "utf-8")
+    Path(str(new["path"])).unlink()
+    code, out, err = run(runner, "show", str(old["id"]), "--json")
+    note = json.loads(out)["status_note"]
+    assert code == 0 and "marked superseded, but no entry supersedes it" in note
+    assert f"errnote edit {old['id']}" in note and note in err
+
+
+def test_reindex_removes_the_temporary_files_of_killed_writes(runner: CliRunner, in_repo: Path) -> None:
+    import os
+    import time
+
+    entry = Path(str(add_json(runner, "lesson", "Pin pip in CI", "--reason", "why")["path"]))
+    old = entry.parent / f".{entry.name}.k1llz9q.tmp"
+    young = entry.parent / f".{entry.name}.w0rk1ng.tmp"
+    for path in (old, young):
+        path.write_text("---\nid: half", "utf-8")
+    hours_ago = time.time() - 2 * 3600
+    os.utime(old, (hours_ago, hours_ago))
+    code, out, _err = run(runner, "reindex", "--json")
+    assert code == 0 and json.loads(out)["removed_temp_files"] == [str(old)]
+    assert not old.exists() and young.exists() and entry.exists()  # a write may still be writing it

@@ -21,7 +21,7 @@ from errnote import __version__
 from errnote.cli.output import emit_json, fail, say, warn
 from errnote.errors import ErrnoteError, InvalidEntry, UsageError
 from errnote.model import EntryType, Relation, Source, entry_to_json
-from errnote.notebook import Notebook
+from errnote.notebook import Notebook, status_note
 
 TYPES_HELP = ", ".join(t.value for t in EntryType)
 RELATIONS_HELP = ", ".join(r.value for r in Relation)
@@ -252,6 +252,23 @@ def _warn_problems(problems: Any) -> None:
             problem.message if str(problem.path) in problem.message else f"{problem.path}: {problem.message}"
         )
         warn(f"skipped {text}")
+
+
+def empty_notebook(contents: Any, empty: str) -> str:
+    """Why nothing was shown: an empty notebook (`empty` says so), or one whose every file is broken."""
+    if not contents.problems:
+        return empty
+    count = len(contents.problems)
+    return (
+        f"No entry could be read: {count} entry file{'s are' if count > 1 else ' is'} broken (see above); "
+        "repair one with 'errnote edit ID' or delete it with 'errnote rm --force ID'."
+    )
+
+
+def _nothing_listed(contents: Any) -> str:
+    if contents.entries:
+        return "No entries match."
+    return empty_notebook(contents, "The notebook is empty: 'errnote add --help' shows how to record one.")
 
 
 def _stdin_or(value: str | None, name: str) -> str:
@@ -524,9 +541,13 @@ def show(
     contents = nb.load()
     known = contents.by_id()
     inbound = nb.backlinks(entry.id, contents)
+    note = status_note(entry, inbound)
+    if note:
+        warn(note)
     if json_:
         data = entry_to_json(entry)
         data["path"] = str(path)
+        data["status_note"] = note or None
         data["links"] = [
             {
                 "rel": link.rel.value,
@@ -587,11 +608,7 @@ def list_(
         emit_json([entry_to_json(e) for e in picked])
         return
     if not picked:
-        say(
-            "No entries match."
-            if contents.entries
-            else "The notebook is empty: 'errnote add --help' shows how to record one."
-        )
+        say(_nothing_listed(contents))
         return
     from errnote.cli.output import entry_table
 
@@ -825,7 +842,8 @@ def search(
 def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
     """Rebuild the search index from the entry files (built aside, then swapped in).
 
-    Rarely needed: every read command already syncs the index with the files.
+    Rarely needed: every read command already syncs the index with the files. Also removes the
+    temporary files (older than an hour) that writes killed midway left below entries/.
     """
     from errnote.index import Index
 
@@ -840,11 +858,21 @@ def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
         )
     if report.stale:
         raise ErrnoteError("the index is locked by another errnote process", "try again in a moment")
+    leftovers = nb.store.clear_leftovers()
     if json_:
-        emit_json({"indexed": report.added, "problems": report.problems, "seconds": round(seconds, 3)})
+        emit_json(
+            {
+                "indexed": report.added,
+                "problems": report.problems,
+                "seconds": round(seconds, 3),
+                "removed_temp_files": [str(p) for p in leftovers],
+            }
+        )
         return
     _report_sync(report)
     say(f"Indexed {report.added} entries in {seconds:.2f} s.")
+    if leftovers:
+        say(f"Removed {len(leftovers)} temporary file(s) left by interrupted writes.")
 
 
 # Commands defined in their own modules register themselves on `app` when imported.

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from errnote.cli.app import JsonOpt, _nb, _warn_problems, app
+from errnote.cli.app import JsonOpt, _nb, _warn_problems, app, empty_notebook
 from errnote.cli.output import emit_json, say, warn
 from errnote.errors import ErrnoteError, UsageError
 
@@ -192,7 +192,8 @@ def inject(
     _warn_problems(contents.problems)
     selection = select(nb, options, when, contents.entries)
     if not contents.entries and write is None:
-        say("The notebook is empty: nothing to inject yet ('errnote add --help' shows how to record one).")
+        empty = "The notebook is empty: nothing to inject yet ('errnote add --help' shows how to record one)."
+        say(empty_notebook(contents, empty))
         if chosen != "json":
             return
     if write is not None:
