@@ -80,3 +80,31 @@ def changed_paths(path: Path) -> list[str]:
             i += 1  # the next field is the old name of a rename
         paths.append(str(top / name))
     return sorted(set(paths))
+
+
+def merge_driver(path: Path, name: str) -> str | None:
+    """The command of git merge driver `name` in the repository holding `path` (None: not set, or
+    no repository)."""
+    repo = _open_repo(path)
+    if repo is None:
+        return None
+    with repo:
+        try:
+            value = repo.git.config("--get", f"merge.{name}.driver")
+        except Exception:  # noqa: BLE001 - not set (git exits 1), or git failed
+            return None
+    return str(value) or None
+
+
+def register_merge_driver(path: Path, name: str, title: str, command: str) -> bool:
+    """Set merge driver `name` in the repository's own config (.git/config, never committed)."""
+    repo = _open_repo(path)
+    if repo is None:
+        return False
+    with repo:
+        try:
+            repo.git.config("--local", f"merge.{name}.name", title)
+            repo.git.config("--local", f"merge.{name}.driver", command)
+        except Exception:  # noqa: BLE001 - a read-only .git: the line merge still works
+            return False
+    return True

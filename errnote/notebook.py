@@ -59,7 +59,8 @@ NOTEBOOK_README = """\
 Entries recorded with `errnote` (https://example.invalid/errnote): one Markdown file per entry
 under `entries/<type>s/`, YAML front-matter on top. Commit them with the code and review them in
 pull requests like any other change. `cache/` holds derived data (the search index, hook state)
-and is ignored by git; it is rebuilt from the files whenever it is missing.
+and is ignored by git; it is rebuilt from the files whenever it is missing. `.gitattributes`
+sends entry files to errnote's merge driver: run `errnote init` once in each clone to register it.
 """
 
 
@@ -201,11 +202,13 @@ class Notebook:
             if not folder.is_dir():
                 folder.mkdir(parents=True)
                 made.append(folder)
+        from errnote.merge import GITATTRIBUTES_TEXT
         from errnote.store import atomic_write
 
         for path, text in (
             (root / CONFIG_NAME, DEFAULT_CONFIG_TEXT),
             (root / ".gitignore", GITIGNORE_TEXT),
+            (root / ".gitattributes", GITATTRIBUTES_TEXT),
             (root / "README.md", NOTEBOOK_README),
             (root / ENTRIES_DIRNAME / ".gitkeep", ""),
         ):

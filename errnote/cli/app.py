@@ -292,13 +292,19 @@ def init(ctx: typer.Context) -> None:
     """
     override = (ctx.find_root().obj or {}).get("notebook")
     nb, made = Notebook.init(override=override)
+    driver = _register_merge_driver(nb)
     if not made:
-        say(f"Notebook already set up in {nb.root}: nothing to do.")
+        if driver:
+            say(f"Notebook already set up in {nb.root}; {driver}.")
+        else:
+            say(f"Notebook already set up in {nb.root}: nothing to do.")
         return
     say(f"Created notebook in {nb.root}:")
     for path in made:
         shown = path.relative_to(nb.root.parent)
         say(f"  {shown}{'/' if path.is_dir() else ''}")
+    if driver:
+        say(f"  ({driver})")
     if (nb.repo_root / ".git").exists():
         say("Commit .errnote/ with your code; 'errnote add --help' shows how to record an entry.")
     else:
@@ -306,6 +312,28 @@ def init(ctx: typer.Context) -> None:
             f"No git repository holds {nb.repo_root}: the notebook works, without commits in its "
             "provenance; 'git init' there to share it with the code."
         )
+
+
+def _register_merge_driver(nb: Notebook) -> str:
+    """Register errnote's merge driver for entry files in this clone's .git/config, once; says what
+    it did ("" for nothing: already there, or no git repository)."""
+    from errnote.history import merge_driver, register_merge_driver
+    from errnote.merge import DRIVER_NAME, driver_command
+
+    if not (nb.repo_root / ".git").exists() or merge_driver(nb.repo_root, DRIVER_NAME) is not None:
+        return ""
+    import shlex
+    import shutil
+
+    # The errnote of this installation: the one on PATH only if it is the same (another package
+    # of that name exists); a driver that cannot run falls back to git's line merge.
+    on_path = shutil.which("errnote")
+    same = on_path is not None and Path(on_path).parent == Path(sys.executable).parent
+    exe = "errnote" if same else f"{shlex.quote(sys.executable)} -m errnote"
+    title = "errnote: merge entry files field by field"
+    if not register_merge_driver(nb.repo_root, DRIVER_NAME, title, driver_command(exe)):
+        return ""
+    return "registered the merge driver for entry files in .git/config"
 
 
 # --- add / triple ---------------------------------------------------------------------------
@@ -836,6 +864,28 @@ def search(
     from errnote.cli.output import hit_table
 
     hit_table(result.hits, query)
+
+
+@app.command("merge-entry")
+def merge_entry(
+    base: Annotated[Path, typer.Argument(help="The common ancestor's version (git's %O).")],
+    ours: Annotated[Path, typer.Argument(help="Our version, replaced by the result (git's %A).")],
+    theirs: Annotated[Path, typer.Argument(help="Their version (git's %B).")],
+    marker_size: Annotated[int, typer.Option("--marker-size", help="Conflict marker length (git's %L).")] = 7,
+) -> None:
+    """Git merge driver for entry files: merges two versions field by field (set up by 'errnote init').
+
+    A field changed on one side only is taken from that side; tags, scope and links merge as sets;
+    `updated` takes the later time and confirmation counts add up; the body merges line by line.
+    Fields both sides changed differently get git's conflict markers (exit code 3).
+    """
+    from errnote.merge import CONFLICT_EXIT, merge_files
+
+    result = merge_files(base, ours, theirs, marker_size=marker_size)
+    if result.conflicted:
+        changed = ", ".join(result.fields) or "the file"
+        warn(f"both sides changed {changed} differently: resolve the conflict markers in the entry file")
+        raise typer.Exit(CONFLICT_EXIT)
 
 
 @app.command()

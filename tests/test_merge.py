@@ -1,0 +1,273 @@
+"""errnote's git merge driver: field by field on entry texts, and wired into real git merges."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from conftest import git
+from typer.testing import CliRunner
+
+from errnote.cli.app import app
+from errnote.merge import CONFLICT_EXIT, merge_texts
+from errnote.model import Entry, EntryType, Link, Provenance, Relation, Scope, ScopeItem
+from errnote.notebook import Notebook
+from errnote.store import has_conflict_markers, parse_entry, render_entry
+
+T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+
+
+def entry(**changes: object) -> Entry:
+    base = Entry(
+        id="a1b2c3d4e5",
+        type=EntryType.LESSON,
+        title="Pin the toolchain in CI",
+        provenance=Provenance(created=T0, updated=T0),
+        body="First paragraph.\n\nMiddle paragraph.\n\nLast paragraph.",
+        reason="builds must be reproducible",
+        tags=("ci", "rust"),
+        confidence=0.6,
+    )
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def merged(base: Entry, ours: Entry, theirs: Entry) -> tuple[Entry, bool]:
+    result = merge_texts(render_entry(base), render_entry(ours), render_entry(theirs))
+    assert not result.conflicted, result.text
+    return parse_entry(result.text), result.conflicted
+
+
+def later(minutes: int) -> Provenance:
+    return Provenance(created=T0, updated=T0 + timedelta(minutes=minutes))
+
+
+def test_unrelated_edits_of_one_entry_merge_cleanly() -> None:
+    base = entry()
+    ours = entry(confidence=0.9, provenance=later(5))
+    theirs = entry(links=(Link(Relation.RELATED, "ffff000011"),), provenance=later(3))
+    result, _ = merged(base, ours, theirs)
+    assert result.confidence == 0.9
+    assert result.links == (Link(Relation.RELATED, "ffff000011"),)
+    assert result.provenance.updated == T0 + timedelta(minutes=5)  # the later of the two edits
+    assert result.provenance.created == T0
+    # git's own line merge calls this a conflict: both sides rewrote `updated`.
+    done = _git_merge_file(render_entry(base), render_entry(ours), render_entry(theirs))
+    assert done.returncode != 0
+
+
+def test_lists_merge_as_sets_keeping_removals_and_additions() -> None:
+    base = entry(tags=("ci", "rust"), scope=Scope((ScopeItem("repo", ""),)))
+    ours = entry(tags=("rust", "toolchain"), scope=Scope((ScopeItem("repo", ""), ScopeItem("tool", "cargo"))))
+    theirs = entry(tags=("ci", "rust", "msrv"), scope=Scope((ScopeItem("path", "crates/**"),)))
+    result, _ = merged(base, ours, theirs)
+    assert result.tags == ("rust", "toolchain", "msrv")  # ours dropped "ci": gone
+    assert result.scope.as_strings() == ["tool:cargo", "path:crates/**"]  # theirs dropped "repo"
+
+
+def test_both_sides_adding_links_keep_both() -> None:
+    a, b = Link(Relation.RELATED, "0000aaaa11"), Link(Relation.CORRECTS, "0000bbbb22")
+    result, _ = merged(entry(), entry(links=(a,)), entry(links=(b,)))
+    assert set(result.links) == {a, b}
+
+
+def test_confirmations_counted_on_both_sides_add_up() -> None:
+    base = entry(confirmed=1, last_confirmed=T0)
+    ours = entry(confirmed=2, last_confirmed=T0 + timedelta(days=2))
+    theirs = entry(confirmed=3, last_confirmed=T0 + timedelta(days=1), contradicted=1)
+    result, _ = merged(base, ours, theirs)
+    assert (result.confirmed, result.contradicted) == (4, 1)
+    assert result.last_confirmed == T0 + timedelta(days=2)
+
+
+def test_edits_of_different_paragraphs_of_the_body_merge() -> None:
+    base = entry()
+    ours = entry(body=base.body.replace("First paragraph.", "First paragraph, clarified."))
+    theirs = entry(body=base.body.replace("Last paragraph.", "Last paragraph, with a link."))
+    result, _ = merged(base, ours, theirs)
+    assert result.body == "First paragraph, clarified.\n\nMiddle paragraph.\n\nLast paragraph, with a link."
+
+
+def test_a_field_both_sides_changed_differently_is_a_conflict_around_its_line_only() -> None:
+    base = entry()
+    ours = entry(title="Pin the Rust toolchain in CI", confidence=0.8, provenance=later(1))
+    theirs = entry(
+        title="Pin rustc with rust-toolchain.toml", tags=("ci", "rust", "msrv"), provenance=later(2)
+    )
+    result = merge_texts(render_entry(base), render_entry(ours), render_entry(theirs))
+    assert result.conflicted and result.fields == ("title",)
+    assert has_conflict_markers(result.text)
+    conflict = result.text[result.text.index("<<<<<<<") : result.text.index(">>>>>>>")]
+    assert "title: Pin the Rust toolchain in CI" in conflict and "title: Pin rustc with" in conflict
+    assert "confidence" not in conflict and "tags" not in conflict and "updated" not in conflict
+    # Everything else merged: resolving the title leaves a valid entry with both sides' changes.
+    lines = result.text.splitlines()
+    start, middle, end = (
+        next(i for i, line in enumerate(lines) if line.startswith(mark))
+        for mark in ("<<<<<<<", "=======", ">>>>>>>")
+    )
+    resolved = parse_entry("\n".join(lines[:start] + lines[start + 1 : middle] + lines[end + 1 :]) + "\n")
+    assert resolved.title == "Pin the Rust toolchain in CI"
+    assert resolved.confidence == 0.8 and "msrv" in resolved.tags
+    assert resolved.provenance.updated == T0 + timedelta(minutes=2)
+
+
+def test_text_that_is_not_an_entry_merges_as_git_would() -> None:
+    base = "not front-matter\nline two\nline three\nline four\n"
+    ours = "not front-matter\nline two\nline three\nline four, ours\n"
+    theirs = "not front-matter, theirs\nline two\nline three\nline four\n"
+    result = merge_texts(base, ours, theirs)
+    assert not result.conflicted
+    assert result.text == "not front-matter, theirs\nline two\nline three\nline four, ours\n"
+    clash = merge_texts(base, ours, base.replace("line four", "line four, theirs"))
+    assert clash.conflicted and has_conflict_markers(clash.text) and clash.fields == ()
+
+
+def _git_merge_file(base: str, ours: str, theirs: str) -> subprocess.CompletedProcess[bytes]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        paths = []
+        for name, text in (("o", ours), ("b", base), ("t", theirs)):
+            (Path(folder) / name).write_text(text, "utf-8")
+            paths.append(str(Path(folder) / name))
+        return subprocess.run(["git", "merge-file", "-p", *paths], capture_output=True)
+
+
+# --- in a real repository, through `git merge` --------------------------------------------------
+
+
+@pytest.fixture
+def team(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository whose notebook was set up by `errnote init` (which registers the driver)."""
+    monkeypatch.chdir(repo)
+    result = CliRunner().invoke(app, ["init"])
+    assert result.exit_code == 0, result.stderr
+    assert "registered the merge driver" in result.stderr
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "notebook")
+    return repo
+
+
+def cli(*args: str) -> str:
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def test_init_registers_the_driver_once_and_a_fresh_clone_gets_it_from_init(
+    team: Path, tmp_path: Path
+) -> None:
+    attributes = (team / ".errnote" / ".gitattributes").read_text("utf-8")
+    assert "entries/**/*.md merge=errnote" in attributes
+    assert "merge-entry %O %A %B" in git(team, "config", "merge.errnote.driver")
+    again = CliRunner().invoke(app, ["init"])
+    assert "nothing to do" in again.stderr
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(team), str(clone)], check=True)
+    result = CliRunner().invoke(app, ["--notebook", str(clone), "init"])
+    assert result.exit_code == 0 and "registered the merge driver" in result.stderr
+
+
+def test_two_branches_editing_one_entry_merge_without_conflict(team: Path) -> None:
+    lesson = json.loads(cli("add", "lesson", "Pin the toolchain in CI", "--reason", "reproducible", "--json"))
+    other = json.loads(cli("add", "lesson", "Cache cargo registries", "--reason", "speed", "--json"))
+    git(team, "add", "-A")
+    git(team, "commit", "-qm", "two lessons")
+    git(team, "checkout", "-qb", "linking")
+    cli("link", lesson["id"], "related", other["id"])
+    git(team, "commit", "-qam", "link")
+    git(team, "checkout", "-q", "-")
+    path = Path(lesson["path"])
+    time.sleep(1.1)  # a later `updated` than the link's: the line git's own merge trips on
+    Notebook.locate(team).replace_text(
+        lesson["id"], path.read_text("utf-8").replace("confidence: 0.6", "confidence: 0.9")
+    )
+    git(team, "commit", "-qam", "confidence")
+    rel = path.relative_to(team).as_posix()
+    stamps = {
+        parse_entry(git(team, "show", f"{ref}:{rel}") + "\n").provenance.updated
+        for ref in ("HEAD", "linking")
+    }
+    assert len(stamps) == 2  # both sides rewrote `updated`
+    done = subprocess.run(
+        ["git", "merge", "-q", "--no-edit", "linking"], cwd=team, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = json.loads(cli("show", lesson["id"], "--json"))
+    assert shown["confidence"] == 0.9
+    assert [(link["rel"], link["id"]) for link in shown["links"]] == [("related", other["id"])]
+    assert git(team, "status", "--porcelain") == ""
+    assert parse_entry(path.read_text("utf-8")).provenance.updated == max(stamps)
+
+
+def test_a_real_conflict_is_left_for_a_person_and_named(team: Path) -> None:
+    lesson = json.loads(cli("add", "lesson", "Pin the toolchain in CI", "--reason", "reproducible", "--json"))
+    git(team, "add", "-A")
+    git(team, "commit", "-qm", "lesson")
+    path = Path(lesson["path"])
+    git(team, "checkout", "-qb", "theirs")
+    path.write_text(
+        path.read_text("utf-8").replace("title: Pin the toolchain in CI", "title: Pin rustc"), "utf-8"
+    )
+    git(team, "commit", "-qam", "theirs")
+    git(team, "checkout", "-q", "-")
+    path.write_text(
+        path.read_text("utf-8").replace("title: Pin the toolchain in CI", "title: Pin rust"), "utf-8"
+    )
+    git(team, "commit", "-qam", "ours")
+    done = subprocess.run(
+        ["git", "merge", "-q", "--no-edit", "theirs"], cwd=team, capture_output=True, text=True
+    )
+    assert done.returncode != 0 and "both sides changed title differently" in done.stdout + done.stderr
+    assert has_conflict_markers(path.read_text("utf-8"))
+    result = CliRunner().invoke(app, ["list"])
+    assert "merge-conflict markers" in result.stderr
+
+
+def test_a_driver_that_cannot_run_falls_back_to_git_s_line_merge(team: Path) -> None:
+    """An errnote removed from the venv must not make git keep our side silently."""
+    git(team, "config", "merge.errnote.driver",
+        git(team, "config", "merge.errnote.driver").replace("-m errnote", "-m errnote_is_gone").replace(
+            "errnote merge-entry", "errnote-is-gone merge-entry"))  # fmt: skip
+    lesson = json.loads(cli("add", "lesson", "Pin the toolchain in CI", "--reason", "reproducible", "--json"))
+    git(team, "add", "-A")
+    git(team, "commit", "-qm", "lesson")
+    path = Path(lesson["path"])
+    git(team, "checkout", "-qb", "theirs")
+    path.write_text(path.read_text("utf-8").replace("confidence: 0.6", "confidence: 0.7"), "utf-8")
+    git(team, "commit", "-qam", "theirs")
+    git(team, "checkout", "-q", "-")
+    path.write_text(path.read_text("utf-8").replace("confidence: 0.6", "confidence: 0.8"), "utf-8")
+    git(team, "commit", "-qam", "ours")
+    done = subprocess.run(
+        ["git", "merge", "-q", "--no-edit", "theirs"], cwd=team, capture_output=True, text=True
+    )
+    assert done.returncode != 0
+    text = path.read_text("utf-8")
+    assert has_conflict_markers(text) and "confidence: 0.7" in text and "confidence: 0.8" in text
+
+
+def test_merge_entry_command_exit_codes(tmp_path: Path) -> None:
+    texts = [render_entry(e) for e in (entry(), entry(confidence=0.9), entry(tags=("ci",)))]
+    files = [tmp_path / n for n in ("base", "ours", "theirs")]
+    for path, text in zip(files, texts, strict=True):
+        path.write_text(text, "utf-8")
+    result = CliRunner().invoke(app, ["merge-entry", *map(str, files)])
+    assert result.exit_code == 0 and result.stderr == ""
+    merged_entry = parse_entry(files[1].read_text("utf-8"))
+    assert (merged_entry.confidence, merged_entry.tags) == (0.9, ("ci",))
+    files[1].write_text(render_entry(entry(title="Ours")), "utf-8")
+    files[2].write_text(render_entry(entry(title="Theirs")), "utf-8")
+    result = CliRunner().invoke(app, ["merge-entry", *map(str, files), "--marker-size", "9"])
+    assert result.exit_code == CONFLICT_EXIT and "both sides changed title differently" in result.stderr
+    assert "<<<<<<<<< ours" in files[1].read_text("utf-8")
+
+
+def test_notebook_api_sees_the_attributes_file(team: Path) -> None:
+    nb = Notebook.locate(team)
+    assert (nb.root / ".gitattributes").is_file()
