@@ -103,8 +103,9 @@ def register_merge_driver(path: Path, name: str, title: str, command: str) -> bo
         return False
     with repo:
         try:
-            repo.git.config("--local", f"merge.{name}.name", title)
+            # The command first: a driver with a name and no command makes git refuse every merge.
             repo.git.config("--local", f"merge.{name}.driver", command)
+            repo.git.config("--local", f"merge.{name}.name", title)
         except Exception:  # noqa: BLE001 - a read-only .git: the line merge still works
             return False
     return True

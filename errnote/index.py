@@ -639,10 +639,9 @@ def _run_search(
                 results = searcher.search(
                     disjunction(plan, 0.0), limit=want, filter=_passing(searcher, filters)
                 )
-        every_status = filters.statuses >= {s.value for s in Status}
         for hit in results:
             meta = json.loads(hit["meta"])
-            if not every_status and _replaced(searcher, meta["id"]):
+            if meta["status"] == Status.ACTIVE.value and _replaced(searcher, meta["id"]):
                 # Superseded by an active entry, though its own file still says active (a write
                 # cut short, a merge resolved by hand): as `inject` does, treat it as superseded.
                 meta["status"] = Status.SUPERSEDED.value

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errnote.errors import ErrnoteError, UsageError
-from errnote.model import Entry, EntryType, Relation, Status, iso, strip_controls
+from errnote.model import Entry, EntryType, Relation, Status, iso, strip_controls, superseded_by_active
 
 if TYPE_CHECKING:
     from errnote.config import Config
@@ -327,7 +327,7 @@ def select(
     current = now or resolve_now()
     every = list(entries) if entries is not None else list(nb.load().entries)
     active = [e for e in every if e.status is Status.ACTIVE]
-    superseded = frozenset(t for e in active for t in e.links_to(Relation.SUPERSEDES))
+    superseded = superseded_by_active(active)
     ok = {
         e.id: e
         for e in every

@@ -2,23 +2,29 @@
 
 Two people who edit one entry on two branches both rewrite its `updated` time, and often append to
 the same list (links, tags): git's line merge calls that a conflict even when the edits are
-unrelated. This merge goes field by field against the common ancestor:
+unrelated. The driver merges in two steps:
 
-- a field changed on one side only takes that side's value; changed alike on both, that value;
-- `updated` is the later of the two, `last_confirmed` too; `confirmed` and `contradicted` add up
-  the confirmations each side counted;
-- tags, scope items and links are merged as sets: what either side added is kept, what either
-  side removed is gone;
-- the body is merged line by line (`git merge-file`).
+1. git's own line merge, with the `updated` lines of both sides set to the later time first. When
+   that is clean and still reads as an entry, it is the result: every line neither side touched
+   stays byte for byte (comments, layout, line ends).
+2. Otherwise, field by field against the common ancestor: a field changed on one side only takes
+   that side's value, changed alike on both, that value; tags, scope items and links merge as
+   sets (what either side added is kept, what either side removed is gone); `confirmed` and
+   `contradicted` add up what each side counted; `last_confirmed` and `updated` take the later
+   time. The front-matter is then written in errnote's key order; the body is merged line by line.
 
-A field changed differently on both sides is a real conflict: the result then holds git's
-conflict markers around those lines only, and errnote reports the file as conflicted until it is
-resolved. Whatever cannot be read as an entry is merged as plain text, as git would have.
+A field changed differently on both sides is a real conflict: the result holds git's conflict
+markers around those lines only, and errnote reports the file as conflicted until it is resolved.
+Whatever cannot be read as an entry is merged as plain text, as git would have.
+
+git does not tell a merge driver about `-X ours` / `-X theirs`: with the driver registered, such
+conflicts in entry files are left for a person.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass, fields, replace
@@ -27,16 +33,22 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from errnote.errors import InvalidEntry
-from errnote.model import Entry, Link, Scope, validate
-from errnote.store import parse_entry, render_entry
+from errnote.model import Entry, Link, Relation, Scope
+from errnote.store import parse_entry, render_front_matter
 
 #: The attribute line that sends entry files to the driver (`.errnote/.gitattributes`).
 GITATTRIBUTES_TEXT = (
     "# Entry files merge field by field (errnote merge-entry); see README.\nentries/**/*.md merge=errnote\n"
 )
 DRIVER_NAME = "errnote"
+#: The driver's exit code for a merge that left conflict markers (git needs only "not 0"); any other
+#: failure (errnote gone from the venv, a crash) falls back to git's own line merge.
+CONFLICT_EXIT = 3
 
 T = TypeVar("T")
+
+_UPDATED = re.compile(r"^[ \t]+updated:[^\r\n]*", re.MULTILINE)
+_DELIMITER = re.compile(r"^-{3,}[ \t]*\r?$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -46,6 +58,80 @@ class MergeResult:
     text: str
     conflicted: bool
     fields: tuple[str, ...] = ()  # the entry fields both sides changed differently
+
+
+def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> MergeResult:
+    """Merge three versions of an entry file (ancestor, ours, theirs)."""
+    try:
+        b, o, t = (parse_entry(text) for text in (base, ours, theirs))
+    except InvalidEntry:
+        return _text_merge(base, ours, theirs, marker_size)
+    if not (b.id == o.id == t.id):
+        return _text_merge(base, ours, theirs, marker_size)
+    # 1. The line merge, once the line that every edit rewrites agrees.
+    stamp = _updated_line(ours if o.provenance.updated >= t.provenance.updated else theirs)
+    aligned = [_with_updated_line(x, stamp) for x in (ours, theirs)]
+    lines = _text_merge(base, aligned[0], aligned[1], marker_size)
+    if not lines.conflicted:
+        try:
+            parse_entry(lines.text)
+            return lines
+        except InvalidEntry:
+            pass  # the lines merged into something that is no entry: merge the fields instead
+    # 2. Field by field; the body line by line, as written in the files.
+    merged, conflicts = _merge_entries(b, o, t)
+    b0, b1, b2 = (_body(text) for text in (base, ours, theirs))
+    if b1 == b2 or b2 == b0:
+        body = MergeResult(b1, False)
+    elif b1 == b0:
+        body = MergeResult(b2, False)
+    else:
+        body = _text_merge(b0, b1, b2, marker_size)
+    newline = "\r\n" if "\r\n" in ours else "\n"
+    # Three front-matters that differ only in the conflicting fields: a line merge of them puts
+    # markers around those lines and nowhere else.
+    fronts = [
+        render_front_matter(replace(merged, **{name: getattr(side, name) for name in conflicts}))
+        for side in (b, o, t)
+    ]
+    front = (
+        _text_merge(fronts[0], fronts[1], fronts[2], marker_size)
+        if conflicts
+        else MergeResult(fronts[1], False)
+    )
+    text = front.text.replace("\n", newline) + body.text
+    named = tuple(sorted(conflicts)) if front.conflicted else ()
+    named += ("body",) if body.conflicted else ()
+    return MergeResult(text, front.conflicted or body.conflicted, named)
+
+
+def _front_end(text: str) -> int:
+    """Where the front-matter's closing line starts (0 when there is none)."""
+    marks = list(_DELIMITER.finditer(text))
+    return marks[1].start() if len(marks) >= 2 and marks[0].start() == 0 else 0
+
+
+def _updated_line(text: str) -> str:
+    found = _UPDATED.search(text, 0, _front_end(text))
+    return found.group(0) if found else ""
+
+
+def _with_updated_line(text: str, line: str) -> str:
+    """The text with its front-matter's `updated:` line replaced by `line` (as is when either is missing)."""
+    end = _front_end(text)
+    found = _UPDATED.search(text, 0, end)
+    if not line or found is None:
+        return text
+    return text[: found.start()] + line + text[found.end() :]
+
+
+def _body(text: str) -> str:
+    """Everything after the front-matter's closing line, exactly as written."""
+    start = _front_end(text)
+    if not start:
+        return ""
+    end = _DELIMITER.search(text, start).end()  # type: ignore[union-attr]
+    return text[end + 1 :] if text[end : end + 1] == "\n" else text[end:]
 
 
 def _pick(base: T, ours: T, theirs: T) -> tuple[T, bool]:
@@ -67,44 +153,17 @@ def _merge_list(base: tuple[T, ...], ours: tuple[T, ...], theirs: tuple[T, ...])
     return tuple(merged)
 
 
-def _later(a: datetime | None, b: datetime | None) -> datetime | None:
-    if a is None or b is None:
-        return a or b
-    return max(a, b)
+def _later(base: datetime | None, ours: datetime | None, theirs: datetime | None) -> datetime | None:
+    value, conflicted = _pick(base, ours, theirs)
+    if conflicted and ours is not None and theirs is not None:
+        return max(ours, theirs)
+    return value
 
 
 def _count(base: int, ours: int, theirs: int) -> int:
-    return max(base + (ours - base) + (theirs - base), 0)
-
-
-def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> MergeResult:
-    """Merge three versions of an entry file (ancestor, ours, theirs)."""
-    try:
-        entries = [parse_entry(text) for text in (base, ours, theirs)]
-    except InvalidEntry:
-        return _text_merge(base, ours, theirs, marker_size)
-    b, o, t = entries
-    if not (b.id == o.id == t.id):
-        return _text_merge(base, ours, theirs, marker_size)
-    merged, conflicts = _merge_entries(b, o, t)
-    body, body_conflict = _pick(b.body, o.body, t.body)
-    if body_conflict:
-        lines = _text_merge(b.body, o.body, t.body, marker_size)
-        body_conflict = lines.conflicted
-        body = lines.text
-    try:
-        merged = validate(replace(merged, body=body))
-    except InvalidEntry:
-        return _text_merge(base, ours, theirs, marker_size)
-    if not conflicts:
-        return MergeResult(render_entry(merged), body_conflict, ("body",) if body_conflict else ())
-    # Three renderings that differ only in the conflicting fields: a line merge of them puts markers
-    # around those lines and nowhere else.
-    sides = [replace(merged, **{name: getattr(side, name) for name in conflicts}) for side in (b, o, t)]
-    texts = [render_entry(side) for side in sides]
-    result = _text_merge(texts[0], texts[1], texts[2], marker_size)
-    named = tuple(sorted(conflicts)) + (("body",) if body_conflict else ())
-    return MergeResult(result.text, True, named)
+    """Confirmations counted on both sides add up; the same count on both (a cherry-pick) is one."""
+    value, conflicted = _pick(base, ours, theirs)
+    return max(base + (ours - base) + (theirs - base), 0) if conflicted else value
 
 
 def _merge_entries(b: Entry, o: Entry, t: Entry) -> tuple[Entry, set[str]]:
@@ -117,19 +176,18 @@ def _merge_entries(b: Entry, o: Entry, t: Entry) -> tuple[Entry, set[str]]:
             continue
         base, ours, theirs = getattr(b, name), getattr(o, name), getattr(t, name)
         if name == "provenance":
-            values[name] = _merge_provenance(base, ours, theirs, conflicts)
-        elif name in ("tags",):
+            values[name] = _merge_provenance(base, ours, theirs)
+        elif name == "tags":
             values[name] = _merge_list(base, ours, theirs)
         elif name == "links":
-            values[name] = tuple(
-                Link(r, x) for r, x in _merge_list(*(_pairs(v) for v in (base, ours, theirs)))
-            )
+            pairs = _merge_list(*(tuple((x.rel, x.target) for x in v) for v in (base, ours, theirs)))
+            values[name] = tuple(Link(Relation(rel), target) for rel, target in pairs)
         elif name == "scope":
             values[name] = Scope(_merge_list(base.items, ours.items, theirs.items))
         elif name in ("confirmed", "contradicted"):
             values[name] = _count(base, ours, theirs)
         elif name == "last_confirmed":
-            values[name] = _later(ours, theirs)
+            values[name] = _later(base, ours, theirs)
         else:
             value, conflicted = _pick(base, ours, theirs)
             values[name] = value
@@ -138,21 +196,15 @@ def _merge_entries(b: Entry, o: Entry, t: Entry) -> tuple[Entry, set[str]]:
     return replace(o, **values), conflicts
 
 
-def _pairs(links: tuple[Link, ...]) -> tuple[tuple[Any, str], ...]:
-    return tuple((link.rel, link.target) for link in links)
-
-
-def _merge_provenance(base: Any, ours: Any, theirs: Any, conflicts: set[str]) -> Any:
+def _merge_provenance(base: Any, ours: Any, theirs: Any) -> Any:
     values: dict[str, Any] = {"updated": max(ours.updated, theirs.updated)}
     for f in fields(ours):
         if f.name == "updated":
             continue
         value, conflicted = _pick(getattr(base, f.name), getattr(ours, f.name), getattr(theirs, f.name))
-        values[f.name] = value
         if conflicted and f.name == "created":
-            values[f.name] = min(getattr(ours, f.name), getattr(theirs, f.name))  # the first record
-        elif conflicted:
-            values[f.name] = getattr(ours, f.name)  # facts of the recording (author, branch): keep ours
+            value = min(getattr(ours, f.name), getattr(theirs, f.name))  # the first record of it
+        values[f.name] = value  # the other facts of the recording (author, branch): ours on a clash
     return replace(ours, **values)
 
 
@@ -162,7 +214,7 @@ def _text_merge(base: str, ours: str, theirs: str, marker_size: int = 7) -> Merg
         paths = []
         for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
             path = Path(folder) / name
-            path.write_text(text, encoding="utf-8")
+            path.write_bytes(text.encode("utf-8"))
             paths.append(str(path))
         done = subprocess.run(
             ["git", "merge-file", "-p", f"--marker-size={marker_size}", "-L", "ours", "-L", "base",
@@ -177,10 +229,10 @@ def _text_merge(base: str, ours: str, theirs: str, marker_size: int = 7) -> Merg
 
 def merge_files(base: Path, ours: Path, theirs: Path, *, marker_size: int = 7) -> MergeResult:
     """The merge driver's work: merge the three files and write the result over `ours`."""
-    from errnote.store import atomic_write
+    from errnote.store import atomic_write_bytes
 
     try:
-        texts = [p.read_text(encoding="utf-8") for p in (base, ours, theirs)]
+        texts = [p.read_bytes().decode("utf-8") for p in (base, ours, theirs)]
         result = merge_texts(*texts, marker_size=marker_size)
     except Exception:  # noqa: BLE001 - whatever went wrong, git's own line merge loses nothing
         done = subprocess.run(
@@ -189,13 +241,8 @@ def merge_files(base: Path, ours: Path, theirs: Path, *, marker_size: int = 7) -
             capture_output=True,
         )  # fmt: skip
         return MergeResult(ours.read_text(encoding="utf-8", errors="replace"), done.returncode != 0)
-    atomic_write(ours, result.text)
+    atomic_write_bytes(ours, result.text.encode("utf-8"))
     return result
-
-
-#: The driver's exit code for a merge that left conflict markers (git needs only "not 0"); any other
-#: failure (errnote gone from the venv, a crash) falls back to git's own line merge.
-CONFLICT_EXIT = 3
 
 
 def driver_command(executable: str) -> str:

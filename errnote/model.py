@@ -371,6 +371,19 @@ _ANSI = re.compile(
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
+def superseded_by_active(entries: Iterable[Entry]) -> frozenset[str]:
+    """The ids that an active entry supersedes: superseded, whatever their own files say (a write
+    cut short or a merge resolved by hand can leave `status: active` on them)."""
+    return frozenset(t for e in entries if e.status is Status.ACTIVE for t in e.links_to(Relation.SUPERSEDES))
+
+
+def effective_status(entry: Entry, superseded: frozenset[str]) -> Entry:
+    """The entry with the status its links give it (see `superseded_by_active`)."""
+    if entry.status is Status.ACTIVE and entry.id in superseded:
+        return replace(entry, status=Status.SUPERSEDED)
+    return entry
+
+
 def strip_controls(text: str) -> str:
     """Text without escape sequences and control characters (newlines and tabs stay)."""
     if "\x1b" in text:

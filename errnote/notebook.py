@@ -128,7 +128,7 @@ class Backlink:
     source: Entry
 
 
-def status_note(entry: Entry, inbound: Sequence[Backlink]) -> str:
+def status_note(entry: Entry, inbound: Sequence[Backlink], unreadable: int = 0) -> str:
     """What the links say about an entry's status when its file says otherwise ("" when they agree).
 
     A merge resolved by hand can drop the entry that superseded this one, or keep `status: active`
@@ -140,6 +140,9 @@ def status_note(entry: Entry, inbound: Sequence[Backlink]) -> str:
         who = ", ".join(by_active)
         return f"superseded by {who}, though its file says active: search and inject leave it out"
     if entry.status is Status.SUPERSEDED and not any(b.rel is Relation.SUPERSEDES for b in inbound):
+        if unreadable:  # the entry that supersedes it may be one of them (a merge under way)
+            files = f"{unreadable} entry file{'s' if unreadable > 1 else ''}"
+            return f"marked superseded; no readable entry supersedes it, but {files} could not be read"
         return (
             "marked superseded, but no entry supersedes it (was that entry removed in a merge?): "
             f"'errnote edit {entry.id}' and set status: active to bring it back"

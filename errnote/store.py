@@ -36,8 +36,9 @@ cache/
 #: Folder for each type, so a reviewer can browse `lessons/` or `mistakes/` in a pull request.
 TYPE_DIRS: dict[EntryType, str] = {t: t.value + "s" for t in EntryType}
 
-# A merge conflict leaves all three markers, in this order; `=======` alone is a Markdown heading rule.
-_CONFLICT = re.compile(r"^<{7}(?: |$).*?^={7}$.*?^>{7}(?: |$)", re.MULTILINE | re.DOTALL)
+# A merge conflict leaves all three markers, in this order (seven or more characters: git's
+# conflict-marker-size); `=======` alone is a Markdown heading rule.
+_CONFLICT = re.compile(r"^<{7,}(?: |\r?$).*?^={7,}\r?$.*?^>{7,}(?: |\r?$)", re.MULTILINE | re.DOTALL)
 _FILE_ID = re.compile(r"^([0-9a-f]{4,32})(?:-|\.md$)")
 
 
@@ -129,6 +130,23 @@ def render_entry(entry: Entry) -> str:
         post, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000
     )
     return text.rstrip("\n") + "\n"
+
+
+def render_front_matter(entry: Entry) -> str:
+    """The front-matter block of an entry ("---" lines included) as `render_entry` writes it, without
+    masking: for the merge driver, which rewrites text that is already in the files and must not
+    change what neither side changed."""
+    import yaml
+
+    data = yaml.dump(
+        entry_to_dict(entry),
+        Dumper=_dumper(),
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=1_000_000,
+    )
+    return f"---\n{data}---\n"
 
 
 def has_conflict_markers(text: str) -> bool:

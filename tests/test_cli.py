@@ -618,3 +618,24 @@ def test_reindex_removes_the_temporary_files_of_killed_writes(runner: CliRunner,
     code, out, _err = run(runner, "reindex", "--json")
     assert code == 0 and json.loads(out)["removed_temp_files"] == [str(old)]
     assert not old.exists() and young.exists() and entry.exists()  # a write may still be writing it
+
+
+def test_list_search_and_show_agree_on_an_entry_its_links_supersede(runner: CliRunner, in_repo: Path) -> None:
+    old = add_json(runner, "lesson", "Deploy with fabric", "--reason", "legacy")
+    new = add_json(runner, "lesson", "Deploy with ansible", "--reason", "x", "--supersedes", str(old["id"]))
+    old_path = Path(str(old["path"]))
+    old_path.write_text(old_path.read_text("utf-8").replace("status: superseded", "status: active"), "utf-8")
+    _code, out, _err = run(runner, "list", "--json")
+    assert [e["id"] for e in json.loads(out)] == [new["id"]]
+    _code, out, _err = run(runner, "list", "--status", "superseded", "--json")
+    assert [(e["id"], e["status"]) for e in json.loads(out)] == [(old["id"], "superseded")]
+    _code, out, _err = run(runner, "search", "deploy fabric", "--all", "--json")
+    assert {h["id"]: h["status"] for h in json.loads(out)}[old["id"]] == "superseded"
+    # The entry that supersedes it cannot be read (a merge under way): show says so, not "bring it back".
+    old_path.write_text(old_path.read_text("utf-8").replace("status: active", "status: superseded"), "utf-8")
+    new_path = Path(str(new["path"]))
+    text = new_path.read_text("utf-8")
+    new_path.write_text(f"<<<<<<< HEAD\n{text}=======\n{text}>>>>>>> theirs\n", "utf-8")
+    code, out, _err = run(runner, "show", str(old["id"]), "--json")
+    note = json.loads(out)["status_note"]
+    assert code == 0 and "no readable entry supersedes it, but 1 entry file could not be read" in note

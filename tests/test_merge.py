@@ -127,6 +127,75 @@ def test_text_that_is_not_an_entry_merges_as_git_would() -> None:
     assert clash.conflicted and has_conflict_markers(clash.text) and clash.fields == ()
 
 
+def test_a_clean_merge_keeps_every_untouched_byte() -> None:
+    """Comments, secrets already in the file, an indented first body line and CRLF line ends: the
+    merge changes only what a side changed (and `updated`)."""
+    base = render_entry(entry(body="    $ cargo build --locked\n\nFirst paragraph.\n\nLast paragraph."))
+    base = base.replace("confidence: 0.6", "confidence: 0.6  # raised after INC-42")
+    base = base.replace("First paragraph.", "First paragraph: postgres://app:hunter2@db:5432/x")
+    base = base.replace("\n", "\r\n")
+    stamp = "updated: 2026-11-01T09:00:00Z"
+    ours = base.replace("Last paragraph.", "Last paragraph, ours.").replace(
+        stamp, "updated: 2026-11-02T09:00:00Z"
+    )
+    theirs = base.replace("title: Pin the toolchain in CI", "title: Pin the Rust toolchain in CI")
+    theirs = theirs.replace(stamp, "updated: 2026-11-03T09:00:00Z")
+    result = merge_texts(base, ours, theirs)
+    assert not result.conflicted
+    expected = ours.replace("title: Pin the toolchain in CI", "title: Pin the Rust toolchain in CI")
+    assert result.text == expected.replace("updated: 2026-11-02T09:00:00Z", "updated: 2026-11-03T09:00:00Z")
+
+
+def test_when_lines_clash_the_fields_merge_and_the_body_stays_as_written() -> None:
+    """Both sides add a tag at the end of the list (a line clash): merged as sets; the body, with
+    its indented first line and a secret already in the file, is kept byte for byte."""
+    body = (
+        "    $ cargo build --locked\n\nFirst paragraph: postgres://app:hunter2@db:5432/x\n\nLast paragraph."
+    )
+    base = entry(body=body)
+    ours = entry(body=body, tags=("ci", "rust", "msrv"), provenance=later(1))
+    theirs = entry(body=body.replace("Last paragraph.", "Last, theirs."), tags=("ci", "rust", "cargo"))
+    secret = "postgres://app:hunter2@db:5432/x"  # in the files by hand: errnote would mask it
+    texts = [
+        render_entry(e).replace("postgres://app:[REDACTED]@db:5432/x", secret) for e in (base, ours, theirs)
+    ]
+    assert all(secret in text for text in texts)
+    assert _git_merge_file(*texts).returncode != 0  # git's line merge: a conflict on the tag lines
+    result = merge_texts(*texts)
+    assert not result.conflicted, result.text
+    merged_entry = parse_entry(result.text)
+    assert merged_entry.tags == ("ci", "rust", "msrv", "cargo")
+    assert result.text.endswith("\n---\n\n" + body.replace("Last paragraph.", "Last, theirs.") + "\n")
+    assert "hunter2" in result.text
+
+
+def test_the_same_confirmation_on_both_sides_counts_once() -> None:
+    """A cherry-picked confirmation is the same change on both sides, not two confirmations."""
+    base = entry()
+    both = entry(confirmed=1, last_confirmed=T0 + timedelta(days=1), provenance=later(1))
+    ours = replace(both, title="Pin the Rust toolchain in CI")
+    result = merge_texts(render_entry(base), render_entry(ours), render_entry(both))
+    merged_entry = parse_entry(result.text)
+    assert not result.conflicted and merged_entry.confirmed == 1
+    assert merged_entry.title == "Pin the Rust toolchain in CI"
+
+
+def test_edits_of_different_lines_of_a_multi_line_field_merge() -> None:
+    base = entry(reason="line one\nline two\nline three\nline four")
+    ours = entry(reason="line one, ours\nline two\nline three\nline four", provenance=later(1))
+    theirs = entry(reason="line one\nline two\nline three\nline four, theirs", provenance=later(2))
+    result = merge_texts(*(render_entry(e) for e in (base, ours, theirs)))
+    assert not result.conflicted and result.fields == ()
+    assert parse_entry(result.text).reason == "line one, ours\nline two\nline three\nline four, theirs"
+
+
+def test_conflicts_with_longer_markers_are_recognised() -> None:
+    base, ours, theirs = (render_entry(entry(body=b)) for b in ("Body.", "Ours.", "Theirs."))
+    result = merge_texts(base, ours, theirs, marker_size=9)
+    assert result.conflicted and result.fields == ("body",)
+    assert "<<<<<<<<< ours" in result.text and has_conflict_markers(result.text)
+
+
 def _git_merge_file(base: str, ours: str, theirs: str) -> subprocess.CompletedProcess[bytes]:
     import tempfile
 
@@ -227,6 +296,13 @@ def test_a_real_conflict_is_left_for_a_person_and_named(team: Path) -> None:
     assert has_conflict_markers(path.read_text("utf-8"))
     result = CliRunner().invoke(app, ["list"])
     assert "merge-conflict markers" in result.stderr
+
+
+def test_a_driver_without_a_command_is_never_left_behind(team: Path) -> None:
+    """git refuses every merge for a driver that has a name and no command: the command is written
+    first, so a failed second write leaves a working driver."""
+    config = (team / ".git" / "config").read_text("utf-8")
+    assert config.index("driver = ") < config.index("name = errnote")
 
 
 def test_a_driver_that_cannot_run_falls_back_to_git_s_line_merge(team: Path) -> None:

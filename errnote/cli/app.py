@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 from errnote import __version__
 from errnote.cli.output import emit_json, fail, say, warn
 from errnote.errors import ErrnoteError, InvalidEntry, UsageError
-from errnote.model import EntryType, Relation, Source, entry_to_json
+from errnote.model import EntryType, Relation, Source, effective_status, entry_to_json, superseded_by_active
 from errnote.notebook import Notebook, status_note
 
 TYPES_HELP = ", ".join(t.value for t in EntryType)
@@ -569,7 +569,7 @@ def show(
     contents = nb.load()
     known = contents.by_id()
     inbound = nb.backlinks(entry.id, contents)
-    note = status_note(entry, inbound)
+    note = status_note(entry, inbound, len(contents.problems))
     if note:
         warn(note)
     if json_:
@@ -625,7 +625,9 @@ def list_(
     nb = _nb(ctx)
     filters = _filters(nb, type, tag, tool, scope, path, since, min_confidence, status, all_, limit)
     contents = nb.load()
-    picked = [e for e in contents.entries if filters.allows(entry_meta(e))]
+    superseded = superseded_by_active(contents.entries)  # the status search and inject go by
+    shown = [effective_status(e, superseded) for e in contents.entries]
+    picked = [e for e in shown if filters.allows(entry_meta(e))]
     picked.sort(key=lambda e: (e.provenance.created, e.id), reverse=True)
     cap = limit if limit is not None else (0 if json_ else LIST_TABLE_MAX)
     more = max(len(picked) - cap, 0) if cap > 0 else 0
