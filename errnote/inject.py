@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errnote.errors import ErrnoteError, UsageError
+from errnote.markdown import fenced_spans, inside
 from errnote.model import Entry, EntryType, Relation, Status, iso, strip_controls, superseded_by_active
 
 if TYPE_CHECKING:
@@ -799,27 +800,12 @@ def wrap_block(text: str) -> str:
     return f"{BEGIN_LINE}\n{text.rstrip()}\n{END_MARKER}\n"
 
 
-def _fenced_spans(text: str) -> list[tuple[int, int]]:
-    """Offsets of Markdown fenced code blocks (``` or ~~~ up to the same fence). A fence never closed
-    hides nothing: otherwise errnote's own block after it would never be found again."""
-    spans: list[tuple[int, int]] = []
-    fence, start = "", 0
-    for m in re.finditer(r"(?m)^[ \t]{0,3}(`{3,}|~{3,}).*$", text):
-        mark = m.group(1)
-        if not fence:
-            fence, start = mark, m.start()
-        elif mark[0] == fence[0] and len(mark) >= len(fence) and not m.group(0).strip()[len(mark) :].strip():
-            spans.append((start, m.end()))
-            fence = ""
-    return spans
-
-
 def _find_block(text: str, path: Path) -> tuple[int, int] | None:
     """Start and end offsets of the managed block (end just after the end marker), or None."""
-    fenced = _fenced_spans(text)
+    fenced = fenced_spans(text)
 
     def outside(at: int) -> bool:  # a marker shown inside a ``` example is not errnote's block
-        return not any(a <= at < b for a, b in fenced)
+        return not inside(fenced, at)
 
     starts = [
         m.start() for m in re.finditer(r"(?m)^[ \t]*" + re.escape(BEGIN_MARKER), text) if outside(m.start())

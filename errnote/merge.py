@@ -23,6 +23,7 @@ conflicts in entry files are left for a person.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -47,6 +48,9 @@ CONFLICT_EXIT = 3
 
 T = TypeVar("T")
 
+# The `updated:` line of the `provenance:` block (an `updated:` line inside a multi-line error text
+# or reason is somebody's words, never aligned).
+_PROVENANCE = re.compile(r"^provenance:[ \t]*\r?\n((?:[ \t]+[^\r\n]*\r?\n?)*)", re.MULTILINE)
 _UPDATED = re.compile(r"^[ \t]+updated:[^\r\n]*", re.MULTILINE)
 _DELIMITER = re.compile(r"^-{3,}[ \t]*\r?$", re.MULTILINE)
 
@@ -62,6 +66,15 @@ class MergeResult:
 
 def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> MergeResult:
     """Merge three versions of an entry file (ancestor, ours, theirs)."""
+    # A byte-order mark (a Windows editor) would hide where the front-matter starts: merge without
+    # it, and give ours its mark back.
+    bom = "\ufeff" if ours.startswith("\ufeff") else ""
+    base, ours, theirs = (x.removeprefix("\ufeff") for x in (base, ours, theirs))
+    result = _merge_texts(base, ours, theirs, marker_size)
+    return replace(result, text=bom + result.text) if bom else result
+
+
+def _merge_texts(base: str, ours: str, theirs: str, marker_size: int) -> MergeResult:
     try:
         b, o, t = (parse_entry(text) for text in (base, ours, theirs))
     except InvalidEntry:
@@ -107,22 +120,31 @@ def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> M
 
 def _front_end(text: str) -> int:
     """Where the front-matter's closing line starts (0 when there is none)."""
-    marks = list(_DELIMITER.finditer(text))
-    return marks[1].start() if len(marks) >= 2 and marks[0].start() == 0 else 0
+    marks = list(itertools.islice(_DELIMITER.finditer(text), 2))
+    return marks[1].start() if len(marks) == 2 and marks[0].start() == 0 else 0
+
+
+def _updated_span(text: str) -> tuple[int, int] | None:
+    """Where the `updated:` line of the front-matter's `provenance:` block is (None: it has none)."""
+    end = _front_end(text)
+    block = _PROVENANCE.search(text, 0, end)
+    if block is None:
+        return None
+    found = _UPDATED.search(text, block.start(1), min(block.end(1), end))
+    return (found.start(), found.end()) if found else None
 
 
 def _updated_line(text: str) -> str:
-    found = _UPDATED.search(text, 0, _front_end(text))
-    return found.group(0) if found else ""
+    span = _updated_span(text)
+    return text[span[0] : span[1]] if span else ""
 
 
 def _with_updated_line(text: str, line: str) -> str:
-    """The text with its front-matter's `updated:` line replaced by `line` (as is when either is missing)."""
-    end = _front_end(text)
-    found = _UPDATED.search(text, 0, end)
-    if not line or found is None:
+    """The text with its `updated:` line replaced by `line` (as is when either is missing)."""
+    span = _updated_span(text)
+    if not line or span is None:
         return text
-    return text[: found.start()] + line + text[found.end() :]
+    return text[: span[0]] + line + text[span[1] :]
 
 
 def _body(text: str) -> str:
@@ -160,10 +182,14 @@ def _later(base: datetime | None, ours: datetime | None, theirs: datetime | None
     return value
 
 
-def _count(base: int, ours: int, theirs: int) -> int:
-    """Confirmations counted on both sides add up; the same count on both (a cherry-pick) is one."""
-    value, conflicted = _pick(base, ours, theirs)
-    return max(base + (ours - base) + (theirs - base), 0) if conflicted else value
+def _count(base: int, ours: int, theirs: int, same_change: bool) -> int:
+    """Counts changed on both sides add up, unless both sides hold the same change (a cherry-pick:
+    the caller tells, by the time of the last confirmation)."""
+    if ours == base:
+        return theirs
+    if theirs == base or (ours == theirs and same_change):
+        return ours
+    return max(base + (ours - base) + (theirs - base), 0)
 
 
 def _merge_entries(b: Entry, o: Entry, t: Entry) -> tuple[Entry, set[str]]:
@@ -184,8 +210,10 @@ def _merge_entries(b: Entry, o: Entry, t: Entry) -> tuple[Entry, set[str]]:
             values[name] = tuple(Link(Relation(rel), target) for rel, target in pairs)
         elif name == "scope":
             values[name] = Scope(_merge_list(base.items, ours.items, theirs.items))
-        elif name in ("confirmed", "contradicted"):
-            values[name] = _count(base, ours, theirs)
+        elif name == "confirmed":
+            values[name] = _count(base, ours, theirs, o.last_confirmed == t.last_confirmed)
+        elif name == "contradicted":
+            values[name] = _count(base, ours, theirs, o.provenance.updated == t.provenance.updated)
         elif name == "last_confirmed":
             values[name] = _later(base, ours, theirs)
         else:

@@ -460,6 +460,14 @@ class Notebook:
 
     def update(self, ref: str, **changes: Any) -> Entry:
         """Change fields of an entry (validated again) and rewrite its file in place."""
+        # The Python API takes the words the CLI takes: `type="mistake"`, `status="retired"`.
+        for name, kind in (("type", EntryType), ("status", Status), ("source", Source)):
+            if isinstance(changes.get(name), str):
+                changes[name] = kind.parse(changes[name])
+        if "scope" in changes and not isinstance(changes["scope"], Scope):
+            changes["scope"] = Scope.parse(changes["scope"])
+        if "tags" in changes:
+            changes["tags"] = tuple(changes["tags"])
         with self.store.lock():
             entry, path = self.locate_entry(ref)
             new = redact_entry(self._touched(entry, **changes))

@@ -150,8 +150,15 @@ def render_front_matter(entry: Entry) -> str:
 
 
 def has_conflict_markers(text: str) -> bool:
-    """Does the text hold an unresolved git merge conflict (all three markers, in order)?"""
-    return _CONFLICT.search(text) is not None
+    """Does the text hold an unresolved git merge conflict (all three markers, in order)? Markers
+    shown inside a fenced code block are an example (a lesson about resolving conflicts), not one."""
+    found = _CONFLICT.search(text)
+    if found is None:
+        return False
+    from errnote.markdown import fenced_spans, inside
+
+    fenced = fenced_spans(text)
+    return any(not inside(fenced, m.start()) for m in _CONFLICT.finditer(text))
 
 
 def parse_entry(text: str, path: Path | None = None) -> Entry:

@@ -196,6 +196,42 @@ def test_conflicts_with_longer_markers_are_recognised() -> None:
     assert "<<<<<<<<< ours" in result.text and has_conflict_markers(result.text)
 
 
+def test_a_byte_order_mark_keeps_the_body() -> None:
+    body = "First paragraph.\n\nLast paragraph."
+    base = render_entry(entry(body=body))
+    ours = "\ufeff" + render_entry(entry(body=body, tags=("ci", "rust", "cargo"), provenance=later(1)))
+    theirs = render_entry(entry(body=body, tags=("ci", "rust", "msrv"), provenance=later(2)))
+    result = merge_texts(base, ours, theirs)
+    assert not result.conflicted and result.text.startswith("\ufeff---\n")
+    merged_entry = parse_entry(result.text)
+    assert merged_entry.body == body and merged_entry.tags == ("ci", "rust", "cargo", "msrv")
+
+
+def test_an_updated_line_in_a_text_field_is_not_the_time_stamp() -> None:
+    """`updated: 3 packages` in an error text is somebody's words: a hand edit of it must survive."""
+    error = "added 12 packages\nupdated: 3 packages\naudited 200 packages"
+    base = render_entry(entry(error=error))
+    ours = render_entry(entry(error=error.replace("3 packages", "4 packages"), provenance=later(1)))
+    theirs = render_entry(
+        entry(error=error, links=(Link(Relation.RELATED, "ffff000011"),), provenance=later(2))
+    )
+    result = merge_texts(base, ours, theirs)
+    merged_entry = parse_entry(result.text)
+    assert not result.conflicted and "updated: 4 packages" in merged_entry.error
+    assert merged_entry.links == (Link(Relation.RELATED, "ffff000011"),)
+    assert merged_entry.provenance.updated == T0 + timedelta(minutes=2)
+
+
+def test_confirmations_made_on_each_side_both_count() -> None:
+    base = entry(confirmed=2, last_confirmed=T0)
+    ours = entry(confirmed=3, last_confirmed=T0 + timedelta(days=1), provenance=later(1))
+    theirs = entry(confirmed=3, last_confirmed=T0 + timedelta(days=2), provenance=later(2))
+    result = merge_texts(*(render_entry(e) for e in (base, ours, theirs)))
+    merged_entry = parse_entry(result.text)
+    assert not result.conflicted and merged_entry.confirmed == 4
+    assert merged_entry.last_confirmed == T0 + timedelta(days=2)
+
+
 def _git_merge_file(base: str, ours: str, theirs: str) -> subprocess.CompletedProcess[bytes]:
     import tempfile
 
@@ -303,6 +339,18 @@ def test_a_driver_without_a_command_is_never_left_behind(team: Path) -> None:
     first, so a failed second write leaves a working driver."""
     config = (team / ".git" / "config").read_text("utf-8")
     assert config.index("driver = ") < config.index("name = errnote")
+
+
+def test_init_repairs_a_driver_whose_program_is_gone(team: Path) -> None:
+    stale = "/nonexistent/venv/bin/python -m errnote merge-entry %O %A %B --marker-size %L"
+    git(team, "config", "merge.errnote.driver", stale)
+    result = CliRunner().invoke(app, ["init"])
+    assert result.exit_code == 0 and "re-registered the merge driver" in result.stderr
+    assert "/nonexistent/" not in git(team, "config", "merge.errnote.driver")
+    own = "my-merge-tool %O %A %B"  # somebody's own driver under that name: left alone
+    git(team, "config", "merge.errnote.driver", own)
+    assert "nothing to do" in CliRunner().invoke(app, ["init"]).stderr
+    assert git(team, "config", "merge.errnote.driver") == own
 
 
 def test_a_driver_that_cannot_run_falls_back_to_git_s_line_merge(team: Path) -> None:

@@ -396,3 +396,21 @@ def test_load_gives_each_entry_its_file_and_reports_a_copied_id(nb: Notebook) ->
     assert [p.path for p in again.problems] == [copy]
     assert f"duplicate id {first.id} (also in {original})" in again.problems[0].message
     assert again.paths[first.id] == original
+
+
+def test_an_entry_about_merge_conflicts_can_show_markers_in_a_code_example(nb: Notebook) -> None:
+    body = (
+        "Regenerate the lockfile instead of editing:\n\n```\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> main\n```"
+    )
+    made = nb.add("lesson", "Resolve lockfile conflicts by regenerating", body=body)
+    contents = nb.load()
+    assert contents.problems == () and [e.id for e in contents.entries] == [made.id]
+    assert nb.get(made.id).body == body
+
+
+def test_update_takes_the_words_the_cli_takes(nb: Notebook) -> None:
+    made = nb.add("lesson", "Pin the toolchain", reason="reproducible")
+    changed = nb.update(made.id, type="mistake", status="retired", scope=["tool:cargo"], tags=["rust"])
+    assert (changed.type, changed.status) == (EntryType.MISTAKE, Status.RETIRED)
+    assert changed.scope.as_strings() == ["tool:cargo"] and changed.tags == ("rust",)
+    assert nb.store.path_for(nb.get(made.id)).parent.name == "mistakes"

@@ -238,3 +238,14 @@ def test_aliases_are_refused_before_they_expand() -> None:
     assert entry.reason == "R&D runs make && make test" and [lk.target for lk in entry.links] == [
         "4824b7ce45"
     ]
+
+
+def test_conflict_markers_shown_in_a_code_example_are_not_a_conflict() -> None:
+    from errnote.store import has_conflict_markers
+
+    real = "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> feature\n"
+    example = f"Resolve lockfiles by regenerating them:\n\n```\n{real}```\n"
+    assert not has_conflict_markers(example)
+    assert has_conflict_markers(real) and has_conflict_markers(example + real)
+    assert has_conflict_markers("```\nunclosed fence\n" + real)  # a fence never closed hides nothing
+    assert has_conflict_markers(real.replace("<<<<<<<", "<<<<<<<<<").replace(">>>>>>>", ">>>>>>>>>"))
