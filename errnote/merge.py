@@ -17,8 +17,8 @@ A field changed differently on both sides is a real conflict: the result holds g
 markers around those lines only, and errnote reports the file as conflicted until it is resolved.
 Whatever cannot be read as an entry is merged as plain text, as git would have.
 
-git does not tell a merge driver about `-X ours` / `-X theirs`: with the driver registered, such
-conflicts in entry files are left for a person.
+git does not tell a merge driver about `-X ours` / `-X theirs`: the driver reads them from the
+command line of the git process that runs it (`favoured_side`), and settles clashes that way.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import tempfile
 from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from errnote.errors import InvalidEntry
 from errnote.model import Entry, Link, Relation, Scope
@@ -56,6 +56,15 @@ _DELIMITER = re.compile(r"^-{3,}[ \t]*\r?$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
+class MergeOptions:
+    """How git asked for the merge: its conflict-marker length (%L), and the side `-X ours` or
+    `-X theirs` favours (git does not pass that to drivers: see `favoured_side`)."""
+
+    marker_size: int = 7
+    favor: Literal["", "ours", "theirs"] = ""
+
+
+@dataclass(frozen=True)
 class MergeResult:
     """The merged file text, and whether it still holds conflicts for a person to resolve."""
 
@@ -64,27 +73,28 @@ class MergeResult:
     fields: tuple[str, ...] = ()  # the entry fields both sides changed differently
 
 
-def merge_texts(base: str, ours: str, theirs: str, *, marker_size: int = 7) -> MergeResult:
+def merge_texts(base: str, ours: str, theirs: str, options: MergeOptions | None = None) -> MergeResult:
     """Merge three versions of an entry file (ancestor, ours, theirs)."""
+    opts = options or MergeOptions()
     # A byte-order mark (a Windows editor) would hide where the front-matter starts: merge without
     # it, and give ours its mark back.
     bom = "\ufeff" if ours.startswith("\ufeff") else ""
     base, ours, theirs = (x.removeprefix("\ufeff") for x in (base, ours, theirs))
-    result = _merge_texts(base, ours, theirs, marker_size)
+    result = _merge_texts(base, ours, theirs, opts)
     return replace(result, text=bom + result.text) if bom else result
 
 
-def _merge_texts(base: str, ours: str, theirs: str, marker_size: int) -> MergeResult:
+def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> MergeResult:
     try:
         b, o, t = (parse_entry(text) for text in (base, ours, theirs))
     except InvalidEntry:
-        return _text_merge(base, ours, theirs, marker_size)
+        return _text_merge(base, ours, theirs, opts)
     if not (b.id == o.id == t.id):
-        return _text_merge(base, ours, theirs, marker_size)
+        return _text_merge(base, ours, theirs, opts)
     # 1. The line merge, once the line that every edit rewrites agrees.
     stamp = _updated_line(ours if o.provenance.updated >= t.provenance.updated else theirs)
     aligned = [_with_updated_line(x, stamp) for x in (ours, theirs)]
-    lines = _text_merge(base, aligned[0], aligned[1], marker_size)
+    lines = _text_merge(base, aligned[0], aligned[1], opts)
     if not lines.conflicted:
         try:
             parse_entry(lines.text)
@@ -93,13 +103,16 @@ def _merge_texts(base: str, ours: str, theirs: str, marker_size: int) -> MergeRe
             pass  # the lines merged into something that is no entry: merge the fields instead
     # 2. Field by field; the body line by line, as written in the files.
     merged, conflicts = _merge_entries(b, o, t)
+    if opts.favor and conflicts:  # `-X ours` / `-X theirs`: the favoured side settles every clash
+        side = o if opts.favor == "ours" else t
+        merged, conflicts = replace(merged, **{name: getattr(side, name) for name in conflicts}), set()
     b0, b1, b2 = (_body(text) for text in (base, ours, theirs))
     if b1 == b2 or b2 == b0:
         body = MergeResult(b1, False)
     elif b1 == b0:
         body = MergeResult(b2, False)
     else:
-        body = _text_merge(b0, b1, b2, marker_size)
+        body = _text_merge(b0, b1, b2, opts)
     newline = "\r\n" if "\r\n" in ours else "\n"
     # Three front-matters that differ only in the conflicting fields: a line merge of them puts
     # markers around those lines and nowhere else.
@@ -107,11 +120,7 @@ def _merge_texts(base: str, ours: str, theirs: str, marker_size: int) -> MergeRe
         render_front_matter(replace(merged, **{name: getattr(side, name) for name in conflicts}))
         for side in (b, o, t)
     ]
-    front = (
-        _text_merge(fronts[0], fronts[1], fronts[2], marker_size)
-        if conflicts
-        else MergeResult(fronts[1], False)
-    )
+    front = _text_merge(fronts[0], fronts[1], fronts[2], opts) if conflicts else MergeResult(fronts[1], False)
     text = front.text.replace("\n", newline) + body.text
     named = tuple(sorted(conflicts)) if front.conflicted else ()
     named += ("body",) if body.conflicted else ()
@@ -236,7 +245,13 @@ def _merge_provenance(base: Any, ours: Any, theirs: Any) -> Any:
     return replace(ours, **values)
 
 
-def _text_merge(base: str, ours: str, theirs: str, marker_size: int = 7) -> MergeResult:
+def _merge_file_args(opts: MergeOptions) -> list[str]:
+    favor = [f"--{opts.favor}"] if opts.favor else []
+    return ["git", "merge-file", f"--marker-size={opts.marker_size}", *favor,
+            "-L", "ours", "-L", "base", "-L", "theirs"]  # fmt: skip
+
+
+def _text_merge(base: str, ours: str, theirs: str, opts: MergeOptions) -> MergeResult:
     """git's own line merge of three texts (`git merge-file`), conflict markers and all."""
     with tempfile.TemporaryDirectory(prefix="errnote-merge-") as folder:
         paths = []
@@ -245,32 +260,99 @@ def _text_merge(base: str, ours: str, theirs: str, marker_size: int = 7) -> Merg
             path.write_bytes(text.encode("utf-8"))
             paths.append(str(path))
         done = subprocess.run(
-            ["git", "merge-file", "-p", f"--marker-size={marker_size}", "-L", "ours", "-L", "base",
-             "-L", "theirs", *paths],
-            capture_output=True,
-            env={**os.environ, "LC_ALL": "C"},
-        )  # fmt: skip
+            [*_merge_file_args(opts), "-p", *paths], capture_output=True, env={**os.environ, "LC_ALL": "C"}
+        )
     if done.returncode < 0 or done.returncode > 127:
         raise RuntimeError(f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip()}")
     return MergeResult(done.stdout.decode("utf-8"), done.returncode != 0)
 
 
-def merge_files(base: Path, ours: Path, theirs: Path, *, marker_size: int = 7) -> MergeResult:
+def merge_files(base: Path, ours: Path, theirs: Path, options: MergeOptions | None = None) -> MergeResult:
     """The merge driver's work: merge the three files and write the result over `ours`."""
     from errnote.store import atomic_write_bytes
 
+    opts = options or MergeOptions()
     try:
         texts = [p.read_bytes().decode("utf-8") for p in (base, ours, theirs)]
-        result = merge_texts(*texts, marker_size=marker_size)
+        result = merge_texts(texts[0], texts[1], texts[2], opts)
     except Exception:  # noqa: BLE001 - whatever went wrong, git's own line merge loses nothing
         done = subprocess.run(
-            ["git", "merge-file", f"--marker-size={marker_size}", "-L", "ours", "-L", "base",
-             "-L", "theirs", str(ours), str(base), str(theirs)],
-            capture_output=True,
-        )  # fmt: skip
+            [*_merge_file_args(opts), str(ours), str(base), str(theirs)], capture_output=True
+        )
         return MergeResult(ours.read_text(encoding="utf-8", errors="replace"), done.returncode != 0)
     atomic_write_bytes(ours, result.text.encode("utf-8"))
     return result
+
+
+def favoured_side() -> Literal["", "ours", "theirs"]:
+    """The side `-X ours` / `-X theirs` favours in the git command that runs this driver ("" for
+    none). git does not tell a merge driver, so its command line is read from the process table
+    (Linux /proc, else `ps`): the nearest git ancestor that is a merge, rebase, cherry-pick, pull or
+    revert decides."""
+    pid = os.getppid()
+    for _ in range(6):  # the driver's shell, then git (a rebase or pull may run git once more)
+        args = _process_args(pid)
+        if not args:
+            return ""
+        side = _favour_in(args)
+        if side:
+            return side
+        if os.path.basename(args[0]) == "git" and any(a in _GIT_MERGERS for a in args[1:4]):
+            return ""
+        pid = _parent_of(pid)
+        if pid <= 1:
+            return ""
+    return ""
+
+
+_GIT_MERGERS = frozenset({"merge", "rebase", "cherry-pick", "pull", "revert", "am", "stash"})
+
+
+def _favour_in(args: list[str]) -> Literal["", "ours", "theirs"]:
+    for i, arg in enumerate(args):
+        if arg in ("-X", "--strategy-option") and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith("--strategy-option="):
+            value = arg.split("=", 1)[1]
+        elif arg.startswith("-X"):
+            value = arg[2:]
+        else:
+            continue
+        if value == "ours":
+            return "ours"
+        if value == "theirs":
+            return "theirs"
+    return ""
+
+
+def _process_args(pid: int) -> list[str]:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        return [a.decode("utf-8", "replace") for a in raw.split(b"\0") if a]
+    except OSError:
+        pass
+    try:
+        done = subprocess.run(
+            ["ps", "-o", "args=", "-p", str(pid)], capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return done.stdout.split()
+
+
+def _parent_of(pid: int) -> int:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return int(stat.rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        done = subprocess.run(
+            ["ps", "-o", "ppid=", "-p", str(pid)], capture_output=True, text=True, timeout=5
+        )
+        return int(done.stdout.strip() or 0)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return 0
 
 
 def driver_command(executable: str) -> str:

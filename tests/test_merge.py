@@ -14,7 +14,7 @@ from conftest import git
 from typer.testing import CliRunner
 
 from errnote.cli.app import app
-from errnote.merge import CONFLICT_EXIT, merge_texts
+from errnote.merge import CONFLICT_EXIT, MergeOptions, _favour_in, merge_texts
 from errnote.model import Entry, EntryType, Link, Provenance, Relation, Scope, ScopeItem
 from errnote.notebook import Notebook
 from errnote.store import has_conflict_markers, parse_entry, render_entry
@@ -191,7 +191,7 @@ def test_edits_of_different_lines_of_a_multi_line_field_merge() -> None:
 
 def test_conflicts_with_longer_markers_are_recognised() -> None:
     base, ours, theirs = (render_entry(entry(body=b)) for b in ("Body.", "Ours.", "Theirs."))
-    result = merge_texts(base, ours, theirs, marker_size=9)
+    result = merge_texts(base, ours, theirs, MergeOptions(marker_size=9))
     assert result.conflicted and result.fields == ("body",)
     assert "<<<<<<<<< ours" in result.text and has_conflict_markers(result.text)
 
@@ -376,6 +376,42 @@ def test_a_driver_that_cannot_run_falls_back_to_git_s_line_merge(team: Path) -> 
     assert has_conflict_markers(text) and "confidence: 0.7" in text and "confidence: 0.8" in text
 
 
+def test_the_favour_of_x_ours_and_x_theirs_is_read_from_the_command_line() -> None:
+    assert _favour_in(["git", "merge", "-X", "theirs", "topic"]) == "theirs"
+    assert _favour_in(["git", "rebase", "-Xours", "main"]) == "ours"
+    assert _favour_in(["git", "pull", "--strategy-option=theirs"]) == "theirs"
+    assert _favour_in(["git", "merge", "--strategy-option", "ours", "x"]) == "ours"
+    assert _favour_in(["git", "merge", "-X", "patience", "topic"]) == ""
+    assert _favour_in(["git", "merge", "topic"]) == ""
+
+
+@pytest.mark.parametrize(
+    "command", [["merge", "-X", "theirs", "--no-edit", "theirs"], ["rebase", "-X", "ours", "theirs"]]
+)
+def test_x_theirs_and_x_ours_settle_clashes_in_entry_files(team: Path, command: list[str]) -> None:
+    """git never tells a merge driver about -X: the driver reads it from the git command line.
+    (In a rebase, "ours" is the branch being rebased onto: here `theirs`, as git defines it.)"""
+    lesson = json.loads(cli("add", "lesson", "Pin the toolchain in CI", "--reason", "reproducible", "--json"))
+    git(team, "add", "-A")
+    git(team, "commit", "-qm", "lesson")
+    path = Path(lesson["path"])
+    git(team, "checkout", "-qb", "theirs")
+    text = path.read_text("utf-8")
+    path.write_text(
+        text.replace("confidence: 0.6", "confidence: 0.7").replace("reproducible", "theirs"), "utf-8"
+    )
+    git(team, "commit", "-qam", "theirs")
+    git(team, "checkout", "-q", "-")
+    path.write_text(
+        text.replace("confidence: 0.6", "confidence: 0.8").replace("reproducible", "ours"), "utf-8"
+    )
+    git(team, "commit", "-qam", "ours")
+    done = subprocess.run(["git", *command], cwd=team, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    merged_entry = parse_entry(path.read_text("utf-8"))
+    assert (merged_entry.confidence, merged_entry.reason) == (0.7, "theirs")
+
+
 def test_merge_entry_command_exit_codes(tmp_path: Path) -> None:
     texts = [render_entry(e) for e in (entry(), entry(confidence=0.9), entry(tags=("ci",)))]
     files = [tmp_path / n for n in ("base", "ours", "theirs")]
@@ -387,9 +423,15 @@ def test_merge_entry_command_exit_codes(tmp_path: Path) -> None:
     assert (merged_entry.confidence, merged_entry.tags) == (0.9, ("ci",))
     files[1].write_text(render_entry(entry(title="Ours")), "utf-8")
     files[2].write_text(render_entry(entry(title="Theirs")), "utf-8")
+    ours_text = files[1].read_text("utf-8")
     result = CliRunner().invoke(app, ["merge-entry", *map(str, files), "--marker-size", "9"])
     assert result.exit_code == CONFLICT_EXIT and "both sides changed title differently" in result.stderr
     assert "<<<<<<<<< ours" in files[1].read_text("utf-8")
+    files[1].write_text(ours_text, "utf-8")
+    result = CliRunner().invoke(app, ["merge-entry", *map(str, files), "--favor", "theirs"])
+    assert result.exit_code == 0 and parse_entry(files[1].read_text("utf-8")).title == "Theirs"
+    result = CliRunner().invoke(app, ["merge-entry", *map(str, files), "--favor", "mine"])
+    assert result.exit_code == 2 and "--favor 'mine'" in result.stderr
 
 
 def test_notebook_api_sees_the_attributes_file(team: Path) -> None:

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Literal, Optional
 
 import typer
 from typer.core import TyperGroup
@@ -886,16 +886,29 @@ def merge_entry(
     ours: Annotated[Path, typer.Argument(help="Our version, replaced by the result (git's %A).")],
     theirs: Annotated[Path, typer.Argument(help="Their version (git's %B).")],
     marker_size: Annotated[int, typer.Option("--marker-size", help="Conflict marker length (git's %L).")] = 7,
+    favor: Annotated[
+        Optional[str],
+        typer.Option(
+            "--favor",
+            help="Settle clashes for 'ours' or 'theirs' ('none': leave markers). Default: what the git "
+            "command running the driver was given with -X ours / -X theirs.",
+        ),
+    ] = None,
 ) -> None:
     """Git merge driver for entry files: merges two versions field by field (set up by 'errnote init').
 
-    A field changed on one side only is taken from that side; tags, scope and links merge as sets;
-    `updated` takes the later time and confirmation counts add up; the body merges line by line.
-    Fields both sides changed differently get git's conflict markers (exit code 3).
+    git's line merge first, with both `updated` lines set to the later time; when lines clash, a
+    field changed on one side is taken from that side, tags, scope and links merge as sets,
+    confirmations made on each side add up, and the body merges line by line. Fields both sides
+    changed differently get git's conflict markers (exit code 3).
     """
-    from errnote.merge import CONFLICT_EXIT, merge_files
+    from errnote.merge import CONFLICT_EXIT, MergeOptions, favoured_side, merge_files
 
-    result = merge_files(base, ours, theirs, marker_size=marker_size)
+    sides: dict[str | None, Literal["", "ours", "theirs"]] = {"ours": "ours", "theirs": "theirs", "none": ""}
+    if favor is not None and favor not in sides:
+        raise UsageError(f"--favor {favor!r} is not one of ours, theirs, none")
+    side = favoured_side() if favor is None else sides[favor]
+    result = merge_files(base, ours, theirs, MergeOptions(marker_size, side))
     if result.conflicted:
         changed = ", ".join(result.fields) or "the file"
         warn(f"both sides changed {changed} differently: resolve the conflict markers in the entry file")
