@@ -287,25 +287,18 @@ def merge_files(base: Path, ours: Path, theirs: Path, options: MergeOptions | No
 def favoured_side() -> Literal["", "ours", "theirs"]:
     """The side `-X ours` / `-X theirs` favours in the git command that runs this driver ("" for
     none). git does not tell a merge driver, so its command line is read from the process table
-    (Linux /proc, else `ps`): the nearest git ancestor that is a merge, rebase, cherry-pick, pull or
-    revert decides."""
+    (Linux /proc, else `ps`): the nearest git ancestor decides; nothing above it counts."""
     pid = os.getppid()
     for _ in range(6):  # the driver's shell, then git (a rebase or pull may run git once more)
         args = _process_args(pid)
         if not args:
             return ""
-        side = _favour_in(args)
-        if side:
-            return side
-        if os.path.basename(args[0]) == "git" and any(a in _GIT_MERGERS for a in args[1:4]):
-            return ""
+        if os.path.basename(args[0]) == "git":
+            return _favour_in(args)  # the git command that runs this driver: look no further up
         pid = _parent_of(pid)
         if pid <= 1:
             return ""
     return ""
-
-
-_GIT_MERGERS = frozenset({"merge", "rebase", "cherry-pick", "pull", "revert", "am", "stash"})
 
 
 def _favour_in(args: list[str]) -> Literal["", "ours", "theirs"]:
