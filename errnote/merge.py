@@ -91,11 +91,15 @@ def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> Merge
         return _text_merge(base, ours, theirs, opts)
     if not (b.id == o.id == t.id):
         return _text_merge(base, ours, theirs, opts)
-    # 1. The line merge, once the line that every edit rewrites agrees.
+    # 1. The line merge, once the line that every edit rewrites agrees; not when both sides
+    # counted a contradiction or confirmation of their own (their lines would agree: one count).
+    separate_counts = (
+        o.contradicted == t.contradicted != b.contradicted and o.provenance.updated != t.provenance.updated
+    ) or (o.confirmed == t.confirmed != b.confirmed and o.last_confirmed != t.last_confirmed)
     stamp = _updated_line(ours if o.provenance.updated >= t.provenance.updated else theirs)
     aligned = [_with_updated_line(x, stamp) for x in (ours, theirs)]
     lines = _text_merge(base, aligned[0], aligned[1], opts)
-    if not lines.conflicted:
+    if not lines.conflicted and not separate_counts:
         try:
             parse_entry(lines.text)
             return lines
@@ -287,21 +291,21 @@ def merge_files(base: Path, ours: Path, theirs: Path, options: MergeOptions | No
 def favoured_side() -> Literal["", "ours", "theirs"]:
     """The side `-X ours` / `-X theirs` favours in the git command that runs this driver ("" for
     none). git does not tell a merge driver, so its command line is read from the process table
-    (Linux /proc, else `ps`): the nearest git ancestor decides; nothing above it counts."""
-    pid = os.getppid()
-    for _ in range(6):  # the driver's shell, then git (a rebase or pull may run git once more)
-        args = _process_args(pid)
-        if not args:
-            return ""
-        if os.path.basename(args[0]) == "git":
-            return _favour_in(args)  # the git command that runs this driver: look no further up
-        pid = _parent_of(pid)
-        if pid <= 1:
-            return ""
-    return ""
+    (Linux /proc, else `ps`). Only git's own chain counts: this process's parent is the shell git
+    started for the driver (running the command `driver_command` wrote), and its parent is git. A
+    rebase or cherry-pick continued after a stop keeps its `-X` in the repository's state files."""
+    shell = " ".join(_process_args(os.getppid()))
+    if "merge-entry" not in shell or "git merge-file" not in shell:
+        return ""  # not the command `driver_command` wrote: run by hand, or by something else
+    args = _process_args(_parent_of(os.getppid()))
+    if not args or os.path.basename(args[0]) != "git":
+        return ""
+    return _favour_in(args) or (_continued_favour() if "--continue" in args else "")
 
 
 def _favour_in(args: list[str]) -> Literal["", "ours", "theirs"]:
+    """The last `-X ours` / `-X theirs` of a git command line (the last one wins, as for git)."""
+    side: Literal["", "ours", "theirs"] = ""
     for i, arg in enumerate(args):
         if arg in ("-X", "--strategy-option") and i + 1 < len(args):
             value = args[i + 1]
@@ -312,9 +316,27 @@ def _favour_in(args: list[str]) -> Literal["", "ours", "theirs"]:
         else:
             continue
         if value == "ours":
-            return "ours"
-        if value == "theirs":
-            return "theirs"
+            side = "ours"
+        elif value == "theirs":
+            side = "theirs"
+    return side
+
+
+def _continued_favour() -> Literal["", "ours", "theirs"]:
+    """The `-X` of a rebase or cherry-pick under way, from the state git keeps for `--continue`."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "--git-dir"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    git_dir = Path(done.stdout.strip() or ".git")
+    for name in ("rebase-merge/strategy_opts", "sequencer/opts"):
+        try:
+            text = (git_dir / name).read_text(encoding="utf-8")
+        except OSError:
+            continue
+        found = re.findall(r"(?:--|strategy-option\s*=\s*)(ours|theirs)\b", text)
+        if found:
+            return "ours" if found[-1] == "ours" else "theirs"
     return ""
 
 

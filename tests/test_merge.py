@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 import time
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
@@ -383,6 +385,67 @@ def test_the_favour_of_x_ours_and_x_theirs_is_read_from_the_command_line() -> No
     assert _favour_in(["git", "merge", "--strategy-option", "ours", "x"]) == "ours"
     assert _favour_in(["git", "merge", "-X", "patience", "topic"]) == ""
     assert _favour_in(["git", "merge", "topic"]) == ""
+    assert _favour_in(["git", "merge", "-X", "ours", "-X", "theirs", "topic"]) == "theirs"  # the last wins
+
+
+def test_contradictions_counted_on_each_side_both_count() -> None:
+    base = entry()
+    ours = entry(contradicted=1, provenance=later(1))
+    theirs = entry(contradicted=1, provenance=later(2))
+    result = merge_texts(*(render_entry(e) for e in (base, ours, theirs)))
+    assert not result.conflicted and parse_entry(result.text).contradicted == 2
+
+
+def _clashing_titles(team: Path) -> Path:
+    """main and branch `topic` change one entry's title differently; topic also adds a file first."""
+    lesson = json.loads(cli("add", "lesson", "Pin the toolchain in CI", "--reason", "reproducible", "--json"))
+    git(team, "add", "-A")
+    git(team, "commit", "-qm", "lesson")
+    path = Path(lesson["path"])
+    text = path.read_text("utf-8")
+    git(team, "checkout", "-qb", "topic")
+    (team / "notes.txt").write_text("unrelated\n", "utf-8")
+    git(team, "add", "notes.txt")
+    git(team, "commit", "-qm", "notes")
+    path.write_text(text.replace("title: Pin the toolchain in CI", "title: TOPIC"), "utf-8")
+    git(team, "commit", "-qam", "topic title")
+    git(team, "checkout", "-q", "-")
+    path.write_text(text.replace("title: Pin the toolchain in CI", "title: MAIN"), "utf-8")
+    git(team, "commit", "-qam", "main title")
+    return path
+
+
+def test_an_x_option_of_an_unrelated_outer_git_does_not_count(team: Path, tmp_path: Path) -> None:
+    """`errnote merge-entry` run by hand from a `git rebase -X theirs --exec` shell: no favour."""
+    files = [tmp_path / n for n in ("base", "ours", "theirs")]
+    for path, title in zip(files, ("Base", "Ours", "Theirs"), strict=True):
+        path.write_text(render_entry(entry(title=title)), "utf-8")
+    rc = tmp_path / "rc"
+    exe = f"{sys.executable} -m errnote merge-entry {' '.join(map(str, files))}; echo $? > {rc}"
+    git(team, "checkout", "-qb", "side")
+    (team / "side.txt").write_text("x\n", "utf-8")
+    git(team, "add", "side.txt")
+    git(team, "commit", "-qm", "side")
+    git(team, "checkout", "-qb", "onto", "HEAD~1")
+    git(team, "commit", "-q", "--allow-empty", "-m", "onto")
+    done = subprocess.run(
+        ["git", "rebase", "-X", "theirs", "onto", "side", "--exec", exe], cwd=team, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert rc.read_text().strip() == str(CONFLICT_EXIT) and has_conflict_markers(files[1].read_text("utf-8"))
+
+
+def test_a_rebase_continued_after_a_stop_keeps_its_x_option(team: Path) -> None:
+    path = _clashing_titles(team)
+    git(team, "checkout", "-q", "topic")
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": "sed -i '1s/^pick/edit/'"}
+    done = subprocess.run(
+        ["git", "rebase", "-i", "-X", "theirs", "main"], cwd=team, env=env, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr  # stopped at the `edit` of the first commit
+    done = subprocess.run(["git", "rebase", "--continue"], cwd=team, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert parse_entry(path.read_text("utf-8")).title == "TOPIC"  # theirs: the commit replayed
 
 
 @pytest.mark.parametrize(
