@@ -263,9 +263,19 @@ class Index:
             return None
         return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
+    def _rebuilding(self) -> bool:
+        """Is another process building the index from scratch (a `reindex` takes 17 s at 10k)?"""
+        for folder in self.cache.glob("index.new-*"):
+            pid = folder.name.rsplit("-", 1)[-1]
+            if pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)):
+                return True
+        return False
+
     def _sync_locked(
         self, current: dict[str, tuple[int, ...]], rebuild: bool, timeout: float, report: SyncReport
     ) -> SyncReport:
+        if not rebuild and self.manifest_path.exists() and self._rebuilding():
+            timeout = 0.0  # waiting a few seconds would not outlast it: answer from the index there is
         with self._lock(timeout) as got:
             if not got:
                 report.stale = True
