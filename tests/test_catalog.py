@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import marshal
 
 from errnote.catalog import Catalog
 from errnote.notebook import Notebook
@@ -28,12 +28,12 @@ def test_a_changed_file_is_read_again_and_a_bad_record_is_ignored(nb: Notebook) 
     path = nb.store.path_for(entry)
     path.write_text(path.read_text().replace("title: Before", "title: After the edit"))
     assert [e.title for _p, e in catalog.load()[0]] == ["After the edit"]
-    data = json.loads(catalog.path.read_text())
+    data = marshal.loads(catalog.path.read_bytes())
     for record in data["files"].values():
         record["e"] = ["garbage"]
-    catalog.path.write_text(json.dumps(data))
+    catalog.path.write_bytes(marshal.dumps(data))
     assert [e.title for _p, e in catalog.load()[0]] == ["After the edit"]
-    catalog.path.write_text("{not json")
+    catalog.path.write_bytes(b"{not marshal")
     assert [e.title for _p, e in catalog.load()[0]] == ["After the edit"]
 
 
@@ -41,10 +41,10 @@ def test_wrong_types_in_a_record_mean_reading_the_file(nb: Notebook) -> None:
     nb.add("lesson", "Typed")
     catalog = Catalog(nb.store)
     catalog.load()
-    data = json.loads(catalog.path.read_text())
+    data = marshal.loads(catalog.path.read_bytes())
     for record in data["files"].values():
         record["e"][10] = "high"  # confidence
-    catalog.path.write_text(json.dumps(data))
+    catalog.path.write_bytes(marshal.dumps(data))
     assert [e.confidence for _p, e in catalog.load()[0]] == [0.6]
 
 
