@@ -62,6 +62,17 @@ class Filters:
         return not (self.since and meta["created"] < self.since.timestamp())
 
 
+def parse_statuses(statuses: Sequence[str], include_all: bool = False) -> frozenset[str]:
+    """The statuses a search or list may return: names, or `all` for every one."""
+    if include_all or "all" in statuses:
+        return frozenset(s.value for s in Status)
+    try:
+        return frozenset(Status.parse(s).value for s in statuses)
+    except InvalidEntry as exc:
+        choices = ", ".join([*(s.value for s in Status), "all"])
+        raise InvalidEntry(exc.message, f"use one of: {choices}") from None
+
+
 def make_filters(
     *,
     types: Sequence[str] = (),
@@ -75,11 +86,7 @@ def make_filters(
     include_all: bool = False,
 ) -> Filters:
     """Validated filters from user-level values (type names, `7d`, `all` ...)."""
-    statuses = [status] if isinstance(status, str) else list(status)
-    if include_all or "all" in statuses:
-        status_set = frozenset(s.value for s in Status)
-    else:
-        status_set = frozenset(Status.parse(s).value for s in statuses)
+    status_set = parse_statuses([status] if isinstance(status, str) else status, include_all)
     when = parse_since(since) if isinstance(since, str) else since
     return Filters(
         types=frozenset(EntryType.parse(t).value for t in types),

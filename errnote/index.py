@@ -555,6 +555,10 @@ def _run_search(
     from whoosh import query as wq
 
     concepts = _query_terms(query, nb.store.cache_dir)
+    # A one-word query (not CJK: a run of hanzi is a sentence): its first idea is the word whole.
+    whole_word = (
+        concepts[0].alts if concepts and len(query.split()) == 1 and not any(is_cjk(c) for c in query) else {}
+    )
     if not concepts:
         return []
     hits: list[SearchHit] = []
@@ -679,6 +683,7 @@ def _run_search(
                 matched=matched,
                 has_code_token=code,
                 unit=unit,
+                whole_word=any(all(t in found_terms for t in terms) for terms in whole_word),
             )
             if threshold and not ranking.near(ev):
                 continue  # not even a near neighbour: never shown

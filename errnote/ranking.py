@@ -35,7 +35,9 @@ notebook of 100 entries and of 10,000). It must have strength >= MIN_MATCHED (1.
 MIN_COVERAGE (0.2); or, matching a short query almost whole, strength >= MIN_MATCHED_FOCUSED (0.95)
 with coverage >= HIGH_COVERAGE (0.6) or at least two ideas including an exact compound code token;
 or match every idea of a query of two or more ideas (in a small notebook about one topic every
-word is common, and a full match is still a match).
+word is common, and a full match is still a match); or hold the word of a one-word query
+(`openssl`, `OpenSSL`, `cargo`) that is not a word every text about software uses (strength >=
+MIN_SINGLE, 0.2).
 A query that shares only common words with the notebook returns nothing: an unrelated memory in a
 prompt misleads the model more than no memory.
 
@@ -75,6 +77,8 @@ MIN_COVERAGE = 0.2  # ... which must also cover this share of the query
 MIN_MATCHED_FOCUSED = 0.95  # information matched by a hit that covers most of a short query
 HIGH_COVERAGE = 0.6
 FULL_COVERAGE = 0.999
+#: A one-word query matched whole: its word must carry at least this much information.
+MIN_SINGLE = 0.2
 #: Once one entry clears the threshold, the query is about something the notebook knows, and its
 #: near neighbours are shown too (after it, by score): at least a rare word's worth of information
 #: matched, and a tenth of the query.
@@ -170,6 +174,7 @@ class Evidence:
     matched: int  # how many of the query's ideas it matches
     has_code_token: bool  # it matches a compound code token (`openssl-sys`, `os.path.join`)
     unit: float = 1.0  # idf of a word used by exactly one entry of the notebook
+    whole_word: bool = False  # the query is one word (`openssl`, `OpenSSL`) and the entry holds it whole
 
     @property
     def coverage(self) -> float:
@@ -188,6 +193,11 @@ def relevant(ev: Evidence) -> bool:
     if ev.matched >= 2 and ev.coverage >= FULL_COVERAGE:
         # Every idea of the query is in the entry: relevant however common its words are in this
         # notebook (in a small notebook about one topic, every word is common).
+        return True
+    if ev.whole_word and ev.strength >= MIN_SINGLE:
+        # A one-word query (`openssl`, `cargo`) that the entry holds: what the user asked for,
+        # unless the word is one that any text about software uses. `OpenSSL` also yields `open`
+        # and `ssl`, which the entry need not hold.
         return True
     if ev.strength < MIN_MATCHED_FOCUSED:
         return False

@@ -115,7 +115,9 @@ def test_add_reads_body_and_error_from_stdin(runner: CliRunner, in_repo: Path) -
     ("args", "code", "message"),
     [
         (["add", "blunder", "x"], 2, "use one of: mistake"),
-        (["add", "lesson", "x", "--confidence", "1.5"], 1, "outside 0..1"),
+        (["add", "lesson", "x", "--confidence", "1.5"], 2, "--confidence: confidence 1.5 is outside 0..1"),
+        (["add", "lesson", "x", "--scope", "!"], 2, "--scope: scope '!' is empty"),
+        (["list", "--status", "nope"], 2, "active, superseded, retired, all"),
         (["add", "lesson", ""], 1, "title is empty"),
         (["add", "lesson", "x", "--corrects", "deadbeef00"], 1, "no such entry"),
         (["add", "lesson", "x", "--confidence", "lots"], 2, "lots"),
@@ -639,3 +641,11 @@ def test_list_search_and_show_agree_on_an_entry_its_links_supersede(runner: CliR
     code, out, _err = run(runner, "show", str(old["id"]), "--json")
     note = json.loads(out)["status_note"]
     assert code == 0 and "no readable entry supersedes it, but 1 entry file could not be read" in note
+
+
+def test_add_says_what_it_superseded_and_list_takes_n(runner: CliRunner, in_repo: Path) -> None:
+    old = add_json(runner, "lesson", "Deploy with fabric", "--reason", "legacy")
+    code, _out, err = run(runner, "add", "lesson", "Deploy with ansible", "--supersedes", str(old["id"]))
+    assert code == 0 and f"Marked {old['id']} superseded" in err
+    code, out, _err = run(runner, "list", "-n", "1", "--status", "all", "--json")
+    assert code == 0 and len(json.loads(out)) == 1

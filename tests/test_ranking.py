@@ -82,6 +82,16 @@ def test_only_common_words_return_nothing(nb: Notebook) -> None:
     assert nb.search("it does not work when I run the new file") == []
 
 
+def test_a_one_word_query_finds_the_entries_holding_it_whatever_its_case(nb: Notebook) -> None:
+    """`openssl` and `OpenSSL` ask for the same thing (the second also splits into open + ssl)."""
+    for query in ("openssl", "OpenSSL", "OPENSSL", "prometheus", "cargo"):
+        hits = nb.search(query)
+        assert hits, query
+        assert all(query.lower() in (h.title + " ".join(h.tags)).lower() + "openssl-sys" for h in hits)
+    assert nb.search("router") != []  # in 8 of 13 entries, still not a word every text uses
+    assert nb.search("work") == [] and nb.search("file") == []  # words any text about software uses
+
+
 @pytest.mark.parametrize(
     "query",
     [

@@ -20,7 +20,16 @@ from typer.core import TyperGroup
 from errnote import __version__
 from errnote.cli.output import emit_json, fail, say, warn
 from errnote.errors import ErrnoteError, InvalidEntry, UsageError
-from errnote.model import EntryType, Relation, Source, effective_status, entry_to_json, superseded_by_active
+from errnote.model import (
+    EntryType,
+    Relation,
+    ScopeItem,
+    Source,
+    effective_status,
+    entry_to_json,
+    parse_confidence,
+    superseded_by_active,
+)
 from errnote.notebook import Notebook, status_note
 
 TYPES_HELP = ", ".join(t.value for t in EntryType)
@@ -203,7 +212,8 @@ def _option(name: str) -> Iterator[None]:
     try:
         yield
     except InvalidEntry as exc:
-        raise UsageError(f"{name}: {exc.message}", exc.hint) from None
+        message = exc.message if exc.message.startswith(name) else f"{name}: {exc.message}"
+        raise UsageError(message, exc.hint) from None
 
 
 def _filters(
@@ -220,8 +230,8 @@ def _filters(
     limit: int | None,
 ) -> Any:
     """The filters of `search` and `list`, each bad value reported under its own option."""
-    from errnote.filters import make_filters
-    from errnote.model import Status, parse_since
+    from errnote.filters import make_filters, parse_statuses
+    from errnote.model import parse_since
     from errnote.notebook import repo_paths
 
     if not 0.0 <= min_confidence <= 1.0:
@@ -233,9 +243,7 @@ def _filters(
             EntryType.parse(t)
     statuses = status or ["active"]
     with _option("--status"):
-        for s in statuses:
-            if s != "all":
-                Status.parse(s)
+        parse_statuses(statuses)
     with _option("--since"):
         when = parse_since(since) if since else None
     # A path as the user sees it (from here, or absolute), as the scopes see it: from the repository top.
@@ -287,8 +295,9 @@ def _stdin_or(value: str | None, name: str) -> str:
 def init(ctx: typer.Context) -> None:
     """Create a notebook (.errnote/) at the top of the current git repository.
 
-    Makes .errnote/entries/, config.yaml, a README and a .gitignore that keeps derived data out of
-    git. Running it again changes nothing.
+    Makes .errnote/entries/, config.yaml, a README, a .gitignore that keeps derived data out of
+    git and a .gitattributes for entry files, and registers errnote's merge driver for them in this
+    clone's .git/config (run it once in each clone). Running it again changes nothing.
     """
     override = (ctx.find_root().obj or {}).get("notebook")
     nb, made = Notebook.init(override=override)
@@ -314,6 +323,28 @@ def init(ctx: typer.Context) -> None:
         )
 
 
+def errnote_on_path() -> bool:
+    """Does a bare `errnote` run this installation? (Another package of that name exists, and a
+    venv's errnote is on PATH only while it is activated.) Its script names the Python it runs."""
+    import shutil
+
+    found = shutil.which("errnote")
+    if found is None:
+        return False
+    try:
+        with open(found, "rb") as script:
+            first = script.readline(4096).decode("utf-8", "replace")
+    except OSError:
+        return False
+    if not first.startswith("#!"):
+        return False
+    interpreter = first[2:].strip().split(" ")[0]
+    try:
+        return Path(interpreter).resolve() == Path(sys.executable).resolve()
+    except OSError:
+        return False
+
+
 def _register_merge_driver(nb: Notebook) -> str:
     """Register errnote's merge driver for entry files in this clone's .git/config, once; says what
     it did ("" for nothing: already there, or no git repository)."""
@@ -337,9 +368,7 @@ def _register_merge_driver(nb: Notebook) -> str:
 
     # The errnote of this installation: the one on PATH only if it is the same (another package
     # of that name exists); a driver that cannot run falls back to git's line merge.
-    on_path = shutil.which("errnote")
-    same = on_path is not None and Path(on_path).parent == Path(sys.executable).parent
-    exe = "errnote" if same else f"{shlex.quote(sys.executable)} -m errnote"
+    exe = "errnote" if errnote_on_path() else f"{shlex.quote(sys.executable)} -m errnote"
     title = "errnote: merge entry files field by field"
     if not register_merge_driver(nb.repo_root, DRIVER_NAME, title, driver_command(exe)):
         return ""
@@ -480,6 +509,13 @@ def add(
         EntryType.parse(type)
     with _option("--source"):
         Source.parse(source)
+    if confidence is not None:
+        with _option("--confidence"):
+            parse_confidence(confidence)
+    with _option("--scope"):
+        for item in scope or []:
+            if item.strip():
+                ScopeItem.parse(item)  # as `add` reads it: a lone `!` is a mistake here
     links: list[tuple[Relation, str]] = []
     for rel, targets in (
         (Relation.CORRECTS, corrects),
@@ -512,6 +548,8 @@ def add(
         emit_json(data)
     else:
         say(f"Recorded {entry.type.value} [bold]{entry.id}[/]: {_esc(entry.title)}")
+        for old_id in entry.links_to(Relation.SUPERSEDES):
+            say(f"Marked {old_id} superseded: it stays on disk and no longer reaches a prompt.")
 
 
 def _esc(text: str) -> str:
@@ -621,6 +659,8 @@ def list_(
     limit: Annotated[
         Optional[int],
         typer.Option(
+            "--limit",
+            "-n",
             help=f"At most this many, newest first (default: {LIST_TABLE_MAX} in the table, all with --json; "
             "0 = all).",
             show_default=False,

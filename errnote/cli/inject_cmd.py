@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from errnote.cli.app import JsonOpt, _nb, _warn_problems, app, empty_notebook
+from errnote.cli.app import JsonOpt, _nb, _warn_problems, app, empty_notebook, errnote_on_path
 from errnote.cli.output import emit_json, say, warn
 from errnote.errors import ErrnoteError, UsageError
 
@@ -59,7 +59,8 @@ FormatOpt = Annotated[
         "--format",
         "-f",
         help="markdown (default; for CLAUDE.md / AGENTS.md), xml (a <memory-context> block), json, or mdc "
-        "(a Cursor rule file). With --write the file name decides: .mdc gives mdc, anything else markdown.",
+        "(a Cursor rule file). With --write and no --format: mdc for a .mdc file, markdown for any other "
+        "(xml may be asked for; a .mdc file takes only mdc, and json is never written).",
         show_default=False,
     ),
 ]
@@ -303,6 +304,12 @@ def hooks_install(
         say(f"{verb} {change.path}: added {', '.join(change.events)} hooks.")
     else:
         say(f"{change.path} already runs errnote's hooks: nothing to do.")
+    if exe == "errnote" and not errnote_on_path():
+        # A hook that cannot start says nothing (Claude Code only logs it): say it here, once.
+        warn(
+            "'errnote' on PATH is not this installation: the hooks will not run until it is "
+            f"(put {Path(sys.executable).parent} on PATH), or install them with --exe /full/path/to/errnote"
+        )
 
 
 @hooks_app.command("uninstall")
