@@ -130,8 +130,8 @@ class Catalog:
                     continue
                 try:
                     entry = _entry(record)
-                except (KeyError, TypeError, ValueError, InvalidEntry):
-                    entry = None  # an odd record: read the file again
+                except (KeyError, TypeError, ValueError, OverflowError, OSError, InvalidEntry):
+                    entry = None  # an odd record (a damaged cache): read the file again
             if entry is None:
                 changed = True
                 path = self.store.entries_dir / rel

@@ -64,13 +64,12 @@ class Filters:
 
 def parse_statuses(statuses: Sequence[str], include_all: bool = False) -> frozenset[str]:
     """The statuses a search or list may return: names, or `all` for every one."""
-    if include_all or "all" in statuses:
-        return frozenset(s.value for s in Status)
     try:
-        return frozenset(Status.parse(s).value for s in statuses)
+        named = frozenset(Status.parse(s).value for s in statuses if s != "all")
     except InvalidEntry as exc:
         choices = ", ".join([*(s.value for s in Status), "all"])
         raise InvalidEntry(exc.message, f"use one of: {choices}") from None
+    return frozenset(s.value for s in Status) if include_all or "all" in statuses else named
 
 
 def make_filters(

@@ -13,6 +13,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 8  # 7: kind, state and tag postings for filters; 8: supersedes links
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 LOCK_TIMEOUT = 3.0
+#: A build folder younger than this (seconds) of a live process is a rebuild under way.
+REBUILD_FRESH = 600.0
 #: Errors that mean "this cache cannot be written here" (not "the index is broken").
 _CANNOT_WRITE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EEXIST})
 MAX_QUERY_TERMS = 48
@@ -264,11 +267,17 @@ class Index:
         return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
     def _rebuilding(self) -> bool:
-        """Is another process building the index from scratch (a `reindex` takes 17 s at 10k)?"""
+        """Is another process building the index from scratch (a `reindex` takes 17 s at 10k)? Its
+        folder must be recent too: a leftover whose process id was reused is not a build."""
+        import time
+
         for folder in self.cache.glob("index.new-*"):
             pid = folder.name.rsplit("-", 1)[-1]
-            if pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)):
-                return True
+            if not pid.isdigit() or int(pid) == os.getpid() or not _alive(int(pid)):
+                continue
+            with contextlib.suppress(OSError):
+                if time.time() - folder.stat().st_mtime < REBUILD_FRESH:
+                    return True
         return False
 
     def _sync_locked(
@@ -537,6 +546,22 @@ _UNSEEN_CJK = 0.25
 _Alt = tuple[tuple[str, ...], float, float]  # (terms, weight, information it carries when matched)
 
 
+#: A query of one plain word (`openssl`, `OpenSSL`, `cargo`, `E0502`): no URL, path or sentence.
+_PLAIN_WORD = re.compile(r"[A-Za-z][\w.+#-]*")
+
+
+def _keyword(query: str, concepts: list[_Concept]) -> str:
+    """The term a one-word query asks for ("" when the query is not one plain word, or the word is
+    one every text about software uses): entries holding it are what the user asked for."""
+    word = query.strip()
+    if not concepts or not _PLAIN_WORD.fullmatch(word):
+        return ""
+    first = concepts[0].literals  # the word whole (a compound's parts come after it)
+    if not first or first[0] in ranking.common_words():
+        return ""
+    return first[0]
+
+
 def _is_code(term: str) -> bool:
     """A compound code token (`openssl-sys`, `os.path.join`, `user_id`): specific when it matches."""
     return "-" in term or "." in term or "_" in term
@@ -548,17 +573,21 @@ _EXACT_DF = 32
 
 
 def _run_search(
-    nb: Notebook, ix: Any, query: str, filters: Filters, limit: int, threshold: bool, wide: bool = False
+    nb: Notebook,
+    ix: Any,
+    query: str,
+    filters: Filters,
+    limit: int,
+    threshold: bool,
+    wide: bool = False,
+    keyword: bool = True,
 ) -> list[SearchHit]:
     import math
 
     from whoosh import query as wq
 
     concepts = _query_terms(query, nb.store.cache_dir)
-    # A one-word query (not CJK: a run of hanzi is a sentence): its first idea is the word whole.
-    whole_word = (
-        concepts[0].alts if concepts and len(query.split()) == 1 and not any(is_cjk(c) for c in query) else {}
-    )
+    literal = _keyword(query, concepts) if keyword else ""  # the word of a one-word query
     if not concepts:
         return []
     hits: list[SearchHit] = []
@@ -683,7 +712,7 @@ def _run_search(
                 matched=matched,
                 has_code_token=code,
                 unit=unit,
-                whole_word=any(all(t in found_terms for t in terms) for terms in whole_word),
+                whole_word=bool(literal) and literal in found_terms,
             )
             if threshold and not ranking.near(ev):
                 continue  # not even a near neighbour: never shown
@@ -812,13 +841,15 @@ def search(
     threshold: bool = True,
     report: SyncReport | None = None,
     wide: bool = False,
+    keyword: bool = True,
     **filter_args: Any,
 ) -> list[SearchHit]:
     """Ranked entries for `query` (any text: never a syntax error), best first.
 
     `filter_args` are those of `make_filters` (types, tags, tool, scope, path, since, ...).
     `wide` lets every idea of the query select candidates, not only its most informative ones
-    (slower; `inject` uses it to see how close every entry is to a task).
+    (slower; `inject` uses it to see how close every entry is to a task). `keyword`: a query of one
+    plain word returns the entries holding it (`inject` turns that off: a one-word prompt is talk).
     """
     unknown = sorted(set(filter_args) - _FILTER_ARGS)
     if unknown:
@@ -826,8 +857,10 @@ def search(
             f"unknown search filter {', '.join(unknown)}",
             f"the filters are: {', '.join(sorted(_FILTER_ARGS))}",
         )
-    return search_with_report(nb, query, filters=filters or make_filters(**filter_args), limit=limit,
-                              threshold=threshold, report=report, wide=wide).hits  # fmt: skip
+    chosen = filters or make_filters(**filter_args)
+    return search_with_report(
+        nb, query, filters=chosen, limit=limit, threshold=threshold, report=report, wide=wide, keyword=keyword
+    ).hits
 
 
 #: The keyword arguments of `search` that are filters (those of `errnote.filters.make_filters`).
@@ -845,6 +878,7 @@ def search_with_report(
     threshold: bool = True,
     report: SyncReport | None = None,
     wide: bool = False,
+    keyword: bool = True,
 ) -> SearchResult:
     """Like `search`, and also says what the sync did (notices, broken files)."""
     index = Index(nb)
@@ -853,7 +887,7 @@ def search_with_report(
     ix = index.open(rep)
     try:
         try:
-            hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold, wide)
+            hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold, wide, keyword)
         except Exception as exc:
             # Whoosh opens segments lazily: a truncated or missing segment shows only now. Rebuild
             # (or search the files) and answer; a second failure is a real bug and is raised.
@@ -861,7 +895,7 @@ def search_with_report(
                 raise  # already the in-memory index, or not the index's fault
             ix.close()
             ix = index.recover(rep)
-            hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold, wide)
+            hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold, wide, keyword)
     finally:
         ix.close()
     return SearchResult(hits, rep)

@@ -409,7 +409,10 @@ def _query_matches(
 
     # The floor is applied to the hits rather than as a search filter: a filter would make a big
     # notebook's search check every entry's record.
-    found = search(nb, options.query, limit=_CLOSENESS_DEPTH, threshold=False, wide=len(ok) <= _WIDE_MAX)
+    # A one-word prompt ("go", "commit", "yes") is talk, not a keyword: no keyword rule here.
+    found = search(
+        nb, options.query, limit=_CLOSENESS_DEPTH, threshold=False, wide=len(ok) <= _WIDE_MAX, keyword=False
+    )
     hits = [h for h in found if h.confidence >= options.floor]
     closeness = {h.id: h.score for h in hits if h.evidence is not None and h.evidence.strength >= _CLOSE}
     want = max(options.max_per_section, 1) * 3

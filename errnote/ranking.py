@@ -129,6 +129,11 @@ year yes yet
 """
 
 
+def common_words() -> frozenset[str]:
+    """The stemmed words any text about software uses (they describe every situation)."""
+    return _common()
+
+
 @lru_cache(maxsize=1)
 def _common() -> frozenset[str]:
     from errnote.analysis import stem
@@ -174,7 +179,7 @@ class Evidence:
     matched: int  # how many of the query's ideas it matches
     has_code_token: bool  # it matches a compound code token (`openssl-sys`, `os.path.join`)
     unit: float = 1.0  # idf of a word used by exactly one entry of the notebook
-    whole_word: bool = False  # the query is one word (`openssl`, `OpenSSL`) and the entry holds it whole
+    whole_word: bool = False  # the query is one plain word (`openssl`, `OpenSSL`) that the entry holds
 
     @property
     def coverage(self) -> float:

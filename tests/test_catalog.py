@@ -60,3 +60,15 @@ def test_an_edit_that_keeps_size_and_mtime_is_still_seen(nb: Notebook) -> None:
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # as `cp -p` or `rsync -a` would
     assert path.stat().st_size == before.st_size
     assert [e.confidence for _p, e in catalog.load()[0]] == [0.1]
+
+
+def test_a_record_with_an_impossible_time_means_reading_the_file(nb: Notebook) -> None:
+    """One flipped byte in the cache can make a time stamp too large for a date: read the file."""
+    nb.add("lesson", "Dated")
+    catalog = Catalog(nb.store)
+    catalog.load()
+    data = marshal.loads(catalog.path.read_bytes())
+    for record in data["files"].values():
+        record["p"][0] = 1e20  # created
+    catalog.path.write_bytes(marshal.dumps(data))
+    assert [e.title for _p, e in catalog.load()[0]] == ["Dated"]

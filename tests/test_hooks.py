@@ -243,23 +243,23 @@ def test_install_warns_when_the_errnote_on_path_is_not_this_one(
 ) -> None:
     """Hooks that cannot start are silent in Claude Code: `install` says so while it can."""
     import sys
+    import sysconfig
 
     monkeypatch.chdir(fixed.repo_root)
     elsewhere = tmp_path / "other-bin"
     elsewhere.mkdir()
     other = elsewhere / "errnote"  # another package's errnote (one exists on PyPI)
-    other.write_text("#!/usr/bin/env python3\nprint('not this one')\n", "utf-8")
+    other.write_text(f"#!{sys.executable}\nprint('another venv on the same Python')\n", "utf-8")
     other.chmod(0o755)
     monkeypatch.setenv("PATH", f"{elsewhere}:/usr/bin:/bin")
     result = runner.invoke(app, ["hooks", "install"])
     assert result.exit_code == 0 and "'errnote' on PATH is not this installation" in result.stderr
     assert "--exe" in result.stderr
-    ours = tmp_path / "this-bin"
-    ours.mkdir()
-    script = ours / "errnote"
-    script.write_text(f"#!{sys.executable}\nfrom errnote.cli import main\nmain()\n", "utf-8")
-    script.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{ours}:/usr/bin:/bin")
+    this = Path(sysconfig.get_path("scripts")) / "errnote"  # the script `pip install` made here
+    linked = tmp_path / "local-bin"  # as pipx links it into ~/.local/bin
+    linked.mkdir()
+    (linked / "errnote").symlink_to(this)
+    monkeypatch.setenv("PATH", f"{linked}:/usr/bin:/bin")
     result = runner.invoke(app, ["hooks", "install"])
     assert result.exit_code == 0 and "not this installation" not in result.stderr
 

@@ -298,6 +298,22 @@ def test_query_adds_only_relevant_entries(fixed: Notebook) -> None:
     assert not [i for i, v in unrelated.items() if "query" in v[1:]]
 
 
+def test_a_one_word_prompt_is_talk_not_a_keyword(nb: Notebook) -> None:
+    """`errnote search commit` lists the entries holding the word; a prompt "commit" (or "go", or a
+    bare URL) is the user talking to the agent and adds nothing to the query section."""
+    from errnote.inject import Options, select
+
+    for i in range(3):
+        nb.add("lesson", f"Commit hooks part {i}: run the linter", reason="ci", tags=["git"])
+        nb.add("lesson", f"Go modules detail {i}", reason="build", body="See https://go.dev/ref/mod")
+    for i in range(6):
+        nb.add("insight", f"Filler note {i} about the router", reason="context")
+    assert len(nb.search("commit")) == 3
+    for prompt in ("commit", "go", "https://example.com/docs"):
+        chosen = select(nb, Options(query=prompt, always=False, recent=False))
+        assert chosen.section("query") == [], prompt
+
+
 def test_query_match_on_an_always_on_entry_is_not_repeated(fixed: Notebook) -> None:
     got = pick(fixed, query="cargo build --all-features openssl-sys native-tls rustls")
     assert got["aaaa000003"][0] == "always" and "query" in got["aaaa000003"]

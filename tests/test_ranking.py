@@ -90,6 +90,8 @@ def test_a_one_word_query_finds_the_entries_holding_it_whatever_its_case(nb: Not
         assert all(query.lower() in (h.title + " ".join(h.tags)).lower() + "openssl-sys" for h in hits)
     assert nb.search("router") != []  # in 8 of 13 entries, still not a word every text uses
     assert nb.search("work") == [] and nb.search("file") == []  # words any text about software uses
+    assert nb.search("error") == [] and nb.search("build") == []
+    assert nb.search("https://example.com/docs") == []  # a URL is not a word
 
 
 @pytest.mark.parametrize(

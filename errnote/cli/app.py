@@ -216,6 +216,19 @@ def _option(name: str) -> Iterator[None]:
         raise UsageError(message, exc.hint) from None
 
 
+def _check_scopes(scope: list[str] | None) -> None:
+    """Scope values given on the command line, checked as entries read them (a file drops an empty
+    `!` item; typed on the command line it is a mistake)."""
+    with _option("--scope"):
+        for item in scope or []:
+            if item.strip() and not item.strip("! \t"):
+                raise InvalidEntry(
+                    f"scope {item!r} is empty", "e.g. repo, global, path:src/**, !path:vendor/**"
+                )
+            if item.strip():
+                ScopeItem.parse(item)
+
+
 def _filters(
     nb: Notebook,
     types: list[str] | None,
@@ -325,24 +338,24 @@ def init(ctx: typer.Context) -> None:
 
 def errnote_on_path() -> bool:
     """Does a bare `errnote` run this installation? (Another package of that name exists, and a
-    venv's errnote is on PATH only while it is activated.) Its script names the Python it runs."""
+    venv's errnote is on PATH only while it is activated.) The `errnote` found on PATH, links
+    followed (pipx links it into ~/.local/bin), must sit among this installation's scripts."""
     import shutil
+    import sysconfig
 
     found = shutil.which("errnote")
     if found is None:
         return False
-    try:
-        with open(found, "rb") as script:
-            first = script.readline(4096).decode("utf-8", "replace")
-    except OSError:
-        return False
-    if not first.startswith("#!"):
-        return False
-    interpreter = first[2:].strip().split(" ")[0]
-    try:
-        return Path(interpreter).resolve() == Path(sys.executable).resolve()
-    except OSError:
-        return False
+    here = Path(found).resolve().parent
+    schemes = [sysconfig.get_default_scheme(), f"{os.name}_user"]
+    for scheme in schemes:
+        try:
+            scripts = sysconfig.get_path("scripts", scheme)
+        except KeyError:
+            continue
+        if scripts and Path(scripts).resolve() == here:
+            return True
+    return False
 
 
 def _register_merge_driver(nb: Notebook) -> str:
@@ -512,10 +525,7 @@ def add(
     if confidence is not None:
         with _option("--confidence"):
             parse_confidence(confidence)
-    with _option("--scope"):
-        for item in scope or []:
-            if item.strip():
-                ScopeItem.parse(item)  # as `add` reads it: a lone `!` is a mistake here
+    _check_scopes(scope)
     links: list[tuple[Relation, str]] = []
     for rel, targets in (
         (Relation.CORRECTS, corrects),
@@ -578,6 +588,7 @@ def triple(
     The lesson corrects the mistake and is derived from the correction; the correction corrects
     the mistake.
     """
+    _check_scopes(scope)
     nb = _nb(ctx)
     m, c, lesson_entry = nb.triple(
         mistake,
