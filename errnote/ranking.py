@@ -129,13 +129,9 @@ year yes yet
 """
 
 
+@lru_cache(maxsize=1)
 def common_words() -> frozenset[str]:
     """The stemmed words any text about software uses (they describe every situation)."""
-    return _common()
-
-
-@lru_cache(maxsize=1)
-def _common() -> frozenset[str]:
     from errnote.analysis import stem
 
     return frozenset(stem(w) for w in _COMMON.split())
@@ -160,7 +156,7 @@ def weak_cjk(term: str) -> bool:
 
 def information(term: str, idf: float) -> float:
     """What matching `term` tells about an entry: its idf, discounted for a common word."""
-    return idf * COMMON_WEIGHT if term in _common() or weak_cjk(term) else idf
+    return idf * COMMON_WEIGHT if term in common_words() or weak_cjk(term) else idf
 
 
 def alt_share(weight: float) -> float:

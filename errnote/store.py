@@ -152,13 +152,14 @@ def render_front_matter(entry: Entry) -> str:
 def has_conflict_markers(text: str) -> bool:
     """Does the text hold an unresolved git merge conflict (all three markers, in order)? Markers
     shown inside a fenced code block are an example (a lesson about resolving conflicts), not one."""
-    found = _CONFLICT.search(text)
-    if found is None:
-        return False
     from errnote.markdown import fenced_spans, inside
 
-    fenced = fenced_spans(text)
-    return any(not inside(fenced, m.start()) for m in _CONFLICT.finditer(text))
+    fenced: list[tuple[int, int]] | None = None  # looked for only once markers are found
+    for found in _CONFLICT.finditer(text):
+        fenced = fenced_spans(text) if fenced is None else fenced
+        if not inside(fenced, found.start()):
+            return True
+    return False
 
 
 def parse_entry(text: str, path: Path | None = None) -> Entry:

@@ -246,20 +246,17 @@ def _editor(tmp_path: Path, body: str) -> str:
     return f"{sys.executable} {script}"
 
 
+def _replacing_editor(tmp_path: Path, old: str, new: str) -> str:
+    """An $EDITOR that replaces `old` by `new` in the file it is given."""
+    replace = f"p.write_text(p.read_text().replace({old!r}, {new!r}))"
+    return _editor(tmp_path, f"import sys, pathlib\np = pathlib.Path(sys.argv[1]); {replace}\n")
+
+
 def test_edit_valid_change_is_saved(
     runner: CliRunner, in_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     entry = add_json(runner, "lesson", "Old title")
-    monkeypatch.setenv(
-        "EDITOR",
-        _editor(
-            tmp_path,
-            """
-        import sys, pathlib
-        p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text().replace("Old title", "New title"))
-    """,
-        ),
-    )
+    monkeypatch.setenv("EDITOR", _replacing_editor(tmp_path, "Old title", "New title"))
     code, _, err = run(runner, "edit", str(entry["id"]))
     assert code == 0, err
     assert json.loads(run(runner, "show", str(entry["id"]), "--json")[1])["title"] == "New title"
@@ -489,16 +486,7 @@ def test_a_broken_entry_is_repaired_with_edit_and_removed_with_force(
     assert run(runner, "show", str(good["id"]))[0] == 1
     code, _, err = run(runner, "rm", str(good["id"]))
     assert code == 1 and "cannot be read" in err and "--force" in err and path.exists()
-    monkeypatch.setenv(
-        "EDITOR",
-        _editor(
-            tmp_path,
-            """
-        import sys, pathlib
-        p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text().replace("title: yes", "title: 'yes'"))
-    """,
-        ),
-    )
+    monkeypatch.setenv("EDITOR", _replacing_editor(tmp_path, "title: yes", "title: 'yes'"))
     code, _, err = run(runner, "edit", str(good["id"]))
     assert code == 0, err
     assert json.loads(run(runner, "show", str(good["id"]), "--json")[1])["title"] == "yes"
@@ -529,11 +517,7 @@ def test_a_broken_file_named_by_its_id_alone_is_repaired(
     bare = path.with_name(f"{good['id']}.md")
     path.rename(bare)
     bare.write_text(bare.read_text().replace("title: Readable", "title: Readable\ntitle: Twice"))
-    script = (
-        "import sys, pathlib\n"
-        "p = pathlib.Path(sys.argv[1]); p.write_text(p.read_text().replace('title: Twice\\n', ''))"
-    )
-    monkeypatch.setenv("EDITOR", _editor(tmp_path, script))
+    monkeypatch.setenv("EDITOR", _replacing_editor(tmp_path, "title: Twice\n", ""))
     code, _, err = run(runner, "edit", str(good["id"]))
     assert code == 0, err
     assert (
