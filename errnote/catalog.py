@@ -110,8 +110,8 @@ class Catalog:
     def load(
         self, current: dict[str, tuple[int, ...]] | None = None
     ) -> tuple[list[tuple[str, Entry]], list[Problem]]:
-        """Every entry (with its file's path inside `entries/`) and every unreadable file, like
-        `Store.read_all`, but cached. Paths stay strings: making ten thousand `Path`s costs more
+        """Every entry (with its file's path inside `entries/`) and every unreadable file, each file
+        parsed only when it changed since the last load. Paths stay strings: making ten thousand `Path`s costs more
         than reading their records. `current` is a `Store.stat_files` scan the caller already made."""
         current = self.store.stat_files() if current is None else current
         cached = self._read()

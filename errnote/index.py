@@ -143,7 +143,7 @@ def _document(rel: str, entry: Entry) -> dict[str, Any]:
 
 @dataclass
 class SyncReport:
-    """What one sync did, and anything the user should hear about."""
+    """What one sync did, and anything the user should hear about (filled in as the sync goes)."""
 
     added: int = 0
     updated: int = 0
@@ -151,6 +151,7 @@ class SyncReport:
     rebuilt: bool = False
     stale: bool = False  # the index could not be brought up to date: it was left for the next command
     unwritable: str = ""  # why the cache cannot be written (a read-only checkout, a full disk), if so
+    scanned: bool = False  # every entry file was stat'ed (no kernel watch vouched for a quiet folder)
     notices: list[str] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # relpath -> message, broken files
 
@@ -244,6 +245,7 @@ class Index:
                     f"cannot update the search index ({report.unwritable}): "
                     "searching the entry files directly"
                 )
+        report.scanned = True
         if watcher is not None and not report.stale:
             # The manifest this sync read or wrote (`_key`), not whatever is on disk by now.
             watcher.mark_synced(begun, report.problems, bool(linked), self._key)

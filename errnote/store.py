@@ -469,17 +469,6 @@ class Store:
         _sync_folder(path.parent)
         return target
 
-    def read_all(self) -> tuple[list[tuple[Path, Entry]], list[Problem]]:
-        """Read every entry file; a broken file becomes a Problem and never stops the others."""
-        good: list[tuple[Path, Entry]] = []
-        bad: list[Problem] = []
-        for item in self.files():
-            try:
-                good.append((item.path, read_entry(item.path)))
-            except InvalidEntry as exc:
-                bad.append(Problem(item.path, str(exc)))
-        return good, bad
-
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Serialise read-modify-write changes that touch more than one entry file."""

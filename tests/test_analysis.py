@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 import os
 import time
 from pathlib import Path
@@ -108,6 +109,12 @@ def test_thesaurus_tables_are_cached_between_processes(tmp_path: Path) -> None:
     (cached,) = tmp_path.glob("thesaurus-*.marshal")
     thesaurus._tables.cache_clear()
     assert thesaurus.expand("try again on the laptop", tmp_path) == plain  # loaded from the file
+    # What the file says is what is used: a group only the file holds expands.
+    english, chinese, longest = marshal.loads(cached.read_bytes())
+    english[("zxqv",)] = [(("frobnic",), 0.5)]
+    cached.write_bytes(marshal.dumps((english, chinese, longest)))
+    thesaurus._tables.cache_clear()
+    assert [e.alternatives for e in thesaurus.expand("zxqv", tmp_path)] == [(("frobnic",),)]
     cached.write_bytes(b"broken")
     thesaurus._tables.cache_clear()
     assert thesaurus.expand("try again on the laptop", tmp_path) == plain  # rebuilt, not a crash

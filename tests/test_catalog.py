@@ -8,6 +8,7 @@ import pytest
 
 from errnote.catalog import Catalog
 from errnote.notebook import Notebook
+from errnote.store import read_entry
 
 
 def test_cached_entries_equal_the_files(nb: Notebook) -> None:
@@ -16,11 +17,23 @@ def test_cached_entries_equal_the_files(nb: Notebook) -> None:
         tool="git", error="e\\nf", fix="x", confidence=0.9, pinned=True,
     )  # fmt: skip
     other = nb.add("mistake", "linked", links=[("related", nb.entries()[0].id)])
-    from_files = sorted((e for _p, e in nb.store.read_all()[0]), key=lambda e: e.id)
+    from_files = sorted((read_entry(f.path) for f in nb.store.files()), key=lambda e: e.id)
     first = sorted((e for _p, e in Catalog(nb.store).load()[0]), key=lambda e: e.id)
     cached = sorted((e for _p, e in Catalog(nb.store).load()[0]), key=lambda e: e.id)
     assert first == from_files == cached
     assert other.id in {e.id for e in cached}
+
+
+def test_an_unchanged_file_is_served_from_its_record(nb: Notebook) -> None:
+    entry = nb.add("lesson", "From the file")
+    catalog = Catalog(nb.store)
+    catalog.load()
+    # Change the record only: while the file's stat is unchanged, the record is what is served.
+    data = marshal.loads(catalog.path.read_bytes())
+    (record,) = data["files"].values()
+    record["e"][2] = "From the record"
+    catalog.path.write_bytes(marshal.dumps(data))
+    assert [(e.id, e.title) for _p, e in Catalog(nb.store).load()[0]] == [(entry.id, "From the record")]
 
 
 def test_a_changed_file_is_read_again_and_a_bad_record_is_ignored(nb: Notebook) -> None:

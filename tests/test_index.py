@@ -73,25 +73,33 @@ def test_unrelated_query_returns_nothing(nb: Notebook, filled: dict[str, str]) -
 
 
 @pytest.mark.parametrize(
-    "query",
+    ("query", "expected"),
     [
-        '"unclosed quote',
-        "redis AND NOT keys OR",
-        "*",
-        "(((",
-        "[]{}",
-        "NOT",
-        "🔥🔥 redis 🔥",
-        "",
-        "   ",
-        "field:value title:redis",
-        "a" * 5000,
-        'Traceback (most recent call last):\n  File "x.py", line 1\n' * 50,
+        # No syntax: quotes, operators, wildcards and brackets are text, and the words still count.
+        ('"unclosed quote', []),
+        ('"redis', ["redis"]),
+        ("redis AND NOT keys OR", ["redis"]),
+        ("NOT redis", ["redis"]),
+        ("redis AND (production OR", ["redis"]),
+        ("pnpm*", ["pnpm"]),
+        ("title:redis field:value", []),  # `title`, `field`, `value` are words here, not fields
+        ("🔥🔥 redis 🔥", ["redis"]),
+        ("redis\x00keys", ["redis"]),
+        ("日期", ["date"]),
+        ("*", []),
+        ("(((", []),
+        ("[]{}", []),
+        ("NOT", []),
+        ("", []),
+        ("   ", []),
+        ("a" * 5000, []),
+        ('Traceback (most recent call last):\n  File "x.py", line 1\n' * 50, []),
     ],
 )
-def test_odd_queries_never_fail(nb: Notebook, filled: dict[str, str], query: str) -> None:
-    hits = search(nb, query)
-    assert isinstance(hits, list)
+def test_odd_queries_never_fail(
+    nb: Notebook, filled: dict[str, str], query: str, expected: list[str]
+) -> None:
+    assert ids(search(nb, query)) == [filled[k] for k in expected]
 
 
 def test_sync_picks_up_add_edit_delete_and_rename_by_hand(nb: Notebook, filled: dict[str, str]) -> None:
@@ -227,9 +235,7 @@ def test_busy_lock_never_fails_a_search(nb: Notebook, filled: dict[str, str]) ->
     new = nb.add("insight", "Narwhal queue drops messages")
     with open(nb.store.cache_dir / "index.lock", "a+b") as held:
         fcntl.flock(held.fileno(), fcntl.LOCK_EX)
-        started = time.monotonic()
         result = search_with_report(nb, "redis keys", report=index.sync(timeout=0.2))
-        assert time.monotonic() - started < 5
         assert result.report.stale and ids(result.hits)[0] == filled["redis"]
     assert ids(search(nb, "narwhal queue")) == [new.id]
 
@@ -241,6 +247,7 @@ def test_a_search_does_not_queue_behind_another_process_rebuilding_the_index(
     from the index there is at once, instead of waiting for the lock until its timeout."""
     import fcntl
     import subprocess
+    import threading
 
     index = Index(nb)
     index.sync()
@@ -250,9 +257,13 @@ def test_a_search_does_not_queue_behind_another_process_rebuilding_the_index(
         (nb.store.cache_dir / f"index.new-{builder.pid}").mkdir()
         with open(nb.store.cache_dir / "index.lock", "a+b") as held:
             fcntl.flock(held.fileno(), fcntl.LOCK_EX)
-            started = time.monotonic()
-            result = search_with_report(nb, "redis keys", report=index.sync(timeout=60.0))
-            assert time.monotonic() - started < 30  # not the 60 s the lock timeout allows
+            # The lock is freed after a second: a search that waited for it would sync and not be stale.
+            release = threading.Timer(1.0, fcntl.flock, (held.fileno(), fcntl.LOCK_UN))
+            release.start()
+            try:
+                result = search_with_report(nb, "redis keys", report=index.sync(timeout=60.0))
+            finally:
+                release.join()
             assert result.report.stale and ids(result.hits)[0] == filled["redis"]
             # A leftover folder whose process id was reused long after is no build: wait as usual.
             old = time.time() - 3600
@@ -269,7 +280,6 @@ def test_broken_file_is_skipped_and_reported(nb: Notebook, filled: dict[str, str
     result = search_with_report(nb, "redis keys production")
     assert ids(result.hits)[0] == filled["redis"]
     assert any("2222222222-bad.md" in p for p in result.report.problems.values())
-    os.utime(bad)
 
 
 def test_edits_leave_deleted_documents_but_ranking_holds(nb: Notebook) -> None:

@@ -17,8 +17,11 @@ def imported_roots(path: Path) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             roots.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             roots.add(node.module)
+        elif isinstance(node, ast.ImportFrom):  # relative: `from .cli import app`, `from . import cli`
+            names = [node.module] if node.module else [alias.name for alias in node.names]
+            roots.update(f"errnote.{name}" for name in names)
     return roots
 
 
@@ -42,14 +45,20 @@ def test_no_grab_bag_modules() -> None:
     assert not names & {"utils", "helpers", "manager", "misc", "common"}
 
 
-def test_light_commands_do_not_import_whoosh_or_git() -> None:
-    """`errnote --help` and `errnote list` must not pay for the index or GitPython."""
-    code = (
-        "import sys\n"
-        "from typer.testing import CliRunner\n"
-        "from errnote.cli.app import app\n"
-        "CliRunner().invoke(app, ['--help'])\n"
-        "print(','.join(m for m in ('whoosh', 'git') if m in sys.modules))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == ""
+def test_light_commands_do_not_import_whoosh_or_git(tmp_path: Path) -> None:
+    """`errnote --help`, `errnote list` and `errnote inject` must not pay for the index or GitPython."""
+    from errnote.notebook import Notebook
+
+    nb, _ = Notebook.init(tmp_path)
+    nb.add("lesson", "Pin the toolchain", scope=["repo"])
+    for args in (["--help"], ["--notebook", str(tmp_path), "list"], ["--notebook", str(tmp_path), "inject"]):
+        code = (
+            "import sys\n"
+            "from typer.testing import CliRunner\n"
+            "from errnote.cli.app import app\n"
+            f"result = CliRunner().invoke(app, {args!r})\n"
+            "assert result.exit_code == 0, result.output\n"
+            "print(','.join(m for m in ('whoosh', 'git') if m in sys.modules))\n"
+        )
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert run.stdout.strip() == "", args

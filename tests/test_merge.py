@@ -38,10 +38,11 @@ def entry(**changes: object) -> Entry:
     return replace(base, **changes)  # type: ignore[arg-type]
 
 
-def merged(base: Entry, ours: Entry, theirs: Entry) -> tuple[Entry, bool]:
+def merged(base: Entry, ours: Entry, theirs: Entry) -> Entry:
+    """The clean merge of three versions (a conflict fails the test)."""
     result = merge_texts(render_entry(base), render_entry(ours), render_entry(theirs))
     assert not result.conflicted, result.text
-    return parse_entry(result.text), result.conflicted
+    return parse_entry(result.text)
 
 
 def later(minutes: int) -> Provenance:
@@ -52,7 +53,7 @@ def test_unrelated_edits_of_one_entry_merge_cleanly() -> None:
     base = entry()
     ours = entry(confidence=0.9, provenance=later(5))
     theirs = entry(links=(Link(Relation.RELATED, "ffff000011"),), provenance=later(3))
-    result, _ = merged(base, ours, theirs)
+    result = merged(base, ours, theirs)
     assert result.confidence == 0.9
     assert result.links == (Link(Relation.RELATED, "ffff000011"),)
     assert result.provenance.updated == T0 + timedelta(minutes=5)  # the later of the two edits
@@ -66,14 +67,14 @@ def test_lists_merge_as_sets_keeping_removals_and_additions() -> None:
     base = entry(tags=("ci", "rust"), scope=Scope((ScopeItem("repo", ""),)))
     ours = entry(tags=("rust", "toolchain"), scope=Scope((ScopeItem("repo", ""), ScopeItem("tool", "cargo"))))
     theirs = entry(tags=("ci", "rust", "msrv"), scope=Scope((ScopeItem("path", "crates/**"),)))
-    result, _ = merged(base, ours, theirs)
+    result = merged(base, ours, theirs)
     assert result.tags == ("rust", "toolchain", "msrv")  # ours dropped "ci": gone
     assert result.scope.as_strings() == ["tool:cargo", "path:crates/**"]  # theirs dropped "repo"
 
 
 def test_both_sides_adding_links_keep_both() -> None:
     a, b = Link(Relation.RELATED, "0000aaaa11"), Link(Relation.CORRECTS, "0000bbbb22")
-    result, _ = merged(entry(), entry(links=(a,)), entry(links=(b,)))
+    result = merged(entry(), entry(links=(a,)), entry(links=(b,)))
     assert set(result.links) == {a, b}
 
 
@@ -81,7 +82,7 @@ def test_confirmations_counted_on_both_sides_add_up() -> None:
     base = entry(confirmed=1, last_confirmed=T0)
     ours = entry(confirmed=2, last_confirmed=T0 + timedelta(days=2))
     theirs = entry(confirmed=3, last_confirmed=T0 + timedelta(days=1), contradicted=1)
-    result, _ = merged(base, ours, theirs)
+    result = merged(base, ours, theirs)
     assert (result.confirmed, result.contradicted) == (4, 1)
     assert result.last_confirmed == T0 + timedelta(days=2)
 
@@ -90,7 +91,7 @@ def test_edits_of_different_paragraphs_of_the_body_merge() -> None:
     base = entry()
     ours = entry(body=base.body.replace("First paragraph.", "First paragraph, clarified."))
     theirs = entry(body=base.body.replace("Last paragraph.", "Last paragraph, with a link."))
-    result, _ = merged(base, ours, theirs)
+    result = merged(base, ours, theirs)
     assert result.body == "First paragraph, clarified.\n\nMiddle paragraph.\n\nLast paragraph, with a link."
 
 
@@ -224,7 +225,8 @@ def test_an_updated_line_in_a_text_field_is_not_the_time_stamp() -> None:
     assert merged_entry.provenance.updated == T0 + timedelta(minutes=2)
 
 
-def test_confirmations_made_on_each_side_both_count() -> None:
+def test_equal_counts_confirmed_at_different_times_both_count() -> None:
+    """Both sides went from 2 to 3, but at different times: two confirmations, not one change."""
     base = entry(confirmed=2, last_confirmed=T0)
     ours = entry(confirmed=3, last_confirmed=T0 + timedelta(days=1), provenance=later(1))
     theirs = entry(confirmed=3, last_confirmed=T0 + timedelta(days=2), provenance=later(2))

@@ -109,7 +109,8 @@ def test_prefix_lookup_and_ambiguity(nb: Notebook) -> None:
         nb.get(a.id[:2])
     # Two files whose ids share a prefix: the prefix is ambiguous, a longer one is not.
     b = nb.add("lesson", "second")
-    twin_id = a.id[:4] + ("0" if b.id[4] != "0" else "1") + b.id[5:]
+    # A letter in the middle: an all-digit id would be read by YAML as a number in the unquoted copy.
+    twin_id = a.id[:4] + ("a" if b.id[4] != "a" else "b") + b.id[5:]
     twin_text = nb.store.path_for(b).read_text().replace(b.id, twin_id)
     (nb.store.entries_dir / "lessons" / f"{twin_id}-twin.md").write_text(twin_text)
     with pytest.raises(AmbiguousId, match="matches 2 entries"):

@@ -94,29 +94,6 @@ def test_a_one_word_query_finds_the_entries_holding_it_whatever_its_case(nb: Not
     assert nb.search("https://example.com/docs") == []  # a URL is not a word
 
 
-@pytest.mark.parametrize(
-    "query",
-    [
-        "",
-        "   ",
-        '"unbalanced quote',
-        "AND OR NOT",
-        "redis AND (production OR",
-        "*",
-        "[]{}()<>",
-        "🔥🚀 emoji only",
-        "NOT redis",
-        'Traceback (most recent call last):\n  File "/app/x.py", line 5, in <module>\n    import y\n'
-        "ModuleNotFoundError: No module named 'y'\n" * 20,
-        "内存",
-        "a" * 5000,
-    ],
-)
-def test_odd_inputs_never_raise(nb: Notebook, query: str) -> None:
-    hits = nb.search(query)
-    assert isinstance(hits, list)
-
-
 def test_threshold_is_scale_free() -> None:
     strong = ranking.Evidence(
         bm25=10, matched_idf=9.0, query_idf=20, matched=3, has_code_token=False, unit=4.2

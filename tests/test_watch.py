@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 
 from errnote import watch
-from errnote.index import Index, search
+from errnote.index import Index, search, search_with_report
 from errnote.notebook import Notebook
-from errnote.store import Store
 
 
 @pytest.fixture(autouse=True)
@@ -33,33 +32,26 @@ def inotify_fds() -> int:
 
 
 @pytest.fixture
-def counted(nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many full stat scans the syncs made (the real scan runs; it is only counted)."""
+def counted() -> list[bool]:
+    """Whether each sync of the test (through `ids` and `look`) made a full stat scan."""
     if watch._inotify() is None:
         pytest.skip("no inotify on this system: every sync scans")
-    scans: list[int] = []
-    real = Store.stat_files
-
-    def stat_files(self: Store, symlinks: list[str] | None = None) -> Any:
-        scans.append(1)
-        return real(self, symlinks)
-
-    monkeypatch.setattr(Store, "stat_files", stat_files)
-    return scans
+    return []
 
 
-def ids(nb: Notebook, query: str) -> set[str]:
-    return {h.id for h in search(nb, query, threshold=False)}
+def ids(nb: Notebook, query: str, scans: list[bool] | None = None) -> set[str]:
+    result = search_with_report(nb, query, threshold=False)
+    if scans is not None:
+        scans.append(result.report.scanned)
+    return {h.id for h in result.hits}
 
 
 def test_a_quiet_notebook_is_not_scanned_again(nb: Notebook, counted: list[int]) -> None:
     entry = nb.add("lesson", "Pin the toolchain in rust-toolchain.toml")
     for _ in range(5):
-        assert ids(nb, "rust toolchain") == {entry.id}
-    assert len(counted) == 2  # the first sync, and the second, which armed the watch first
-    before = len(counted)
-    Index(nb).sync(watch=False)  # asked for: a full scan
-    assert len(counted) == before + 1
+        assert ids(nb, "rust toolchain", counted) == {entry.id}
+    assert counted == [True, True, False, False, False]  # the second sync armed the watch first
+    assert Index(nb).sync(watch=False).scanned  # asked for: a full scan
 
 
 def test_every_change_is_seen_by_the_next_search(nb: Notebook, counted: list[int]) -> None:
@@ -97,23 +89,22 @@ def test_a_symlinked_entry_is_always_scanned(nb: Notebook, counted: list[int], t
     nb.store.path_for(entry).rename(outside)
     os.symlink(outside, nb.store.path_for(entry))
     for _ in range(3):
-        assert ids(nb, "shared repositories") == {entry.id}
-    before = len(counted)
-    outside.write_text(outside.read_text().replace("shared between", "mirrored among"))  # no event here
-    assert ids(nb, "mirrored") == {entry.id}  # a word only the edited text has
-    assert len(counted) > before
+        assert ids(nb, "shared repositories", counted) == {entry.id}
+    assert all(counted)  # no event comes from the link's target: every sync scans
+    outside.write_text(outside.read_text().replace("shared between", "mirrored among"))
+    assert ids(nb, "mirrored", counted) == {entry.id}  # a word only the edited text has
 
 
 def test_a_quiet_watch_is_trusted_only_for_a_while(
     nb: Notebook, counted: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     nb.add("lesson", "Pin the toolchain in rust-toolchain.toml")
-    search(nb, "toolchain")
-    search(nb, "toolchain")
+    for _ in range(3):
+        ids(nb, "toolchain", counted)
+    assert counted[-1] is False  # trusted
     monkeypatch.setattr(watch, "MAX_QUIET", 0.0)  # a network file system reports nothing: scan anyway
-    before = len(counted)
-    search(nb, "toolchain")
-    assert len(counted) == before + 1
+    ids(nb, "toolchain", counted)
+    assert counted[-1] is True
 
 
 def test_an_index_replaced_by_another_process_is_noticed(nb: Notebook, counted: list[int]) -> None:
@@ -229,5 +220,5 @@ def test_without_inotify_every_sync_scans(
     monkeypatch.setattr(watch, "_inotify", lambda: None)  # as on macOS or Windows
     nb.add("lesson", "Pin the toolchain in rust-toolchain.toml")
     for _ in range(4):
-        search(nb, "toolchain")
-    assert len(counted) == 4 and not any(watch._WATCHES.values())
+        ids(nb, "toolchain", counted)
+    assert counted == [True] * 4 and not any(watch._WATCHES.values())
