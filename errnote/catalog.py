@@ -28,7 +28,7 @@ from errnote.model import (
 )
 from errnote.store import Problem, Store, atomic_write_bytes, read_entry
 
-CATALOG_VERSION = 4  # 3: text without control characters, empty scope items dropped; 4: marshal
+CATALOG_VERSION = 5  # 3: no control characters, empty scope items dropped; 4: marshal; 5: tags masked
 
 
 def _record(entry: Entry, st: list[int]) -> dict[str, Any]:
@@ -111,8 +111,9 @@ class Catalog:
         self, current: dict[str, tuple[int, ...]] | None = None
     ) -> tuple[list[tuple[str, Entry]], list[Problem]]:
         """Every entry (with its file's path inside `entries/`) and every unreadable file, each file
-        parsed only when it changed since the last load. Paths stay strings: making ten thousand `Path`s costs more
-        than reading their records. `current` is a `Store.stat_files` scan the caller already made."""
+        parsed only when it changed since the last load. Paths stay strings: making ten thousand
+        `Path`s costs more than reading their records. `current` is a `Store.stat_files` scan the
+        caller already made."""
         current = self.store.stat_files() if current is None else current
         cached = self._read()
         fresh: dict[str, Any] = {}

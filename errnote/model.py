@@ -362,7 +362,7 @@ _KNOWN_KEYS = frozenset(_FIELD_ORDER)
 
 # Terminal escape sequences (colours in captured compiler output, a title-setting OSC) and other
 # control characters: an entry is shared through git, and its text reaches terminals and prompts.
-_ANSI = re.compile(
+ESCAPE_SEQUENCE = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves (`\x1b[31m`, `\x1b[2J`)
     r"|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC (a title, a link), never past the end of its line
     r"|\x1b[()*+][0-9A-Za-z]"  # a character set (`tput sgr0` writes `\x1b(B`)
@@ -387,7 +387,7 @@ def effective_status(entry: Entry, superseded: frozenset[str]) -> Entry:
 def strip_controls(text: str) -> str:
     """Text without escape sequences and control characters (newlines and tabs stay)."""
     if "\x1b" in text:
-        text = _ANSI.sub("", text)
+        text = ESCAPE_SEQUENCE.sub("", text)
     return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
@@ -410,6 +410,16 @@ def clean_text(value: object, name: str, *, one_line: bool = False) -> str:
     if one_line:
         text = " ".join(text.split())
     return text
+
+
+def tag_text(tag: str) -> str:
+    """A tag as stored: lower case, masked first when it could be a secret (lower case would hide
+    `AKIA...` or `sk_live_...` from the case-sensitive patterns that find them)."""
+    if len(tag) >= 16 and any(c.isdigit() for c in tag):
+        from errnote.redact import redact
+
+        tag = redact(tag)
+    return tag.lower()
 
 
 def parse_confidence(value: object) -> float:
@@ -556,7 +566,7 @@ def entry_from_dict(data: Mapping[str, Any], body: str = "") -> Entry:
         body=clean_text(body, "body"),
         reason=clean_text(data.get("reason"), "reason"),
         scope=Scope.parse(_string_list(data.get("scope"), "scope")),
-        tags=tuple(t.lower() for t in _string_list(data.get("tags"), "tags")),
+        tags=tuple(dict.fromkeys(tag_text(t) for t in _string_list(data.get("tags"), "tags"))),
         tool=clean_text(data.get("tool"), "tool", one_line=True),
         error=clean_text(data.get("error"), "error"),
         fix=clean_text(data.get("fix"), "fix"),

@@ -32,6 +32,7 @@ from errnote.model import (
     Status,
     clean_text,
     parse_confidence,
+    tag_text,
     validate,
 )
 from errnote.store import (
@@ -397,7 +398,9 @@ class Notebook:
                 reason=clean_text(reason, "reason"),
                 scope=Scope(tuple(ScopeItem.parse(s) for s in scope if str(s).strip())),
                 tags=tuple(
-                    dict.fromkeys(t for t in (clean_text(t, "tag", one_line=True).lower() for t in tags) if t)
+                    dict.fromkeys(
+                        t for t in (tag_text(clean_text(t, "tag", one_line=True)) for t in tags) if t
+                    )
                 ),
                 tool=clean_text(tool, "tool", one_line=True),
                 error=clean_text(error, "error"),

@@ -107,6 +107,8 @@ _URL_PASSWORD_RE = re.compile(
 # `https://TOKEN@host`: a bare token used as the user name.
 _URL_TOKEN_USER_RE = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(?P<s>[A-Za-z0-9_-]{20,})@")
 
+# An Azure shared access signature: the `sig` query parameter is the credential.
+_SAS_SIGNATURE_RE = re.compile(r"[?&]sig=(?P<s>[A-Za-z0-9%+/=_-]{16,})")
 # Webhook URLs carry their credential as the last path segment; the ids before it are not secret.
 _WEBHOOK_RE = re.compile(
     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?:[A-Za-z0-9]+/)+(?P<s>[A-Za-z0-9]{16,})"
@@ -158,7 +160,9 @@ _USER_FLAG_RE = re.compile(
 # elsewhere `-p` is a port or a parent flag, so _short_p_ok() checks the command line first.
 _SHORT_P_RE = re.compile(r"(?<![\w-])-p(?:[ \t]+)?([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1(?=\s|$)")
 _PASSWORD_COMMAND_RE = re.compile(
-    r"(?:^|\s)(?:-u|-U|--user(?:name)?)(?:[ \t=]|$)|\b(?:mysql\w*|mariadb\w*|sshpass|login)\b"
+    # `sudo -u deploy`, `docker exec -u root`, `runuser -u app`: a user to run as, not a login.
+    r"(?:^|(?<!sudo)(?<!exec)(?<!\brun)(?<!runuser)\s)(?:-u|-U|--user(?:name)?)(?:[ \t=]|$)"
+    r"|\b(?:mysql\w*|mariadb\w*|sshpass|login)\b"
 )
 # `.netrc` / `machine h login u password p`: a space, not `=` or `:`, separates the value.
 _NETRC_RE = re.compile(r"\blogin[ \t]+\S+\s+password[ \t]+(?P<s>[^\s\"']+)")
@@ -205,7 +209,7 @@ _WEAK_COMPONENTS = {"key", "auth"}
 _NOT_SECRET_QUALIFIERS = {
     "page", "next", "continuation", "sync", "lock", "idempotency", "cancellation", "cancel", "resume",
     "pagination", "cursor", "public", "publishable", "pub", "cache", "sort", "partition", "primary",
-    "foreign", "object", "row", "host", "ssh", "gpg", "pgp", "file", "path",
+    "foreign", "object", "row", "host", "ssh", "gpg", "pgp", "file", "path", "existing",
 }  # fmt: skip
 _NAME_SPLIT_RE = re.compile(r"[_.\-]+|(?<=[a-z0-9])(?=[A-Z])")
 
@@ -223,7 +227,8 @@ _PATH_RE = re.compile(r"^(?:~|\.{1,2})?/[\w./-]*$")
 _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
 _KEBAB_WORDS_RE = re.compile(r"^[a-z]+(?:[-_][a-z]+)+$")  # `db-creds`, `not_found`: names, not passwords
-_URL_AUTHORITY_TAIL_RE = re.compile(r"://[^\s/@]*$")
+_URL_AUTHORITY_TAIL_RE = re.compile(r"://[^\s/@?#;]*$")  # still inside `user:password@host`
+_ARN_TAIL_RE = re.compile(r"\barn:[\w-]+:\S*$")
 _PORTS_RE = re.compile(r"^[\d.:]+(?:/\w+)?$")
 
 
@@ -259,6 +264,8 @@ def _plausible(value: str, *, bare: bool, spaced: bool) -> bool:
     if len(value.strip()) < 4 or low in _LITERALS or _MASKED_RE.search(value):
         return False
     if low.startswith(_PLACEHOLDER_PREFIXES) or "://" in value or "-----begin" in low:
+        return False
+    if low.startswith("arn:"):  # the name of a secret in AWS (`arn:aws:secretsmanager:...`), not its value
         return False
     if "placeholder" in low or _PATH_RE.match(value):
         return False
@@ -347,9 +354,13 @@ def _url_spans(text: str) -> Iterator[tuple[int, int]]:
     for m in _WEBHOOK_RE.finditer(text):
         group = next(g for g in ("s", "d", "g") if m.group(g) is not None)
         value = m.group(group)
-        # The generic `/hooks/` rule needs a digit too, so `/hooks/useSomethingLong` is not taken.
-        if group != "g" or (_random_like(value) and any(c.isdigit() for c in value)):
+        if _MASKED_RE.search(value):  # the documented placeholder, `.../XXXXXXXXXXXXXXXXXXXXXXXX`
+            continue
+        # The generic `/hooks/` rule needs several digits too: `/hooks/useTokenRefresher2` is a route.
+        if group != "g" or (_random_like(value) and sum(c.isdigit() for c in value) >= 4):
             yield m.span(group)
+    for m in _SAS_SIGNATURE_RE.finditer(text):
+        yield m.span("s")
 
 
 def _header_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -360,7 +371,11 @@ def _header_spans(text: str) -> Iterator[tuple[int, int]]:
                 yield m.span("s")
     for line in _COOKIE_LINE_RE.finditer(text):
         for m in _COOKIE_PAIR_RE.finditer(text, line.start(), line.end()):
-            if _COOKIE_NAME_RE.search(m.group("name")) and _random_like(m.group("s")):
+            value = m.group("s")
+            # A session id is often plain hex (`JSESSIONID=1A2B...`): random enough under that name.
+            if _COOKIE_NAME_RE.search(m.group("name")) and (
+                _random_like(value) or (len(value) >= 16 and _HEX_RE.match(value))
+            ):
                 yield m.span("s")
 
 
@@ -375,8 +390,9 @@ def _key_value_spans(text: str) -> Iterator[tuple[int, int]]:
         if not strength:
             continue
         # `https://x-access-token:TOKEN@host`: the URL rule owns userinfo; here it would eat the host.
-        if _URL_AUTHORITY_TAIL_RE.search(_line_before(text, name_start)):
-            continue
+        before = _line_before(text, name_start)
+        if _URL_AUTHORITY_TAIL_RE.search(before) or _ARN_TAIL_RE.search(before):
+            continue  # ... and `arn:aws:secretsmanager:...:secret:prod/db` names a secret, not its value
         m = _KV_VALUE_RE.match(text, word.end())
         if m is None:
             continue
@@ -386,7 +402,10 @@ def _key_value_spans(text: str) -> Iterator[tuple[int, int]]:
         # A bare value followed by `(` or `[` is code (`os.environ[...]`) or a structure (`ENC[...]`).
         if group == "bare" and end < len(text) and text[end] in "([{":
             continue
-        if not _plausible(value, bare=group == "bare", spaced=m.group("sep") == ":"):
+        # After `:` prose is common (`using password: YES`), but not under a config key
+        # (`DB_PASSWORD: hunter`, `spring.datasource.password: Winter`).
+        prose = m.group("sep") == ":" and not ("_" in name or "." in name or name.isupper())
+        if not _plausible(value, bare=group == "bare", spaced=prose):
             continue
         if strength == 1 and not (_random_like(value) or _env_hex_key(name, value)):
             continue
@@ -421,7 +440,10 @@ def _flag_spans(text: str) -> Iterator[tuple[int, int]]:
             yield m.span("s")
     for m in _SHORT_P_RE.finditer(text):
         value = m.group("s")
-        if _PORTS_RE.match(value) or not _PASSWORD_COMMAND_RE.search(_line_before(text, m.start())):
+        line = _line_before(text, m.start())
+        # Only this command of the line: `npm login && mkdir -p dist` is not a login.
+        command = line[max(line.rfind(";"), line.rfind("|"), line.rfind("&&")) + 1 :]
+        if _PORTS_RE.match(value) or not _PASSWORD_COMMAND_RE.search(command):
             continue
         if _plausible(value, bare=True, spaced=True):
             yield m.span("s")
@@ -454,6 +476,12 @@ def _random_base64(value: str) -> bool:
 
 def find_secrets(text: str) -> list[tuple[int, int]]:
     """Return the sorted, non-overlapping (start, end) spans of secrets in `text`."""
+    if "\x1b" in text:
+        # Colour codes in captured output (`\x1b[31mghp_...\x1b[0m`) glue onto a token and hide its
+        # word boundary: read them as spaces of the same length, so the spans still fit `text`.
+        from errnote.model import ESCAPE_SEQUENCE
+
+        text = ESCAPE_SEQUENCE.sub(lambda m: " " * len(m.group()), text)
     spans: list[tuple[int, int]] = []
     for finder in (_shape_spans, _url_spans, _header_spans, _key_value_spans, _flag_spans, _aws_secret_spans):
         spans.extend(finder(text))

@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from errnote.errors import ErrnoteError, InvalidEntry
-from errnote.model import Entry, EntryType, Scope, entry_from_dict, entry_to_dict, iso
+from errnote.model import (
+    Entry,
+    EntryType,
+    Scope,
+    entry_from_dict,
+    entry_to_dict,
+    iso,
+    strip_controls,
+    tag_text,
+)
 
 NOTEBOOK_DIRNAME = ".errnote"
 ENTRIES_DIRNAME = "entries"
@@ -97,24 +106,46 @@ def entry_filename(entry: Entry) -> str:
 
 
 def redact_entry(entry: Entry) -> Entry:
-    """The entry with secrets masked in every text it carries: what may be written to disk."""
+    """The entry with secrets masked in every text it carries: what may be written to disk or shown
+    to a model. Escape sequences and control characters go first: a colour code glued to a token
+    (`\\x1b[31mghp_...`) would hide it from the patterns that look for a word boundary."""
     from dataclasses import replace
 
-    from errnote.redact import redact
+    from errnote.redact import find_secrets, redact
 
     prov = entry.provenance
+    scope = entry.scope.as_strings()
+    texts = [entry.title, entry.body, entry.reason, entry.fix, entry.error, entry.tool, *entry.tags, *scope]
+    texts += [prov.author, prov.session, prov.commit, prov.branch]
+    joined = "\n\n".join(texts)
+    if "\x1b" not in joined and not _CONTROL_CHARACTER.search(joined) and not find_secrets(joined):
+        return entry  # the common case: one scan of all the text instead of one a field
+
+    def clean(text: str) -> str:
+        return redact(strip_controls(text))
+
     return replace(
         entry,
-        title=redact(entry.title),
-        body=redact(entry.body),
-        reason=redact(entry.reason),
-        fix=redact(entry.fix),
-        error=redact(entry.error),
-        tool=redact(entry.tool),
-        tags=tuple(redact(t) for t in entry.tags),
-        scope=Scope.parse(redact(s) for s in entry.scope.as_strings()),
-        provenance=replace(prov, author=redact(prov.author), session=redact(prov.session)),
+        title=clean(entry.title),
+        body=clean(entry.body),
+        reason=clean(entry.reason),
+        fix=clean(entry.fix),
+        error=clean(entry.error),
+        tool=clean(entry.tool),
+        tags=tuple(dict.fromkeys(tag_text(clean(t)) for t in entry.tags)),
+        scope=Scope.parse(clean(s) for s in scope),
+        provenance=replace(
+            prov,
+            author=clean(prov.author),
+            session=clean(prov.session),
+            commit=clean(prov.commit),
+            branch=clean(prov.branch),
+        ),
     )
+
+
+#: Control characters other than newline and tab (a carriage return is a line end to normalise).
+_CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def render_entry(entry: Entry) -> str:

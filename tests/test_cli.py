@@ -288,6 +288,23 @@ def test_edit_invalid_change_is_refused_and_kept(
     assert "AKIAIOSFODNN7EXAMPLE" not in kept.read_text() and "hunter2secret" not in kept.read_text()
 
 
+def test_edit_that_is_not_utf8_is_kept_masked(
+    runner: CliRunner, in_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = add_json(runner, "lesson", "Keep me")
+    token = "gh" + "p_" + "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+    appended = b"token " + token.encode() + b" \xff"  # a byte that is no UTF-8 at all
+    monkeypatch.setenv(
+        "EDITOR",
+        _editor(tmp_path, f"import sys\nopen(sys.argv[1], 'ab').write({appended!r} + b'\\n')\n"),
+    )
+    code, _, err = run(runner, "edit", str(entry["id"]))
+    assert code == 1 and "not UTF-8" in err
+    kept = Path(err.split("your text is in ")[1].split()[0].rstrip(")"))
+    data = kept.read_bytes()
+    assert token.encode() not in data and b"[REDACTED] \xff" in data  # masked; the odd byte kept
+
+
 def test_notebook_option_and_env(
     runner: CliRunner, nb: Notebook, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -320,6 +320,25 @@ def test_query_match_on_an_always_on_entry_is_not_repeated(fixed: Notebook) -> N
     assert list(got).count("aaaa000003") == 1
 
 
+def test_a_secret_in_a_hand_written_entry_never_reaches_the_snippet(nb: Notebook, runner: CliRunner) -> None:
+    """Entry files written by hand or by another tool skipped errnote's masking: the snippet (a
+    committed CLAUDE.md, a prompt) masks what it shows."""
+    token = "gh" + "p_" + "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+    mistake = nb.add("mistake", "Deployed with a personal token")
+    (nb.store.entries_dir / "abcdef0123-by-hand.md").write_text(
+        "---\nid: abcdef0123\ntype: lesson\ntitle: Deploy with the bot token\nscope:\n- repo\n"
+        f"links:\n  corrects:\n  - {mistake.id}\nprovenance:\n  created: 2026-11-01T00:00:00Z\n---\n"
+        f"Use {token} from the vault, never a personal one.\n"
+    )
+    for fmt in ("markdown", "xml", "json", "mdc"):
+        code, out, err = invoke(runner, nb, "--format", fmt)
+        assert code == 0, err
+        assert "abcdef0123" in out and token not in out and "[REDACTED]" in out
+    claude = nb.repo_root / "CLAUDE.md"
+    assert invoke(runner, nb, "--write", str(claude))[0] == 0
+    assert "abcdef0123" in claude.read_text() and token not in claude.read_text()
+
+
 def test_path_rule_with_exclusions(fixed: Notebook) -> None:
     assert pick(fixed, paths=("db/migrations/0001_init.sql",))["aaaa000007"] == ("path", "path")
     assert pick(fixed, paths=("web/src/app.test.ts",))["aaaa00000f"][0] == "path"

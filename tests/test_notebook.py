@@ -102,6 +102,21 @@ def test_secrets_are_masked_before_writing(nb: Notebook) -> None:
     assert "github.com/acme/x.git" in text
 
 
+def test_every_write_masks_secrets_even_behind_colour_codes(nb: Notebook, repo: Path) -> None:
+    token = "ghp_" + "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+    git(repo, "checkout", "-q", "-b", f"hotfix/{token}")  # a branch name is text errnote records
+    entry = nb.add("mistake", "Push failed", tags=["SK" + "0123456789abcdef0123456789abcdef"])
+    nb.update(entry.id, error=f"\x1b[31m{token}\x1b[0m")  # as captured from a coloured CI log
+    other = nb.add("lesson", "Rotate the bot token")
+    nb.retire(other.id, f"CI said \x1b[31m{token}\x1b[0m")
+    texts = [nb.store.path_for(nb.get(e.id)).read_text() for e in (entry, other)]
+    assert all(token not in t and token.lower() not in t for t in texts)
+    assert all("\x1b" not in t for t in texts)
+    assert "0123456789abcdef0123456789abcdef" not in texts[0]  # the tag, before it was lower-cased
+    assert nb.get(entry.id).provenance.branch == "hotfix/[REDACTED]"
+    assert nb.get(entry.id).error == "[REDACTED]"
+
+
 def test_prefix_lookup_and_ambiguity(nb: Notebook) -> None:
     a = nb.add("lesson", "first")
     assert nb.get(a.id[:5]).id == a.id

@@ -323,3 +323,61 @@ def test_pathological_input_is_read_whole() -> None:
     assert redact(text) == text
     masked = redact(f"{text} password={secret}")
     assert secret not in masked and masked.startswith(text)
+
+
+def _masked_value(text: str, secret: str) -> None:
+    masked = redact(text)
+    assert secret not in masked and MASK in masked
+    assert masked.replace(MASK, secret) == text  # nothing but the secret changed
+
+
+@pytest.mark.parametrize(
+    ("template", "secret"),
+    [
+        # A query or `;` parameter right after the host: not inside `user:password@`.
+        ("GET https://api.example.com?api_key={s}", fake(28, seed=80)),
+        ("wss://s.example.com?access_token={s}", fake(20, seed=81)),
+        ("redis://cache:6379?password={s}", "S3cretPw12"),
+        ("jdbc:sqlserver://db:1433;user=sa;password={s}", "S3cretPw12"),
+        # Session ids that are plain hex, under a session cookie's name.
+        ("Cookie: JSESSIONID={s}", fake(32, HEX, seed=82).upper()),
+        ("Set-Cookie: _session_id={s}; path=/", fake(32, HEX, seed=83)),
+        # A plain word under a config key is a password, not prose.
+        ("DB_PASSWORD: {s}", "supersecret"),
+        ("spring.datasource.password: {s}", "Winter"),
+        # An Azure shared access signature.
+        ("https://a.blob.core.windows.net/c/f?sv=2021-06-08&sp=r&sig={s}", fake(40, seed=84) + "%3D"),
+        # A token inside terminal colour codes, as captured from a CI log.
+        ("CI said \x1b[31m{s}\x1b[0m", "gh" + "p_" + fake(36, seed=85)),
+    ],
+)
+def test_secrets_in_more_places(template: str, secret: str) -> None:
+    _masked_value(template.format(s=secret), secret)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sudo -u deploy mkdir -p shared/log",  # -u of sudo, -p of mkdir
+        "docker exec -u root app mkdir -p var/cache2",
+        "sudo -u app python -m pytest -p no:cacheprovider",
+        "npm login && mkdir -p dist/assets",  # the login is another command of the line
+        "not authorized to perform: secretsmanager:GetSecretValue on resource: "
+        "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf",
+        "helm upgrade app ./chart --set postgresql.auth.existingSecret=app-db-secret",
+        "kms_key: arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+        "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",  # the docs' example
+        "https://example.com/api/hooks/useAuthTokenRefresher2",  # a route, not a token
+    ],
+)
+def test_names_of_secrets_and_options_are_kept(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_a_login_command_still_masks_its_password() -> None:
+    for line in (
+        "mysql -u root -p {s} db",
+        "cat dump.sql | mysql -u root -p {s} db",
+        "docker login -u bot -p {s} r.io",
+    ):
+        _masked_value(line.format(s="S3cretPw12"), "S3cretPw12")

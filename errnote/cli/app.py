@@ -750,14 +750,18 @@ def edit(
     except OSError as exc:
         Path(tmp_name).unlink(missing_ok=True)
         raise ErrnoteError(f"cannot start the editor {editor!r}: {exc.strerror}", "set $EDITOR") from None
+    except KeyboardInterrupt:
+        _keep_aside(Path(tmp_name))  # Ctrl-C: the text stays for the user, masked
+        raise
     try:
         edited = Path(tmp_name).read_text(encoding="utf-8")
     except UnicodeDecodeError:
+        _keep_aside(Path(tmp_name))
         raise ErrnoteError(
             f"the edited text is not UTF-8; {path.name} is unchanged", f"your text is in {tmp_name}"
         ) from None
     if code != 0:
-        _keep_aside(Path(tmp_name), edited)
+        _keep_aside(Path(tmp_name))
         raise ErrnoteError(
             f"the editor exited with status {code}; {path} is unchanged", f"your text is in {tmp_name}"
         )
@@ -768,7 +772,7 @@ def edit(
     try:
         new = nb.replace_text(entry_id, edited, expected=original)
     except ErrnoteError as exc:
-        _keep_aside(Path(tmp_name), edited)
+        _keep_aside(Path(tmp_name))
         raise ErrnoteError(
             f"edit refused, {path.name} is unchanged: {exc.message}",
             f"your edited text is kept in {tmp_name}",
@@ -778,14 +782,20 @@ def edit(
     _say_restored(nb.restored)
 
 
-def _keep_aside(path: Path, text: str) -> None:
-    """Keep a refused edit for the user, with secrets masked like everything errnote leaves on disk."""
+def _keep_aside(path: Path) -> None:
+    """Keep a refused edit for the user, with secrets masked like everything errnote leaves on disk
+    (bytes that are not UTF-8 are kept as they are)."""
     from errnote.redact import redact
-    from errnote.store import atomic_write
+    from errnote.store import atomic_write_bytes
 
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return
+    text = raw.decode("utf-8", errors="surrogateescape")
     masked = redact(text)
     if masked != text:
-        atomic_write(path, masked)
+        atomic_write_bytes(path, masked.encode("utf-8", errors="surrogateescape"))
 
 
 @app.command()
