@@ -32,7 +32,7 @@ EVENTS = {
     "pre-tool-use": "PreToolUse",
 }
 #: Tools whose use `pre-tool-use` looks at (the matcher written into settings.json).
-TOOL_MATCHER = "Bash|Edit|Write|MultiEdit"
+TOOL_MATCHER = "Bash|Edit|Write|MultiEdit|NotebookEdit"
 HOOK_TIMEOUT = 10  # seconds; Claude Code's default is 60, a memory lookup never needs that long
 SESSION_MAX_AGE = 7 * 86400  # session state files older than this are pruned
 LOG_MAX_BYTES = 256 * 1024
@@ -304,12 +304,12 @@ def run_stdio(event: str, *, notebook: str | Path | None = None) -> None:
         # Bytes, decoded here: the agent sends UTF-8 whatever the locale says.
         raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
         text = raw.decode("utf-8", errors="replace")
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):  # AttributeError: started with stdin closed (None)
         text = ""
     out = run(event, text, notebook=notebook)
     if out:
         try:
             sys.stdout.write(out)
             sys.stdout.flush()
-        except (OSError, ValueError) as exc:  # the agent closed the pipe: nothing to tell it
+        except (OSError, ValueError, AttributeError) as exc:  # the pipe closed, or never open (None)
             log_error(None, notebook, event, exc)

@@ -248,7 +248,7 @@ def _simple_commands(command: str) -> list[list[str]]:
     import shlex
 
     # Redirections (`2>&1`, `&>log`, `>&2`) are not command separators: blank their `&` first.
-    command = re.sub(r"\d*>&(\d+|-)|&>>?", " ", command)
+    command = re.sub(r"\d*>&(\d+|-)|&>>?", " ", _one_line(command))
     lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()")
     lexer.whitespace_split = True
     lexer.commenters = ""
@@ -266,6 +266,42 @@ def _simple_commands(command: str) -> list[list[str]]:
             commands[-1].append(token)
     return [c for c in commands if c]
 
+
+def _one_line(script: str) -> str:
+    """A multi-line script as one line: line ends outside quotes become `;`, comments go."""
+    out: list[str] = []
+    quote = ""
+    i, n = 0, len(script)
+    while i < n:
+        c = script[i]
+        if quote:
+            if c == "\\" and quote == '"' and i + 1 < n:
+                out.append(script[i : i + 2])
+                i += 2
+                continue
+            if c == quote:
+                quote = ""
+        elif c == "\\" and i + 1 < n:
+            out.append(" " if script[i + 1] == "\n" else script[i : i + 2])  # a continued line is one
+            i += 2
+            continue
+        elif c in "'\"":
+            quote = c
+        elif c == "\n":
+            c = ";"
+        elif c == "#" and (not out or out[-1][-1:] in " \t;&|()"):
+            end = script.find("\n", i)
+            i = n if end < 0 else end  # to the end of the line; its line end still separates
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+#: Shell words that open, continue or close a compound command (`if`, `for ... do`, `{ ... }`):
+#: the program is the word after them, or none.
+_KEYWORDS = frozenset({"if", "then", "elif", "else", "do", "while", "until", "!", "{"})
+_NO_PROGRAM = frozenset({"fi", "done", "esac", "}", "for", "case", "select", "in", "function", ";;"})
 
 #: Programs that run another program: their options (those that take a value listed) come first.
 _WRAPPERS: dict[str, frozenset[str]] = {
@@ -296,8 +332,10 @@ def _programs_of(words: list[str]) -> list[str]:
     i = 0
     while i < len(words):
         word = words[i]
-        if re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word):
-            i += 1
+        if word in _NO_PROGRAM:
+            return []  # `for d in a b`, `done`: a loop's words, not a program
+        if word in _KEYWORDS or re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", word):
+            i += 1  # `then`, `!`, `FOO=1`: the program comes after
         elif word in _WRAPPERS:
             takes_value = _WRAPPERS[word]
             i += 1
@@ -781,7 +819,7 @@ def mdc_front_matter(selection: Selection) -> tuple[str, bool]:
     """Cursor's `globs` (a comma-separated string) and `alwaysApply` (a real boolean) for a selection.
 
     The rule applies always unless every selected entry is limited to paths; then it attaches to
-    those paths' globs only.
+    those paths' globs only. A rule with no entry applies nowhere: in every request it would be noise.
     """
     globs: dict[str, None] = {}
     for p in selection.picked:
@@ -789,8 +827,6 @@ def mdc_front_matter(selection: Selection) -> tuple[str, bool]:
         if not scoped:
             return "", True
         globs.update(dict.fromkeys(scoped))
-    if not globs:
-        return "", True
     return ",".join(sorted(globs)), False
 
 

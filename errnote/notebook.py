@@ -155,7 +155,10 @@ class Notebook:
     """One repository's error notebook: the `.errnote/` folder and everything in it."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root.resolve()
+        # The folders above are resolved, `.errnote` itself is not: a notebook linked in from
+        # elsewhere (`ln -s ~/notes/.errnote .errnote`) is about the repository it was found in.
+        full = root.absolute()
+        self.root = full.parent.resolve() / full.name if full.name not in ("", ".", "..") else full.resolve()
         self.store = Store(self.root)
         #: Entries the last `remove` or `replace_text` made active again: what they superseded,
         #: once nothing supersedes it any more.
@@ -647,12 +650,27 @@ class Notebook:
 
 
 def _relative(path: str, repo_root: Path, cwd: Path | None = None) -> str:
-    """A user- or agent-given path made relative to the repository (left as it is when outside)."""
+    """A user- or agent-given path made relative to the repository; "" for a path outside it (a
+    scratch file in /tmp, a library's source: no `path:` scope of this repository covers it)."""
     text = path.strip()
     if not text:
         return ""
     given = Path(text).expanduser()
-    full = given if given.is_absolute() else (cwd or Path.cwd()) / given
+    here = cwd or Path.cwd()
+    full = given if given.is_absolute() else here / given
+    inside = _inside(full, repo_root)
+    if inside is not None:
+        return inside
+    if given.is_absolute() or _inside(here, repo_root) is not None:
+        return ""
+    # A relative path given from outside the repository (`--notebook` from elsewhere): it names a
+    # file of the repository, as a path in a scope would, unless it climbs out of it.
+    rel = Path(os.path.normpath(given)).as_posix()
+    return "" if rel == ".." or rel.startswith("../") else rel
+
+
+def _inside(full: Path, repo_root: Path) -> str | None:
+    """`full` relative to `repo_root` when it lies inside it ("." for the root), else None."""
     try:
         return Path(os.path.normpath(full)).relative_to(repo_root).as_posix()
     except ValueError:
@@ -660,7 +678,7 @@ def _relative(path: str, repo_root: Path, cwd: Path | None = None) -> str:
     try:  # through a symlink (/tmp and /private/tmp on macOS): compare where both really are
         return full.resolve().relative_to(repo_root.resolve()).as_posix()
     except (ValueError, OSError, RuntimeError):
-        return given.as_posix().removeprefix("./") if not given.is_absolute() else given.as_posix()
+        return None
 
 
 def repo_paths(paths: Iterable[str], repo_root: Path, cwd: Path | None = None) -> tuple[str, ...]:

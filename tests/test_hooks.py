@@ -121,7 +121,63 @@ def test_pre_tool_use_file_edit(fixed: Notebook, runner: CliRunner) -> None:
     assert hook(runner, "pre-tool-use", write)[1] == ""  # !path:web/vendor/** excludes it
 
 
+def test_files_outside_the_repository_match_no_path_scope(
+    nb: Notebook, runner: CliRunner, tmp_path: Path
+) -> None:
+    """A scratch file in /tmp or a library's source is not this repository's code."""
+    typed = nb.add("lesson", "Type-annotate every Python function", scope=["path:*.py"])
+    nb.add("lesson", "Never hand-edit generated code", scope=["path:**/generated/**"])
+    outside = tmp_path / "elsewhere" / "generated" / "scratch_test.py"  # the repo is tmp_path/repo
+    for i, file_path in enumerate((str(outside), "../elsewhere/generated/m.py")):
+        payload = {
+            "session_id": f"out-{i}",
+            "cwd": str(nb.repo_root),
+            "tool_name": "Write",
+            "tool_input": {"file_path": file_path, "content": ""},
+        }
+        assert hook(runner, "pre-tool-use", payload) == (0, "", "")
+    inside = {
+        "session_id": "in",
+        "cwd": str(nb.repo_root),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(nb.repo_root / "app" / "generated" / "m.py")},
+    }
+    text = context(hook(runner, "pre-tool-use", inside)[1], "PreToolUse")
+    assert f"id {typed.id}" in text and "hand-edit generated" in text
+    result = runner.invoke(app, ["--notebook", str(nb.root), "search", "python", "--path", str(outside)])
+    assert result.exit_code == 2 and "outside the repository" in result.stderr
+
+
+def test_a_linked_notebook_is_about_the_repository_it_is_found_in(tmp_path: Path, runner: CliRunner) -> None:
+    shared, _ = Notebook.init(tmp_path / "shared")
+    rule = shared.add("lesson", "Keep src free of print debugging", scope=["path:src/**"])
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / ".errnote").symlink_to(shared.root)
+    nb = Notebook.locate(repo / "src")
+    assert nb.repo_root == repo.resolve() and nb.get(rule.id).title == rule.title
+    payload = {
+        "session_id": "linked",
+        "cwd": str(repo),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(repo / "src" / "a.py")},
+    }
+    assert f"id {rule.id}" in context(hook(runner, "pre-tool-use", payload)[1], "PreToolUse")
+
+
 # --- never blocking ---------------------------------------------------------------------------
+
+
+def test_a_hook_started_with_stdout_or_stdin_closed_exits_0(fixed: Notebook) -> None:
+    import subprocess
+    import sys
+
+    payload = json.dumps({"session_id": "closed", "cwd": str(fixed.repo_root), "source": "startup"})
+    hook_cmd = f"'{sys.executable}' -m errnote --notebook '{fixed.root}' hook session-start"
+    done = subprocess.run(["sh", "-c", f"{hook_cmd} >&-"], input=payload, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == ""  # nobody to answer: silence
+    done = subprocess.run(["sh", "-c", f"{hook_cmd} <&-"], capture_output=True, text=True)
+    assert done.returncode == 0 and "Traceback" not in done.stderr  # no input: says how to use it
 
 
 @pytest.mark.parametrize("bad", ["", "not json", "[1, 2]", '{"session_id": 5, "cwd": 7}'])
@@ -211,7 +267,7 @@ def test_install_merges_into_existing_settings_and_uninstall_restores_them(
     assert list(data["hooks"]) == ["PreToolUse", "Stop", "SessionStart", "UserPromptSubmit"]
     pre = data["hooks"]["PreToolUse"]
     assert pre[0] == EXISTING["hooks"]["PreToolUse"][0]  # the user's own hook, untouched
-    assert pre[1]["matcher"] == "Bash|Edit|Write|MultiEdit"
+    assert pre[1]["matcher"] == "Bash|Edit|Write|MultiEdit|NotebookEdit"
     assert pre[1]["hooks"][0]["command"] == "errnote hook pre-tool-use"
     assert data["hooks"]["SessionStart"][0]["hooks"][0]["command"] == "errnote hook session-start"
     assert data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == "errnote hook user-prompt"

@@ -228,6 +228,9 @@ def test_mdc_front_matter_uses_real_booleans_and_comma_globs(fixed: Notebook, ru
     _, scoped, _ = invoke(runner, fixed, *GOLDEN_CASES["mdc-paths.mdc"])
     assert "\nalwaysApply: false\n" in scoped and "\nglobs: db/migrations/**\n" in scoped
     assert '"true"' not in always + scoped and "'true'" not in always + scoped
+    # A rule with no entry (no file changed) applies nowhere, not to every request.
+    _, empty, _ = invoke(runner, fixed, "--format", "mdc", "--only", "path", "--path", "README.md")
+    assert "No entries apply" in empty and "\nalwaysApply: false\n" in empty and "\nglobs:\n" in empty
 
 
 def test_json_says_why_each_entry_was_selected(fixed: Notebook, runner: CliRunner) -> None:
@@ -408,6 +411,18 @@ def test_program_names() -> None:
         ("python -m pytest tests", ["pytest", "python"]),
         ("python3.12 script.py", ["python"]),
         ('git commit -m "fix; pytest later"', ["git"]),  # quotes are one word
+        # Scripts as agents write them: several lines, compound commands, comments.
+        ("cd web\nnpm ci", ["npm"]),
+        ("npm install\ncargo build", ["npm", "cargo"]),
+        ("if [ -d web ]; then npm ci; fi", ["npm"]),
+        ("for d in a b; do npm ci --prefix $d; done", ["npm"]),
+        ("while true; do cargo test; done", ["true", "cargo"]),
+        ("{ cargo build; }", ["cargo"]),
+        ("true && ! cargo build", ["true", "cargo"]),
+        ("echo a # then cargo build", ["echo"]),  # a comment runs nothing
+        ("echo a#b && cargo test", ["echo", "cargo"]),  # `#` inside a word is no comment
+        ("# build it\nmake \\\n  test", ["make"]),
+        ('git commit -m "fix #12\nsecond line; pytest"', ["git"]),  # a line end inside quotes
         ("sudo -u bob npm ci", ["npm"]),
         ("timeout 30 cargo test && env -u X FOO=1 make", ["cargo", "make"]),
         ("pnpm exec vitest run", ["vitest"]),

@@ -261,6 +261,8 @@ def _filters(
         when = parse_since(since) if since else None
     # A path as the user sees it (from here, or absolute), as the scopes see it: from the repository top.
     where = (repo_paths([path], nb.repo_root) or ("",))[0] if path else ""
+    if path and not where:
+        raise UsageError(f"--path {path} is outside the repository {nb.repo_root}: no scope covers it")
     return make_filters(
         types=types or [], tags=tags or [], tool=tool or "", scope=scope or "", path=where,
         since=when, min_confidence=min_confidence, status=statuses, include_all=include_all,

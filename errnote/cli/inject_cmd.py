@@ -292,8 +292,9 @@ def hooks_install(
     ] = "errnote",
     json_: JsonOpt = False,
 ) -> None:
-    """Add SessionStart, UserPromptSubmit and PreToolUse (Bash|Edit|Write|MultiEdit) hooks that run
-    'errnote hook ...'. Everything already in the file stays as it is; running it twice adds nothing."""
+    """Add SessionStart, UserPromptSubmit and PreToolUse (Bash|Edit|Write|MultiEdit|NotebookEdit)
+    hooks that run 'errnote hook ...'. Everything already in the file stays as it is; running it
+    twice adds nothing."""
     from errnote.settings import install
 
     change = install(_nb(ctx).repo_root, exe=exe, local=local)
