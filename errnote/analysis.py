@@ -154,4 +154,5 @@ def _latin_terms(text: str) -> list[str]:
 
 
 def is_cjk(term: str) -> bool:
+    """Is this term Chinese or Japanese text (a character bigram), not a word of a spaced language?"""
     return bool(_CJK_RUN.fullmatch(term))

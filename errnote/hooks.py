@@ -113,6 +113,7 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def read_shown(path: Path) -> set[str]:
+    """The entry ids a session was already shown (none when its state file is missing or damaged)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

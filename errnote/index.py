@@ -21,6 +21,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from whoosh.analysis import Token, Tokenizer
+
 from errnote import ranking
 from errnote.analysis import ANALYSIS_VERSION, analyze, is_cjk
 from errnote.errors import InvalidEntry, UsageError
@@ -45,14 +47,10 @@ MAX_QUERY_TERMS = 48
 RETRIEVAL_IDEAS = 6
 RETRIEVAL_FLOOR = 0.5
 
-try:  # Whoosh is needed only when the index is; the class path must stay stable (it is pickled).
-    from whoosh.analysis import Token, Tokenizer
-except ImportError:  # pragma: no cover - whoosh is a declared dependency
-    Tokenizer = object
-
 
 class ErrnoteTokenizer(Tokenizer):  # type: ignore[misc]
-    """Whoosh glue around `errnote.analysis.analyze` (pickled into the index by its path)."""
+    """Whoosh glue around `errnote.analysis.analyze` (pickled into the index by its path, which
+    must therefore stay `errnote.index.ErrnoteTokenizer`)."""
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ErrnoteTokenizer)
@@ -493,13 +491,15 @@ class SearchHit:
         }
 
 
-@dataclass
+@dataclass(frozen=True)
 class SearchResult:
+    """A search's hits, best first, and what the sync before it did (notices, broken files)."""
+
     hits: list[SearchHit]
     report: SyncReport
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Concept:
     """One idea of the query: its own words (weight 1) and other ways of saying it (lower weight)."""
 

@@ -704,6 +704,7 @@ def render(selection: Selection, fmt: str = "markdown", *, dated: bool = False) 
 
 
 def render_markdown(selection: Selection, *, dated: bool = False) -> str:
+    """The snippet for CLAUDE.md, AGENTS.md or a system prompt: a section per rule, one item an entry."""
     out = [_MD_TITLE, "", _MD_INTRO]
     if not selection.picked:
         out += [
@@ -734,6 +735,7 @@ _XML_GROUPS = (("rules", ("always", "query", "path", "tool")), ("recent-failures
 
 
 def render_xml(selection: Selection, *, dated: bool = False) -> str:
+    """A `<memory-context>` block, rules and recent failures apart, for prompts that take XML."""
     out = ['<memory-context source="errnote">']
     for tag, sections in _XML_GROUPS:
         items = [p for s in sections for p in selection.section(s)]
@@ -809,6 +811,7 @@ def selection_to_json(selection: Selection) -> dict[str, Any]:
 
 
 def render_json(selection: Selection) -> str:
+    """The selection as JSON: each entry with the sections and reasons that picked it."""
     return json.dumps(selection_to_json(selection), ensure_ascii=False, indent=2) + "\n"
 
 
@@ -831,6 +834,7 @@ def mdc_front_matter(selection: Selection) -> tuple[str, bool]:
 
 
 def render_mdc(selection: Selection, *, dated: bool = False) -> str:
+    """A Cursor rule file: front-matter (`description`, `globs`, `alwaysApply`), then the markdown."""
     globs, always = mdc_front_matter(selection)
     # `alwaysApply` must be the YAML boolean: Cursor reads the string "true" as false.
     head = [

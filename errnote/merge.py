@@ -33,7 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from errnote.errors import InvalidEntry
+from errnote.errors import ErrnoteError, InvalidEntry
 from errnote.model import Entry, Link, Relation, Scope
 from errnote.store import parse_entry, render_front_matter
 
@@ -267,7 +267,10 @@ def _text_merge(base: str, ours: str, theirs: str, opts: MergeOptions) -> MergeR
             [*_merge_file_args(opts), "-p", *paths], capture_output=True, env={**os.environ, "LC_ALL": "C"}
         )
     if done.returncode < 0 or done.returncode > 127:
-        raise RuntimeError(f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip()}")
+        raise ErrnoteError(
+            f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip() or done.returncode}",
+            "the file keeps git's conflict; resolve it by hand and run 'errnote show' on the entry",
+        )
     return MergeResult(done.stdout.decode("utf-8"), done.returncode != 0)
 
 

@@ -423,6 +423,7 @@ def tag_text(tag: str) -> str:
 
 
 def parse_confidence(value: object) -> float:
+    """A confidence from text or a number, refused unless it is within 0..1."""
     try:
         number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -435,6 +436,7 @@ def parse_confidence(value: object) -> float:
 
 
 def parse_time(value: object, name: str) -> datetime:
+    """A time stamp from front-matter (ISO text, a date or a datetime), in UTC; `name` is for errors."""
     if isinstance(value, datetime):
         stamp = value
     elif isinstance(value, date):
@@ -453,6 +455,7 @@ def parse_time(value: object, name: str) -> datetime:
 
 
 def parse_date(value: object, name: str) -> date:
+    """A calendar date from front-matter (`expires`); `name` is for errors."""
     if isinstance(value, datetime):
         return value.date()
     if isinstance(value, date):
@@ -627,6 +630,7 @@ def entry_to_dict(entry: Entry) -> dict[str, Any]:
 
 
 def iso(stamp: datetime) -> str:
+    """A time stamp as the files store it: UTC, to the second, with a Z."""
     return stamp.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

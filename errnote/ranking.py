@@ -213,10 +213,12 @@ def near(ev: Evidence) -> bool:
 
 
 def relevance(ev: Evidence) -> float:
+    """The text match: BM25F scaled by how much of the query the entry covers."""
     return ev.bm25 * (0.25 + ev.coverage)
 
 
 def freshness(created: datetime, last_confirmed: datetime | None, now: datetime | None = None) -> float:
+    """1.0 for a year after creation or the last confirmation, then down to 0.85 at three years."""
     current = now or datetime.now(timezone.utc)
     latest = max(created, last_confirmed) if last_confirmed else created
     years = max((current - latest).total_seconds(), 0.0) / (365.25 * 86400)
@@ -228,6 +230,7 @@ def freshness(created: datetime, last_confirmed: datetime | None, now: datetime 
 def score(
     ev: Evidence, entry_type: str, confidence: float, created: datetime, last_confirmed: datetime | None
 ) -> float:
+    """The one formula of the module docstring: relevance x type x confidence x freshness."""
     return (
         relevance(ev)
         * TYPE_WEIGHTS.get(entry_type, 1.0)

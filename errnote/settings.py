@@ -48,6 +48,7 @@ def is_errnote_command(command: object) -> bool:
 
 
 def settings_path(repo_root: Path, local: bool = False) -> Path:
+    """Claude Code's project settings file (`settings.local.json` for one person's, uncommitted)."""
     return repo_root / ".claude" / ("settings.local.json" if local else "settings.json")
 
 

@@ -91,6 +91,7 @@ def new_id(taken: set[str] | None = None) -> str:
 
 
 def slugify(title: str, limit: int = 48) -> str:
+    """The file-name part made from a title: lower-case ASCII words joined by dashes, cut at a word."""
     words = re.findall(r"[a-z0-9]+", title.lower())
     slug = ""
     for word in words:
@@ -101,6 +102,7 @@ def slugify(title: str, limit: int = 48) -> str:
 
 
 def entry_filename(entry: Entry) -> str:
+    """The file name of an entry: its id, then its title as a slug, so a folder listing reads well."""
     slug = slugify(entry.title)
     return f"{entry.id}-{slug}.md" if slug else f"{entry.id}.md"
 
@@ -290,6 +292,7 @@ def file_id(name: str) -> str:
 
 
 def read_entry(path: Path) -> Entry:
+    """Read and validate one entry file (InvalidEntry names the file and the problem)."""
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:

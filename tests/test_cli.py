@@ -653,3 +653,13 @@ def test_add_says_what_it_superseded_and_list_takes_n(runner: CliRunner, in_repo
     assert code == 0 and f"Marked {old['id']} superseded" in err
     code, out, _err = run(runner, "list", "-n", "1", "--status", "all", "--json")
     assert code == 0 and len(json.loads(out)) == 1
+
+
+def test_a_file_system_refusal_says_what_to_do(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    import shutil
+
+    shutil.rmtree(nb.store.cache_dir, ignore_errors=True)
+    nb.store.cache_dir.write_text("")  # a file where errnote keeps its caches and locks
+    code, _, err = run(runner, "add", "lesson", "Pin the toolchain")
+    assert code == 1 and "Traceback" not in err
+    assert str(nb.store.cache_dir) in err and "move it aside" in err

@@ -147,12 +147,28 @@ class ErrnoteGroup(TyperGroup):
             raise typer.Exit(2) from None
         except OSError as exc:
             # A file system refusal (permissions, full disk) is the user's to fix, not a crash.
-            where = f": {exc.filename}" if exc.filename else ""
-            fail(f"{exc.strerror or exc}{where}")
+            fail(_os_problem(exc))
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
             fail("interrupted")
             raise typer.Exit(130) from None
+
+
+def _os_problem(exc: OSError) -> str:
+    """A file system refusal as one line: what happened, where, and what to do about it."""
+    import errno
+
+    where = f": {exc.filename}" if exc.filename else ""
+    hint = {
+        errno.EACCES: "check the permissions of that path",
+        errno.EPERM: "check the permissions of that path",
+        errno.ENOSPC: "free some disk space and run the command again",
+        errno.EROFS: "the file system is read-only: run errnote where it can write",
+        errno.EEXIST: "a file is in the way where errnote needs a folder: move it aside",
+        errno.ENOTDIR: "a file is in the way where errnote needs a folder: move it aside",
+        errno.EISDIR: "a folder is in the way where errnote needs a file: move it aside",
+    }.get(exc.errno or 0, "")
+    return f"{exc.strerror or exc}{where}" + (f" ({hint})" if hint else "")
 
 
 #: Rows `errnote list` draws in its table unless asked for more (a table of 10,000 takes seconds).
