@@ -40,6 +40,13 @@ def test_the_core_never_imports_the_cli_or_ui_libraries() -> None:
             assert not name.startswith("errnote.cli"), f"{path.name} imports {name}: arrows point down only"
 
 
+def test_cli_modules_do_not_import_the_app_back() -> None:
+    """`cli.app` assembles the commands; the modules it assembles never import it (no cycle)."""
+    for path in (PACKAGE / "cli").glob("*.py"):
+        if path.name != "app.py":
+            assert "errnote.cli.app" not in imported_roots(path), f"{path.name} imports errnote.cli.app"
+
+
 def test_no_grab_bag_modules() -> None:
     names = {p.stem for p in PACKAGE.rglob("*.py")}
     assert not names & {"utils", "helpers", "manager", "misc", "common"}

@@ -18,6 +18,8 @@ import typer
 from typer.core import TyperGroup
 
 from errnote import __version__
+from errnote.cli import inject_cmd
+from errnote.cli.context import JsonOpt, empty_notebook, errnote_on_path, notebook_of, warn_problems
 from errnote.cli.output import emit_json, fail, say, warn
 from errnote.errors import ErrnoteError, InvalidEntry, UsageError
 from errnote.model import (
@@ -217,11 +219,6 @@ def root(
     ctx.obj = {"notebook": notebook}
 
 
-def _nb(ctx: typer.Context) -> Notebook:
-    override = (ctx.find_root().obj or {}).get("notebook")
-    return Notebook.locate(override=override)
-
-
 @contextlib.contextmanager
 def _option(name: str) -> Iterator[None]:
     """Report a bad value given on the command line as a usage error (exit 2) naming the option."""
@@ -285,25 +282,6 @@ def _filters(
     )  # fmt: skip
 
 
-def _warn_problems(problems: Any) -> None:
-    for problem in problems:
-        text = (
-            problem.message if str(problem.path) in problem.message else f"{problem.path}: {problem.message}"
-        )
-        warn(f"skipped {text}")
-
-
-def empty_notebook(contents: Any, empty: str) -> str:
-    """Why nothing was shown: an empty notebook (`empty` says so), or one whose every file is broken."""
-    if not contents.problems:
-        return empty
-    count = len(contents.problems)
-    return (
-        f"No entry could be read: {count} entry file{'s are' if count > 1 else ' is'} broken (see above); "
-        "repair one with 'errnote edit ID' or delete it with 'errnote rm --force ID'."
-    )
-
-
 def _nothing_listed(contents: Any) -> str:
     if contents.entries:
         return "No entries match."
@@ -352,28 +330,6 @@ def init(ctx: typer.Context) -> None:
             f"No git repository holds {nb.repo_root}: the notebook works, without commits in its "
             "provenance; 'git init' there to share it with the code."
         )
-
-
-def errnote_on_path() -> bool:
-    """Does a bare `errnote` run this installation? (Another package of that name exists, and a
-    venv's errnote is on PATH only while it is activated.) The `errnote` found on PATH, links
-    followed (pipx links it into ~/.local/bin), must sit among this installation's scripts."""
-    import shutil
-    import sysconfig
-
-    found = shutil.which("errnote")
-    if found is None:
-        return False
-    here = Path(found).resolve().parent
-    schemes = [sysconfig.get_default_scheme(), f"{os.name}_user"]
-    for scheme in schemes:
-        try:
-            scripts = sysconfig.get_path("scripts", scheme)
-        except KeyError:
-            continue
-        if scripts and Path(scripts).resolve() == here:
-            return True
-    return False
 
 
 def _register_merge_driver(nb: Notebook) -> str:
@@ -457,7 +413,6 @@ ScopeOpt = Annotated[
     ),
 ]
 TagOpt = Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="A tag (repeatable).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
 # The filters `search` and `list` share (errnote.filters), declared once so they stay the same.
 TypeFilter = Annotated[
@@ -553,7 +508,7 @@ def add(
         (Relation.CONTRADICTS, contradicts),
     ):
         links.extend((rel, t) for t in targets or [])
-    nb = _nb(ctx)
+    nb = notebook_of(ctx)
     entry = nb.add(
         type,
         title,
@@ -607,7 +562,7 @@ def triple(
     the mistake.
     """
     _check_scopes(scope)
-    nb = _nb(ctx)
+    nb = notebook_of(ctx)
     m, c, lesson_entry = nb.triple(
         mistake,
         correction,
@@ -643,7 +598,7 @@ def show(
     json_: JsonOpt = False,
 ) -> None:
     """Show one entry with its links in both directions."""
-    nb = _nb(ctx)
+    nb = notebook_of(ctx)
     entry, path = nb.locate_entry(id)
     contents = nb.load()
     known = contents.by_id()
@@ -703,7 +658,7 @@ def list_(
     """
     from errnote.filters import entry_meta
 
-    nb = _nb(ctx)
+    nb = notebook_of(ctx)
     filters = _filters(nb, type, tag, tool, scope, path, since, min_confidence, status, all_, limit)
     contents = nb.load()
     superseded = superseded_by_active(contents.entries)  # the status search and inject go by
@@ -714,7 +669,7 @@ def list_(
     more = max(len(picked) - cap, 0) if cap > 0 else 0
     if cap > 0:
         picked = picked[:cap]
-    _warn_problems(contents.problems)
+    warn_problems(contents.problems)
     if json_:
         emit_json([entry_to_json(e) for e in picked])
         return
@@ -746,7 +701,7 @@ def edit(
     import subprocess
     import tempfile
 
-    nb = _nb(ctx)
+    nb = notebook_of(ctx)
     try:
         entry, path = nb.locate_entry(id)
         entry_id = entry.id
@@ -832,7 +787,7 @@ def link(
     target superseded."""
     with _option("REL"):
         Relation.parse(rel)
-    nb = _nb(ctx)
+    nb = notebook_of(ctx)
     entry = nb.link(source, rel, target)
     if json_:
         emit_json(entry_to_json(entry))
@@ -850,7 +805,7 @@ def retire(
     json_: JsonOpt = False,
 ) -> None:
     """Retire an entry: it stays on disk as history but never reaches a prompt again."""
-    entry = _nb(ctx).retire(id, why)
+    entry = notebook_of(ctx).retire(id, why)
     if json_:
         emit_json(entry_to_json(entry))
     else:
@@ -866,7 +821,7 @@ def rm(
     ] = False,
 ) -> None:
     """Delete an entry's file. Refused while other entries link to it (retire it instead, or --force)."""
-    nb = _nb(ctx)
+    nb = notebook_of(ctx)
     entry, path = nb.remove(id, force=force)
     if entry is None:
         say(f"Deleted the unreadable file {path.name}.")
@@ -938,7 +893,7 @@ def search(
     """
     from errnote.index import search_with_report
 
-    nb = _nb(ctx)
+    nb = notebook_of(ctx)
     filters = _filters(nb, type, tag, tool, scope, path, since, min_confidence, status, all_, limit)
     if query == "-":
         if sys.stdin is None or sys.stdin.isatty():
@@ -1004,7 +959,7 @@ def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
     from errnote.index import Index
 
     started = __import__("time").perf_counter()
-    nb = _nb(ctx)
+    nb = notebook_of(ctx)
     report = Index(nb).sync(rebuild=True, timeout=30.0)
     seconds = __import__("time").perf_counter() - started
     if report.unwritable:
@@ -1031,5 +986,7 @@ def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
         say(f"Removed {len(leftovers)} temporary file(s) left by interrupted writes.")
 
 
-# Commands defined in their own modules register themselves on `app` when imported.
-from errnote.cli import inject_cmd  # noqa: E402, F401
+# Commands defined in their own modules.
+app.command(help=inject_cmd.INJECT_HELP)(inject_cmd.inject)
+app.add_typer(inject_cmd.hook_app, name="hook")
+app.add_typer(inject_cmd.hooks_app, name="hooks")

@@ -8,11 +8,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from errnote.cli.app import JsonOpt, _nb, _warn_problems, app, empty_notebook, errnote_on_path
+from errnote.cli.context import JsonOpt, empty_notebook, errnote_on_path, notebook_of, warn_problems
 from errnote.cli.output import emit_json, say, warn
 from errnote.errors import ErrnoteError, UsageError
 
-_INJECT_HELP = """\
+INJECT_HELP = """\
 Print the entries that matter now as a snippet for CLAUDE.md, AGENTS.md or a system prompt.
 
 \b
@@ -66,7 +66,6 @@ FormatOpt = Annotated[
 ]
 
 
-@app.command(help=_INJECT_HELP)
 def inject(
     ctx: typer.Context,
     query: Annotated[
@@ -159,7 +158,7 @@ def inject(
         raise UsageError("--check needs --write FILE", "e.g. errnote inject --write CLAUDE.md --check")
     chosen = format_for_file(write, fmt) if write is not None else (fmt or "markdown")
     when = resolve_now(now)
-    nb = _nb(ctx)
+    nb = notebook_of(ctx)
     text = query or ""
     if text == "-":
         if sys.stdin is None or sys.stdin.isatty():
@@ -190,7 +189,7 @@ def inject(
         dated=write is not None,
     )
     contents = nb.load()
-    _warn_problems(contents.problems)
+    warn_problems(contents.problems)
     selection = select(nb, options, when, contents.entries)
     if not contents.entries and write is None:
         empty = "The notebook is empty: nothing to inject yet ('errnote add --help' shows how to record one)."
@@ -235,7 +234,6 @@ hook_app = typer.Typer(
     ".errnote/cache/hooks.log. 'errnote hooks install' wires them up.",
     no_args_is_help=True,
 )
-app.add_typer(hook_app, name="hook")
 
 
 def _run_hook(ctx: typer.Context, event: str) -> None:
@@ -276,7 +274,6 @@ def hook_pre_tool_use(ctx: typer.Context) -> None:
 hooks_app = typer.Typer(
     help="Install or remove errnote's hooks in Claude Code's .claude/settings.json.", no_args_is_help=True
 )
-app.add_typer(hooks_app, name="hooks")
 
 LocalOpt = Annotated[
     bool, typer.Option("--local", help="Use .claude/settings.local.json (personal, not committed) instead.")
@@ -297,7 +294,7 @@ def hooks_install(
     twice adds nothing."""
     from errnote.settings import install
 
-    change = install(_nb(ctx).repo_root, exe=exe, local=local)
+    change = install(notebook_of(ctx).repo_root, exe=exe, local=local)
     if json_:
         emit_json({"path": str(change.path), "added": list(change.events), "created": change.created})
     elif change.events:
@@ -318,7 +315,7 @@ def hooks_uninstall(ctx: typer.Context, local: LocalOpt = False, json_: JsonOpt 
     """Remove exactly the hooks 'errnote hooks install' added (commands 'errnote hook ...')."""
     from errnote.settings import uninstall
 
-    change = uninstall(_nb(ctx).repo_root, local=local)
+    change = uninstall(notebook_of(ctx).repo_root, local=local)
     if json_:
         emit_json({"path": str(change.path), "removed": list(change.events), "deleted": change.deleted})
     elif change.events:
