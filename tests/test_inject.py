@@ -629,15 +629,6 @@ def test_inject_without_query_imports_neither_whoosh_nor_git(fixed: Notebook) ->
     assert done.stdout.strip() == ""
 
 
-def test_core_modules_do_not_import_typer_or_rich() -> None:
-    code = (
-        "import sys, errnote.inject, errnote.hooks\n"
-        "print(sorted(m for m in ('typer', 'rich', 'click') if m in sys.modules))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]"
-
-
 # --- the marked block in files ------------------------------------------------------------------
 
 

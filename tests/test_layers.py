@@ -48,6 +48,16 @@ def test_cli_modules_do_not_import_the_app_back() -> None:
             assert "errnote.cli.app" not in imported_roots(path), f"{path.name} imports errnote.cli.app"
 
 
+def test_the_core_loads_no_ui_library_even_indirectly() -> None:
+    """What hooks and `inject` import at run time, dependencies included, holds no typer or rich."""
+    code = (
+        "import sys, errnote.inject, errnote.hooks, errnote.index, errnote.merge\n"
+        "print(sorted(m for m in ('typer', 'rich', 'click') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
 def test_no_grab_bag_modules() -> None:
     names = {p.stem for p in PACKAGE.rglob("*.py")}
     assert not names & {"utils", "helpers", "manager", "misc", "common"}

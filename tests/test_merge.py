@@ -497,8 +497,3 @@ def test_merge_entry_command_exit_codes(tmp_path: Path) -> None:
     assert result.exit_code == 0 and parse_entry(files[1].read_text("utf-8")).title == "Theirs"
     result = CliRunner().invoke(app, ["merge-entry", *map(str, files), "--favor", "mine"])
     assert result.exit_code == 2 and "--favor 'mine'" in result.stderr
-
-
-def test_notebook_api_sees_the_attributes_file(team: Path) -> None:
-    nb = Notebook.locate(team)
-    assert (nb.root / ".gitattributes").is_file()
