@@ -257,10 +257,15 @@ def _simple_commands(command: str) -> list[list[str]]:
     except ValueError:  # an unbalanced quote: read it as plain words
         tokens = re.split(r"\s+|(?=[;&|()])|(?<=[;&|()])", command.replace('"', " ").replace("'", " "))
     commands: list[list[str]] = [[]]
+    depth = 0
     for token in tokens:
         if not token:
             continue
         if set(token) <= set(";&|()"):
+            opened, closed = token.count("("), token.count(")")
+            if closed > opened and depth == 0:
+                commands[-1] = []  # `start)` of a `case`: a pattern, not a command
+            depth = max(0, depth + opened - closed)
             commands.append([])
         else:
             commands[-1].append(token)
@@ -268,8 +273,11 @@ def _simple_commands(command: str) -> list[list[str]]:
 
 
 def _one_line(script: str) -> str:
-    """A multi-line script as one line: line ends outside quotes become `;`, comments go."""
+    """A multi-line script as one line: line ends outside quotes become `;`; comments and the
+    bodies of here-documents (`cat > f <<'EOF'` ... `EOF`: text, not commands) go."""
+    script = script.replace("\r\n", "\n")
     out: list[str] = []
+    pending: list[tuple[str, bool]] = []  # here-document delimiters of this line, `<<-` or not
     quote = ""
     i, n = 0, len(script)
     while i < n:
@@ -287,8 +295,23 @@ def _one_line(script: str) -> str:
             continue
         elif c in "'\"":
             quote = c
+        elif c == "<" and script.startswith("<<", i) and not script.startswith("<<<", i):
+            heredoc = _HEREDOC.match(script, i)
+            if heredoc:
+                pending.append((heredoc.group("word"), heredoc.group("dash") == "-"))
+                out.append(" ")
+                i = heredoc.end()
+                continue
         elif c == "\n":
             c = ";"
+            for word, dash in pending:  # skip each body, up to its delimiter line
+                while i < n:
+                    end = script.find("\n", i + 1)
+                    line = script[i + 1 : n if end < 0 else end]
+                    i = n if end < 0 else end
+                    if (line.lstrip("\t") if dash else line) == word:
+                        break
+            pending = []
         elif c == "#" and (not out or out[-1][-1:] in " \t;&|()"):
             end = script.find("\n", i)
             i = n if end < 0 else end  # to the end of the line; its line end still separates
@@ -296,6 +319,10 @@ def _one_line(script: str) -> str:
         out.append(c)
         i += 1
     return "".join(out)
+
+
+#: `<<EOF`, `<<-EOF`, `<< 'EOF'`, `<<"EOF"`: a here-document and its delimiter.
+_HEREDOC = re.compile(r"<<(?P<dash>-?)[ \t]*(?P<q>['\"]?)(?P<word>[A-Za-z0-9_.-]+)(?P=q)")
 
 
 #: Shell words that open, continue or close a compound command (`if`, `for ... do`, `{ ... }`):

@@ -65,6 +65,19 @@ sends entry files to errnote's merge driver: run `errnote init` once in each clo
 """
 
 
+def _tags(values: Iterable[str]) -> tuple[str, ...]:
+    """Tags as stored: one line each, masked, lower case, each once, in the order given."""
+    cleaned = (tag_text(clean_text(v, "tag", one_line=True)) for v in values)
+    return tuple(dict.fromkeys(t for t in cleaned if t))
+
+
+def _unresolved_last(path: Path) -> Path:
+    """`path` made absolute with the folders above it resolved, the last part kept as named: a
+    `.errnote` linked in from elsewhere belongs to the repository it is linked into."""
+    full = path.absolute()
+    return full.parent.resolve() / full.name if full.name not in ("", ".", "..") else full.resolve()
+
+
 def _notebook_dir(path: Path) -> Path:
     """The `.errnote/` folder meant by a user-given path (the folder itself or the repository)."""
     if path.name == NOTEBOOK_DIRNAME:
@@ -157,8 +170,7 @@ class Notebook:
     def __init__(self, root: Path) -> None:
         # The folders above are resolved, `.errnote` itself is not: a notebook linked in from
         # elsewhere (`ln -s ~/notes/.errnote .errnote`) is about the repository it was found in.
-        full = root.absolute()
-        self.root = full.parent.resolve() / full.name if full.name not in ("", ".", "..") else full.resolve()
+        self.root = _unresolved_last(root)
         self.store = Store(self.root)
         #: Entries the last `remove` or `replace_text` made active again: what they superseded,
         #: once nothing supersedes it any more.
@@ -174,7 +186,7 @@ class Notebook:
         """Find the notebook: `override` (or `$ERRNOTE_DIR`), else walk up from `start` like git."""
         chosen = override if override else os.environ.get("ERRNOTE_DIR")
         if chosen:
-            folder = _notebook_dir(Path(chosen).expanduser().resolve())
+            folder = _notebook_dir(_unresolved_last(Path(chosen).expanduser()))
             if not folder.is_dir():
                 raise NotebookNotFound(
                     f"no notebook at {folder}", f"create one with: errnote --notebook {chosen} init"
@@ -200,7 +212,7 @@ class Notebook:
         """
         chosen = override if override else os.environ.get("ERRNOTE_DIR")
         if chosen:
-            root = _notebook_dir(Path(chosen).expanduser().resolve())
+            root = _notebook_dir(_unresolved_last(Path(chosen).expanduser()))
         else:
             here = Path(where or Path.cwd()).expanduser().resolve()
             root = (_repo_top(here) or here) / NOTEBOOK_DIRNAME
@@ -400,11 +412,7 @@ class Notebook:
                 body=clean_text(body, "body"),
                 reason=clean_text(reason, "reason"),
                 scope=Scope(tuple(ScopeItem.parse(s) for s in scope if str(s).strip())),
-                tags=tuple(
-                    dict.fromkeys(
-                        t for t in (tag_text(clean_text(t, "tag", one_line=True)) for t in tags) if t
-                    )
-                ),
+                tags=_tags(tags),
                 tool=clean_text(tool, "tool", one_line=True),
                 error=clean_text(error, "error"),
                 fix=clean_text(fix, "fix"),
@@ -473,7 +481,7 @@ class Notebook:
         if "scope" in changes and not isinstance(changes["scope"], Scope):
             changes["scope"] = Scope.parse(changes["scope"])
         if "tags" in changes:
-            changes["tags"] = tuple(changes["tags"])
+            changes["tags"] = _tags(changes["tags"])
         with self.store.lock():
             entry, path = self.locate_entry(ref)
             new = redact_entry(self._touched(entry, **changes))

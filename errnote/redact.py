@@ -110,12 +110,16 @@ _URL_TOKEN_USER_RE = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(
 # An Azure shared access signature: the `sig` query parameter is the credential.
 _SAS_SIGNATURE_RE = re.compile(r"[?&]sig=(?P<s>[A-Za-z0-9%+/=_-]{16,})")
 # Webhook URLs carry their credential as the last path segment; the ids before it are not secret.
-_WEBHOOK_RE = re.compile(
+_VENDOR_WEBHOOK_RE = re.compile(
     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?:[A-Za-z0-9]+/)+(?P<s>[A-Za-z0-9]{16,})"
-    r"|discord(?:app)?\.com/api/webhooks/\d+/(?P<d>[A-Za-z0-9_-]{40,})"
-    r"|https?://[^\s/'\"]+/(?:[^\s/?#'\"]+/)*(?:hooks|webhooks?)/(?:[^\s/?#'\"]+/)*"
-    r"(?P<g>[A-Za-z0-9_-]{20,})(?=[\s'\"?#)\]>,]|$)"
+    r"|discord(?:app)?\.com/api/webhooks/\d+/(?P<s2>[A-Za-z0-9_-]{40,})"
 )
+_WEBHOOK_RE = re.compile(
+    r"https?://[^\s/'\"]+/(?:[^\s/?#'\"]+/)*(?:hooks|webhooks?)/(?:[^\s/?#'\"]+/)*"
+    r"(?P<s>[A-Za-z0-9_-]{20,})(?=[\s'\"?#)\]>,]|$)"
+)
+# A route name in camel case (`useAuthTokenRefresher2`): words, maybe a number, not a token.
+_WORDY_RE = re.compile(r"(?:[A-Za-z][a-z]{2,})+\d{0,3}")
 
 _TOKEN_CHARS = r"A-Za-z0-9._~+/-"
 # `Bearer <token>` and `Basic <base64 user:pass>` anywhere (headers, logs, Go/py reprs of headers).
@@ -161,7 +165,7 @@ _USER_FLAG_RE = re.compile(
 _SHORT_P_RE = re.compile(r"(?<![\w-])-p(?:[ \t]+)?([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1(?=\s|$)")
 _PASSWORD_COMMAND_RE = re.compile(
     # `sudo -u deploy`, `docker exec -u root`, `runuser -u app`: a user to run as, not a login.
-    r"(?:^|(?<!sudo)(?<!exec)(?<!\brun)(?<!runuser)\s)(?:-u|-U|--user(?:name)?)(?:[ \t=]|$)"
+    r"(?:^|(?<!\bsudo)(?<!\bexec)(?<!\brun)(?<!\brunuser)\s)(?:-u|-U|--user(?:name)?)(?:[ \t=]|$)"
     r"|\b(?:mysql\w*|mariadb\w*|sshpass|login)\b"
 )
 # `.netrc` / `machine h login u password p`: a space, not `=` or `:`, separates the value.
@@ -228,7 +232,7 @@ _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
 _KEBAB_WORDS_RE = re.compile(r"^[a-z]+(?:[-_][a-z]+)+$")  # `db-creds`, `not_found`: names, not passwords
 _URL_AUTHORITY_TAIL_RE = re.compile(r"://[^\s/@?#;]*$")  # still inside `user:password@host`
-_ARN_TAIL_RE = re.compile(r"\barn:[\w-]+:\S*$")
+_ARN_TAIL_RE = re.compile(r"\barn:[\w-]+:[^\s,\"'=&;{}]*$")  # within the ARN, not past `,` or `"`
 _PORTS_RE = re.compile(r"^[\d.:]+(?:/\w+)?$")
 
 
@@ -351,16 +355,18 @@ def _url_spans(text: str) -> Iterator[tuple[int, int]]:
     for m in _URL_TOKEN_USER_RE.finditer(text):
         if _random_like(m.group("s")):
             yield m.span("s")
-    for m in _WEBHOOK_RE.finditer(text):
-        group = next(g for g in ("s", "d", "g") if m.group(g) is not None)
-        value = m.group(group)
-        if _MASKED_RE.search(value):  # the documented placeholder, `.../XXXXXXXXXXXXXXXXXXXXXXXX`
-            continue
-        # The generic `/hooks/` rule needs several digits too: `/hooks/useTokenRefresher2` is a route.
-        if group != "g" or (_random_like(value) and sum(c.isdigit() for c in value) >= 4):
+    for m in _VENDOR_WEBHOOK_RE.finditer(text):
+        group = "s" if m.group("s") is not None else "s2"
+        if not _MASKED_RE.search(m.group(group)):  # the docs' `.../XXXXXXXXXXXXXXXXXXXXXXXX`
             yield m.span(group)
+    for m in _WEBHOOK_RE.finditer(text):
+        value = m.group("s")
+        # Any other `/hooks/` URL: a random segment with a digit, not a route name.
+        if _random_like(value) and any(c.isdigit() for c in value) and not _WORDY_RE.fullmatch(value):
+            yield m.span("s")
     for m in _SAS_SIGNATURE_RE.finditer(text):
-        yield m.span("s")
+        if not _MASKED_RE.search(m.group("s")):
+            yield m.span("s")
 
 
 def _header_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -402,9 +408,11 @@ def _key_value_spans(text: str) -> Iterator[tuple[int, int]]:
         # A bare value followed by `(` or `[` is code (`os.environ[...]`) or a structure (`ENC[...]`).
         if group == "bare" and end < len(text) and text[end] in "([{":
             continue
-        # After `:` prose is common (`using password: YES`), but not under a config key
-        # (`DB_PASSWORD: hunter`, `spring.datasource.password: Winter`).
-        prose = m.group("sep") == ":" and not ("_" in name or "." in name or name.isupper())
+        # After `:` prose is common (`using password: YES`, `reset_password: enabled`), but not
+        # under a config key that ends its line (`DB_PASSWORD: hunter`, `a.b.password: Winter`).
+        prose = m.group("sep") == ":" and not (
+            (name.isupper() or "." in name) and text[m.end(group) : m.end(group) + 1] in ("", "\n", "\r")
+        )
         if not _plausible(value, bare=group == "bare", spaced=prose):
             continue
         if strength == 1 and not (_random_like(value) or _env_hex_key(name, value)):
@@ -440,9 +448,8 @@ def _flag_spans(text: str) -> Iterator[tuple[int, int]]:
             yield m.span("s")
     for m in _SHORT_P_RE.finditer(text):
         value = m.group("s")
-        line = _line_before(text, m.start())
         # Only this command of the line: `npm login && mkdir -p dist` is not a login.
-        command = line[max(line.rfind(";"), line.rfind("|"), line.rfind("&&")) + 1 :]
+        command = _last_command(_line_before(text, m.start()))
         if _PORTS_RE.match(value) or not _PASSWORD_COMMAND_RE.search(command):
             continue
         if _plausible(value, bare=True, spaced=True):
@@ -451,6 +458,20 @@ def _flag_spans(text: str) -> Iterator[tuple[int, int]]:
         for m in regex.finditer(text):
             if _plausible(m.group("s"), bare=True, spaced=True):
                 yield m.span("s")
+
+
+def _last_command(line: str) -> str:
+    """The last command of a shell line: after its last `;`, `|` or `&` outside quotes."""
+    start = 0
+    quote = ""
+    for i, c in enumerate(line):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in ";|&":
+            start = i + 1
+    return line[start:]
 
 
 def _aws_secret_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -476,16 +497,22 @@ def _random_base64(value: str) -> bool:
 
 def find_secrets(text: str) -> list[tuple[int, int]]:
     """Return the sorted, non-overlapping (start, end) spans of secrets in `text`."""
+    spans: list[tuple[int, int]] = []
     if "\x1b" in text:
         # Colour codes in captured output (`\x1b[31mghp_...\x1b[0m`) glue onto a token and hide its
         # word boundary: read them as spaces of the same length, so the spans still fit `text`.
+        # The text as it is is read too: a terminal title or link (OSC) carries text of its own.
         from errnote.model import ESCAPE_SEQUENCE
 
+        for finder in _FINDERS:
+            spans.extend(finder(text))
         text = ESCAPE_SEQUENCE.sub(lambda m: " " * len(m.group()), text)
-    spans: list[tuple[int, int]] = []
-    for finder in (_shape_spans, _url_spans, _header_spans, _key_value_spans, _flag_spans, _aws_secret_spans):
+    for finder in _FINDERS:
         spans.extend(finder(text))
     return _merge(spans)
+
+
+_FINDERS = (_shape_spans, _url_spans, _header_spans, _key_value_spans, _flag_spans, _aws_secret_spans)
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

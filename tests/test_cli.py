@@ -305,6 +305,28 @@ def test_edit_that_is_not_utf8_is_kept_masked(
     assert token.encode() not in data and b"[REDACTED] \xff" in data  # masked; the odd byte kept
 
 
+def test_an_editor_killed_by_ctrl_c_keeps_the_text_masked(
+    runner: CliRunner, in_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = add_json(runner, "lesson", "Keep me")
+    token = "gh" + "p_" + "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+    monkeypatch.setenv(
+        "EDITOR",
+        _editor(
+            tmp_path,
+            f"""
+        import os, signal, sys
+        open(sys.argv[1], "a").write("token {token}\\n")
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C reaches the editor, which dies of it
+    """,
+        ),
+    )
+    code, _, err = run(runner, "edit", str(entry["id"]))
+    assert code == 1 and "the editor exited" in err
+    kept = Path(err.split("your text is in ")[1].split()[0].rstrip(")"))
+    assert "[REDACTED]" in kept.read_text() and token not in kept.read_text()
+
+
 def test_notebook_option_and_env(
     runner: CliRunner, nb: Notebook, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -156,6 +156,8 @@ def test_a_linked_notebook_is_about_the_repository_it_is_found_in(tmp_path: Path
     (repo / ".errnote").symlink_to(shared.root)
     nb = Notebook.locate(repo / "src")
     assert nb.repo_root == repo.resolve() and nb.get(rule.id).title == rule.title
+    for named in (repo / ".errnote", repo):  # named with --notebook or $ERRNOTE_DIR: the same
+        assert Notebook.locate(override=named).repo_root == repo.resolve()
     payload = {
         "session_id": "linked",
         "cwd": str(repo),

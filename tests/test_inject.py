@@ -423,6 +423,10 @@ def test_program_names() -> None:
         ("echo a#b && cargo test", ["echo", "cargo"]),  # `#` inside a word is no comment
         ("# build it\nmake \\\n  test", ["make"]),
         ('git commit -m "fix #12\nsecond line; pytest"', ["git"]),  # a line end inside quotes
+        ("cat > Makefile <<'EOF'\ntest:\n\tpytest -x\nEOF\nmake test", ["cat", "make"]),  # a file's text
+        ("cat <<-END\n\tIt's fine\n\tEND\ncargo build", ["cat", "cargo"]),
+        ('case "$1" in\n start) npm start ;;\n test) pytest ;;\nesac', ["npm", "pytest"]),
+        ("docker run \\\r\n  --rm -it ubuntu", ["docker"]),  # a continued line, CRLF
         ("sudo -u bob npm ci", ["npm"]),
         ("timeout 30 cargo test && env -u X FOO=1 make", ["cargo", "make"]),
         ("pnpm exec vitest run", ["vitest"]),

@@ -117,6 +117,13 @@ def test_every_write_masks_secrets_even_behind_colour_codes(nb: Notebook, repo: 
     assert nb.get(entry.id).error == "[REDACTED]"
 
 
+def test_update_stores_tags_as_add_does(nb: Notebook) -> None:
+    entry = nb.add("lesson", "Tagged", tags=["Docker", "docker"])
+    assert entry.tags == ("docker",)
+    assert nb.update(entry.id, tags=["CI", " ci ", "Rust"]).tags == ("ci", "rust")
+    assert nb.get(entry.id).tags == ("ci", "rust")
+
+
 def test_prefix_lookup_and_ambiguity(nb: Notebook) -> None:
     a = nb.add("lesson", "first")
     assert nb.get(a.id[:5]).id == a.id

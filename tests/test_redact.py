@@ -347,8 +347,21 @@ def _masked_value(text: str, secret: str) -> None:
         ("spring.datasource.password: {s}", "Winter"),
         # An Azure shared access signature.
         ("https://a.blob.core.windows.net/c/f?sv=2021-06-08&sp=r&sig={s}", fake(40, seed=84) + "%3D"),
-        # A token inside terminal colour codes, as captured from a CI log.
+        # A token inside terminal colour codes, as captured from a CI log; one in a terminal title.
         ("CI said \x1b[31m{s}\x1b[0m", "gh" + "p_" + fake(36, seed=85)),
+        ('\x1b]0;curl -H "Authorization: Bearer {s}"\x07 done', fake(24, seed=86)),
+        # A key name after an ARN on the same line (compact JSON, CSV).
+        ('{{"Arn":"arn:aws:iam::1:role/app","password":"{s}"}}', "hunter2Secret"),
+        ("role=arn:aws:iam::123:role/x,db_password={s}", "S3cr3tPa55"),
+        # Webhook tokens with few digits, behind a vendor's or any `/webhooks/` path.
+        (
+            "https://discord.com/api/webhooks/1187654321098765432/{s}",
+            "kQzXwVbNmLpOiUyTrEeWqAsDfGhJkLz-cV_bN7mQ1wE",
+        ),
+        ("https://example.com/webhooks/inbound/{s}", "aZbYcXdWeVfUgThS1r2Q3p"),
+        # `-p` after a quoted `;`, and after a `-u` of a program whose name ends in "exec".
+        ('mysql -u root -e "SHOW DATABASES; SELECT 1" -p{s}', "S3cretPw"),
+        ("psexec -u admin -p {s} \\\\host cmd", "Pa55word"),
     ],
 )
 def test_secrets_in_more_places(template: str, secret: str) -> None:
@@ -368,6 +381,14 @@ def test_secrets_in_more_places(template: str, secret: str) -> None:
         "kms_key: arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
         "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",  # the docs' example
         "https://example.com/api/hooks/useAuthTokenRefresher2",  # a route, not a token
+        "https://a.blob.core.windows.net/c?sig=XXXXXXXXXXXXXXXXXXXX",  # a placeholder
+        # Code and settings with secret-ish names: types, flags, log lines, names of secrets.
+        "    client_secret: SecretStr = Field(...)",
+        "pub signing_key: SigningKey,",
+        "    self.secret_key: bytes = os.urandom(32)",
+        "reset_password: enabled",
+        'log.info("auth_token: refreshed")',
+        "tls_secret: wildcard-cert",
     ],
 )
 def test_names_of_secrets_and_options_are_kept(text: str) -> None:

@@ -698,7 +698,6 @@ def edit(
     """
     import os
     import shlex
-    import subprocess
     import tempfile
 
     nb = notebook_of(ctx)
@@ -719,13 +718,10 @@ def edit(
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(original)
     try:
-        code = subprocess.call([*shlex.split(editor), tmp_name])
+        code = _run_editor([*shlex.split(editor), tmp_name])
     except OSError as exc:
         Path(tmp_name).unlink(missing_ok=True)
         raise ErrnoteError(f"cannot start the editor {editor!r}: {exc.strerror}", "set $EDITOR") from None
-    except KeyboardInterrupt:
-        _keep_aside(Path(tmp_name))  # Ctrl-C: the text stays for the user, masked
-        raise
     try:
         edited = Path(tmp_name).read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -753,6 +749,22 @@ def edit(
     Path(tmp_name).unlink()
     say(f"Updated {new.type.value} [bold]{new.id}[/]: {_esc(new.title)}")
     _say_restored(nb.restored)
+
+
+def _run_editor(argv: list[str]) -> int:
+    """Run the editor and wait for it. Ctrl-C belongs to the editor, as with git: errnote ignores
+    it meanwhile, and an editor that dies of it counts as a refused edit (the text is kept)."""
+    import signal
+    import subprocess
+
+    def default_sigint() -> None:  # in the editor's process, before it starts
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return subprocess.call(argv, preexec_fn=default_sigint if os.name == "posix" else None)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _keep_aside(path: Path) -> None:
