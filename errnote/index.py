@@ -574,6 +574,155 @@ def _is_code(term: str) -> bool:
 _EXACT_DF = 32
 
 
+@dataclass(frozen=True)
+class _Idea:
+    """One idea of the query as the search weighs it: its information, the wordings that may match
+    it (terms, weight, information carried), and whether it is a compound code token."""
+
+    value: float
+    alts: list[_Alt]
+    code: bool
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The query's ideas that some entry uses (most informative first), the information of the whole
+    query (unused words included), and the idf of a word only one entry uses (the strength unit)."""
+
+    ideas: list[_Idea]
+    query_idf: float
+    unit: float
+
+
+def _plan(searcher: Any, concepts: list[_Concept]) -> _Plan:
+    """Weigh the query's ideas by the notebook's term statistics."""
+    import math
+
+    # Term statistics count deleted documents until segments merge, so N must count them too,
+    # or an often-edited notebook gets document frequencies above N (and negative idf).
+    n_docs = max(searcher.doc_count_all(), 1)
+    edited = searcher.reader().has_deletions()
+    dfs: dict[str, int] = {}
+
+    def idf_of(term: str) -> float:
+        """The information of a term (0 when no entry uses it)."""
+        if term not in dfs:
+            df = searcher.doc_frequency("all", term)
+            if edited and 0 < df <= _EXACT_DF:
+                # The old version of an edited entry still counts here: a word only one entry
+                # uses would count as used by two, and a query of it would fall below the
+                # threshold until a reindex. Live postings are cheap to count for rare words.
+                df = sum(1 for _ in searcher.postings("all", term).all_ids())
+            dfs[term] = min(df, n_docs)
+        df = dfs[term]
+        return ranking.information(term, math.log(1 + (n_docs - df + 0.5) / (df + 0.5))) if df else 0.0
+
+    # Terms nobody has used still count in the query's information: no entry covers them.
+    unseen_idf = math.log(1 + (n_docs + 0.5) / 0.5)
+    ideas: list[_Idea] = []
+    query_idf = 0.0
+    for concept in concepts:
+        literal_idf = max((idf_of(t) for t in concept.literals), default=0.0)
+        alts: list[_Alt] = []
+        for terms, weight in sorted(concept.alts.items(), key=lambda x: -x[1]):
+            if len(alts) < _MAX_ALTS and all(idf_of(t) for t in terms):
+                alts.append((terms, weight, min(idf_of(t) for t in terms) * ranking.alt_share(weight)))
+        if literal_idf:
+            value = literal_idf
+            alts = [(t, w, min(i, value)) for t, w, i in alts]
+        elif alts:  # only its synonyms or translations occur: the concept is worth what they are
+            value = max(i for _t, _w, i in alts)
+        else:
+            cjk = all(is_cjk(t) for t in concept.literals)
+            if cjk and all(ranking.weak_cjk(t) for t in concept.literals):
+                continue  # grammar (した, 了一): no entry is missing anything by not having it
+            query_idf += unseen_idf * (_UNSEEN_CJK if cjk else _UNSEEN)
+            continue
+        query_idf += value
+        ideas.append(_Idea(value, alts, any(_is_code(t) for t in concept.literals)))
+    ideas.sort(key=lambda idea: -idea.value)
+    unit = math.log(1 + (n_docs - 0.5) / 1.5)  # a word only one entry uses
+    return _Plan(ideas[:MAX_QUERY_TERMS], query_idf, unit)
+
+
+def _disjunction(ideas: list[_Idea], floor: float) -> Any:
+    """The Whoosh query of these ideas: each idea's best wording in its best field counts."""
+    from whoosh import query as wq
+
+    subqueries = []
+    for idea in ideas:
+        leaves: list[Any] = []
+        for terms, weight, info in idea.alts:
+            if weight < 1.0 and info < floor:
+                continue  # a common synonym or translation ("fail" for 失败): long postings
+            # A synonym stands for how a situation is described, not for error output: skip `error`.
+            for f in TEXT_FIELDS if weight >= 1.0 else _ALT_FIELDS:
+                boost = ranking.FIELD_WEIGHTS[f] * weight
+                if len(terms) == 1:
+                    leaves.append(wq.Term(f, terms[0], boost=boost))
+                elif f == "title":
+                    # Phrases are slow to match; in titles they matter most and the field is short.
+                    leaves.append(wq.Phrase(f, list(terms), boost=boost))
+        subqueries.append(wq.DisjunctionMax(leaves, tiebreak=0.1))
+    return wq.Or(subqueries)
+
+
+def _candidates(searcher: Any, plan: _Plan, filters: Filters, limit: int, wide: bool) -> Any:
+    """The entries worth scoring, as Whoosh hits.
+
+    Candidates come from the query's rarest ideas only: a common word's postings cover half the
+    notebook and cost most of the time, yet rarely decide which entry is meant. Every idea still
+    counts in the evidence, read from each candidate's stored term set."""
+    best = plan.ideas[0].value
+    floor = best * RETRIEVAL_FLOOR
+    q = _disjunction([idea for idea in plan.ideas[:RETRIEVAL_IDEAS] if idea.value >= floor], floor)
+    want = max(limit * 5, 50)
+    if wide:
+        return searcher.search(_disjunction(plan.ideas, 0.0), limit=max(want, 200))
+    if not filters.restrictive:
+        return searcher.search(q, limit=want)
+    # The same query read deeper, so a filter that excludes nothing changes no score. When it
+    # leaves too few, the entries that pass may match only the query's lesser ideas: then every
+    # idea selects candidates (one query, so the scores stay comparable).
+    results = list(searcher.search(q, limit=200))
+    allowed = sum(1 for h in results if filters.allows(json.loads(h["meta"])))
+    if allowed < len(results) and allowed < want:
+        # Only entries the filters allow may compete (in a big notebook the best 200 of all may
+        # hold none of them): every idea selects, one query scores them all.
+        return searcher.search(_disjunction(plan.ideas, 0.0), limit=want, filter=_passing(searcher, filters))
+    return results
+
+
+def _evidence(
+    plan: _Plan, found_terms: set[str], bm25: float, literal: str
+) -> tuple[ranking.Evidence, list[str]]:
+    """What one candidate's match rests on, and the query terms it matched (most informative first)."""
+    matched_idf = 0.0
+    matched = 0
+    code = False
+    shown: list[tuple[float, str]] = []
+    for idea in plan.ideas:
+        best = 0.0
+        for terms, weight, info in idea.alts:
+            if all(t in found_terms for t in terms):
+                best = max(best, info)
+                code = code or (idea.code and weight >= 1.0 and info > 2.0)
+                shown.append((info, " ".join(terms)))
+        if best:
+            matched += 1
+            matched_idf += best
+    ev = ranking.Evidence(
+        bm25=bm25,
+        matched_idf=matched_idf,
+        query_idf=plan.query_idf,
+        matched=matched,
+        has_code_token=code,
+        unit=plan.unit,
+        whole_word=bool(literal) and literal in found_terms,
+    )
+    return ev, list(dict.fromkeys(t for _i, t in sorted(shown, key=lambda x: -x[0])))
+
+
 def _run_search(
     nb: Notebook,
     ix: Any,
@@ -584,107 +733,16 @@ def _run_search(
     wide: bool = False,
     keyword: bool = True,
 ) -> list[SearchHit]:
-    import math
-
-    from whoosh import query as wq
-
     concepts = _query_terms(query, nb.store.cache_dir)
     literal = _keyword(query, concepts) if keyword else ""  # the word of a one-word query
     if not concepts:
         return []
     hits: list[SearchHit] = []
     with ix.searcher() as searcher:
-        # Term statistics count deleted documents until segments merge, so N must count them too,
-        # or an often-edited notebook gets document frequencies above N (and negative idf).
-        n_docs = max(searcher.doc_count_all(), 1)
-        edited = searcher.reader().has_deletions()
-        dfs: dict[str, int] = {}
-
-        def idf_of(term: str) -> float:
-            """The information of a term (0 when no entry uses it)."""
-            if term not in dfs:
-                df = searcher.doc_frequency("all", term)
-                if edited and 0 < df <= _EXACT_DF:
-                    # The old version of an edited entry still counts here: a word only one entry
-                    # uses would count as used by two, and a query of it would fall below the
-                    # threshold until a reindex. Live postings are cheap to count for rare words.
-                    df = sum(1 for _ in searcher.postings("all", term).all_ids())
-                dfs[term] = min(df, n_docs)
-            df = dfs[term]
-            return ranking.information(term, math.log(1 + (n_docs - df + 0.5) / (df + 0.5))) if df else 0.0
-
-        # Terms nobody has used still count in the query's information: no entry covers them.
-        unseen_idf = math.log(1 + (n_docs + 0.5) / 0.5)
-        unit = math.log(1 + (n_docs - 0.5) / 1.5)  # a word only one entry uses
-        plan: list[tuple[float, list[_Alt], bool]] = []
-        query_idf = 0.0
-        for concept in concepts:
-            literal_idf = max((idf_of(t) for t in concept.literals), default=0.0)
-            alts: list[_Alt] = []
-            for terms, weight in sorted(concept.alts.items(), key=lambda x: -x[1]):
-                if len(alts) < _MAX_ALTS and all(idf_of(t) for t in terms):
-                    alts.append((terms, weight, min(idf_of(t) for t in terms) * ranking.alt_share(weight)))
-            if literal_idf:
-                value = literal_idf
-                alts = [(t, w, min(i, value)) for t, w, i in alts]
-            elif alts:  # only its synonyms or translations occur: the concept is worth what they are
-                value = max(i for _t, _w, i in alts)
-            else:
-                cjk = all(is_cjk(t) for t in concept.literals)
-                if cjk and all(ranking.weak_cjk(t) for t in concept.literals):
-                    continue  # grammar (した, 了一): no entry is missing anything by not having it
-                query_idf += unseen_idf * (_UNSEEN_CJK if cjk else _UNSEEN)
-                continue
-            query_idf += value
-            plan.append((value, alts, any(_is_code(t) for t in concept.literals)))
-        plan.sort(key=lambda p: -p[0])
-        plan = plan[:MAX_QUERY_TERMS]
-        if not plan:
+        plan = _plan(searcher, concepts)
+        if not plan.ideas:
             return []
-        # Candidates come from the query's rarest ideas only: a common word's postings cover half the
-        # notebook and cost most of the time, yet rarely decide which entry is meant. Every idea
-        # still counts in the evidence below, read from each candidate's stored term set.
-        best = plan[0][0]
-
-        def disjunction(ideas: list[tuple[float, list[_Alt], bool]], floor: float) -> Any:
-            subqueries = []
-            for _value, alts, _code in ideas:
-                leaves: list[Any] = []
-                for terms, weight, info in alts:
-                    if weight < 1.0 and info < floor:
-                        continue  # a common synonym or translation ("fail" for 失败): long postings
-                    # A synonym stands for how a situation is described, not for error output: skip `error`.
-                    for f in TEXT_FIELDS if weight >= 1.0 else _ALT_FIELDS:
-                        boost = ranking.FIELD_WEIGHTS[f] * weight
-                        if len(terms) == 1:
-                            leaves.append(wq.Term(f, terms[0], boost=boost))
-                        elif f == "title":
-                            # Phrases are slow to match; in titles they matter most and the field is short.
-                            leaves.append(wq.Phrase(f, list(terms), boost=boost))
-                subqueries.append(wq.DisjunctionMax(leaves, tiebreak=0.1))
-            return wq.Or(subqueries)
-
-        q = disjunction(
-            [p for p in plan[:RETRIEVAL_IDEAS] if p[0] >= best * RETRIEVAL_FLOOR], best * RETRIEVAL_FLOOR
-        )
-        want = max(limit * 5, 50)
-        if wide:
-            results: Any = searcher.search(disjunction(plan, 0.0), limit=max(want, 200))
-        elif not filters.restrictive:
-            results = searcher.search(q, limit=want)
-        else:
-            # The same query read deeper, so a filter that excludes nothing changes no score. When
-            # it leaves too few, the entries that pass may match only the query's lesser ideas:
-            # then every idea selects candidates (one query, so the scores stay comparable).
-            results = list(searcher.search(q, limit=200))
-            allowed = sum(1 for h in results if filters.allows(json.loads(h["meta"])))
-            if allowed < len(results) and allowed < want:
-                # Only entries the filters allow may compete (in a big notebook the best 200 of
-                # all may hold none of them): every idea selects, one query scores them all.
-                results = searcher.search(
-                    disjunction(plan, 0.0), limit=want, filter=_passing(searcher, filters)
-                )
-        for hit in results:
+        for hit in _candidates(searcher, plan, filters, limit, wide):
             meta = json.loads(hit["meta"])
             if meta["status"] == Status.ACTIVE.value and _replaced(searcher, meta["id"]):
                 # Superseded by an active entry, though its own file still says active (a write
@@ -692,30 +750,7 @@ def _run_search(
                 meta["status"] = Status.SUPERSEDED.value
             if not filters.allows(meta):
                 continue
-            found_terms = set(hit["terms"].split())
-            matched_idf = 0.0
-            matched = 0
-            code = False
-            shown: list[tuple[float, str]] = []
-            for _value, alts, is_code in plan:
-                best = 0.0
-                for terms, weight, info in alts:
-                    if all(t in found_terms for t in terms):
-                        best = max(best, info)
-                        code = code or (is_code and weight >= 1.0 and info > 2.0)
-                        shown.append((info, " ".join(terms)))
-                if best:
-                    matched += 1
-                    matched_idf += best
-            ev = ranking.Evidence(
-                bm25=float(hit.score),
-                matched_idf=matched_idf,
-                query_idf=query_idf,
-                matched=matched,
-                has_code_token=code,
-                unit=unit,
-                whole_word=bool(literal) and literal in found_terms,
-            )
+            ev, terms_shown = _evidence(plan, set(hit["terms"].split()), float(hit.score), literal)
             if threshold and not ranking.near(ev):
                 continue  # not even a near neighbour: never shown
             created = datetime.fromtimestamp(meta["created"], timezone.utc)
@@ -727,7 +762,6 @@ def _run_search(
                 created,
                 datetime.fromtimestamp(confirmed, timezone.utc) if confirmed else None,
             )
-            terms_shown = list(dict.fromkeys(t for _i, t in sorted(shown, key=lambda x: -x[0])))
             found = _hit(nb, hit["path"], meta, total, created, terms_shown)
             hits.append(replace(found, evidence=ev))
     hits = thresholded(hits) if threshold else sorted(hits, key=lambda h: (-h.score, h.id))
