@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -138,13 +138,11 @@ def inject(
         FORMATS,
         SECTIONS,
         Options,
-        block_for_file,
         format_for_file,
         program_names,
         render,
         resolve_now,
         select,
-        write_block,
     )
     from errnote.notebook import repo_paths
 
@@ -197,26 +195,31 @@ def inject(
         if chosen != "json":
             return
     if write is not None:
-        shown = _shown(write)
-        result = write_block(
-            write, block_for_file(selection, chosen), whole_file=chosen == "mdc", check=check
-        )
-        if check:
-            if result.changed:
-                raise ErrnoteError(
-                    f"{shown} is out of date with the notebook",
-                    "run the same command without --check to update it",
-                )
-            say(f"{shown} is up to date.")
-        elif not result.changed:
-            say(f"{shown} is up to date: left untouched.")
-        else:
-            verb = "Created" if result.created else "Updated"
-            say(f"{verb} {shown} with {len(selection.picked)} entries.")
+        _write(write, selection, chosen, check)
         return
     if selection.dropped and chosen != "json":
         warn(f"{len(selection.dropped)} entries left out to fit the budget ({options.budget} characters)")
     sys.stdout.write(render(selection, chosen))
+
+
+def _write(target: Path, selection: Any, fmt: str, check: bool) -> None:
+    """`--write FILE` (and `--check`): errnote's block in the file, and one line saying what happened."""
+    from errnote.inject import block_for_file, write_block
+
+    shown = _shown(target)
+    result = write_block(target, block_for_file(selection, fmt), whole_file=fmt == "mdc", check=check)
+    if check:
+        if result.changed:
+            raise ErrnoteError(
+                f"{shown} is out of date with the notebook",
+                "run the same command without --check to update it",
+            )
+        say(f"{shown} is up to date.")
+    elif not result.changed:
+        say(f"{shown} is up to date: left untouched.")
+    else:
+        verb = "Created" if result.created else "Updated"
+        say(f"{verb} {shown} with {len(selection.picked)} entries.")
 
 
 def _shown(path: Path) -> str:
