@@ -258,17 +258,28 @@ def _simple_commands(command: str) -> list[list[str]]:
         tokens = re.split(r"\s+|(?=[;&|()])|(?<=[;&|()])", command.replace('"', " ").replace("'", " "))
     commands: list[list[str]] = [[]]
     depth = 0
+    patterns_from = -1  # in a `case`: where its next pattern (`docker|podman)`) begins
     for token in tokens:
         if not token:
             continue
         if set(token) <= set(";&|()"):
+            if token == "(" and patterns_from == len(commands) - 1 and not commands[-1]:
+                continue  # `(start)`: a pattern's optional opening bracket
             opened, closed = token.count("("), token.count(")")
-            if closed > opened and depth == 0:
-                commands[-1] = []  # `start)` of a `case`: a pattern, not a command
+            if closed > opened and depth == 0 and patterns_from >= 0:
+                del commands[patterns_from:]  # the pattern's words, split at `|`: no command
+                commands.append([])
             depth = max(0, depth + opened - closed)
             commands.append([])
+            if ";;" in token and patterns_from >= 0:  # `;;` (a line end after it reads as `;`)
+                patterns_from = len(commands) - 1
         else:
             commands[-1].append(token)
+            if token == "in" and commands[-1][0] == "case":
+                commands.append([])
+                patterns_from = len(commands) - 1
+            elif token == "esac":
+                patterns_from = -1
     return [c for c in commands if c]
 
 
@@ -295,9 +306,13 @@ def _one_line(script: str) -> str:
             continue
         elif c in "'\"":
             quote = c
-        elif c == "<" and script.startswith("<<", i) and not script.startswith("<<<", i):
+        elif c == "<" and script.startswith("<<<", i):
+            out.append("<<<")  # a here-string: one word of input, no body
+            i += 3
+            continue
+        elif c == "<" and script.startswith("<<", i):
             heredoc = _HEREDOC.match(script, i)
-            if heredoc:
+            if heredoc and not heredoc.group("word").isdigit():  # `$((1<<20))` shifts a number
                 pending.append((heredoc.group("word"), heredoc.group("dash") == "-"))
                 out.append(" ")
                 i = heredoc.end()

@@ -72,10 +72,11 @@ def _tags(values: Iterable[str]) -> tuple[str, ...]:
 
 
 def _unresolved_last(path: Path) -> Path:
-    """`path` made absolute with the folders above it resolved, the last part kept as named: a
-    `.errnote` linked in from elsewhere belongs to the repository it is linked into."""
+    """`path` made absolute and resolved, except a last part named `.errnote`: a notebook linked
+    into a repository belongs to that repository (a link with another name, `~/nb`, is resolved:
+    the repository is the one the notebook really sits in)."""
     full = path.absolute()
-    return full.parent.resolve() / full.name if full.name not in ("", ".", "..") else full.resolve()
+    return full.parent.resolve() / full.name if full.name == NOTEBOOK_DIRNAME else full.resolve()
 
 
 def _notebook_dir(path: Path) -> Path:

@@ -118,8 +118,8 @@ _WEBHOOK_RE = re.compile(
     r"https?://[^\s/'\"]+/(?:[^\s/?#'\"]+/)*(?:hooks|webhooks?)/(?:[^\s/?#'\"]+/)*"
     r"(?P<s>[A-Za-z0-9_-]{20,})(?=[\s'\"?#)\]>,]|$)"
 )
-# A route name in camel case (`useAuthTokenRefresher2`): words, maybe a number, not a token.
-_WORDY_RE = re.compile(r"(?:[A-Za-z][a-z]{2,})+\d{0,3}")
+# Where a route name splits into words: `-`, `_`, a camel-case hump, letters against digits.
+_ROUTE_PARTS_RE = re.compile(r"[-_]|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 
 _TOKEN_CHARS = r"A-Za-z0-9._~+/-"
 # `Bearer <token>` and `Basic <base64 user:pass>` anywhere (headers, logs, Go/py reprs of headers).
@@ -162,7 +162,7 @@ _USER_FLAG_RE = re.compile(
 )
 # `-p X` / `-pX`: a password only where the command takes one (mysql, docker login, twine...);
 # elsewhere `-p` is a port or a parent flag, so _short_p_ok() checks the command line first.
-_SHORT_P_RE = re.compile(r"(?<![\w-])-p(?:[ \t]+)?([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1(?=\s|$)")
+_SHORT_P_RE = re.compile(r"(?<![\w-])-p(?:[ \t]+)?([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1(?=[\s\"']|$)")
 _PASSWORD_COMMAND_RE = re.compile(
     # `sudo -u deploy`, `docker exec -u root`, `runuser -u app`: a user to run as, not a login.
     r"(?:^|(?<!\bsudo)(?<!\bexec)(?<!\brun)(?<!\brunuser)\s)(?:-u|-U|--user(?:name)?)(?:[ \t=]|$)"
@@ -232,6 +232,8 @@ _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
 _KEBAB_WORDS_RE = re.compile(r"^[a-z]+(?:[-_][a-z]+)+$")  # `db-creds`, `not_found`: names, not passwords
 _URL_AUTHORITY_TAIL_RE = re.compile(r"://[^\s/@?#;]*$")  # still inside `user:password@host`
+# What may follow a value that ends its line: blanks, a comment, the line end (real or escaped).
+_LINE_END_RE = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\\[rn]|$)")
 _ARN_TAIL_RE = re.compile(r"\barn:[\w-]+:[^\s,\"'=&;{}]*$")  # within the ARN, not past `,` or `"`
 _PORTS_RE = re.compile(r"^[\d.:]+(?:/\w+)?$")
 
@@ -362,11 +364,22 @@ def _url_spans(text: str) -> Iterator[tuple[int, int]]:
     for m in _WEBHOOK_RE.finditer(text):
         value = m.group("s")
         # Any other `/hooks/` URL: a random segment with a digit, not a route name.
-        if _random_like(value) and any(c.isdigit() for c in value) and not _WORDY_RE.fullmatch(value):
+        if _random_like(value) and any(c.isdigit() for c in value) and not _route_like(value):
             yield m.span("s")
     for m in _SAS_SIGNATURE_RE.finditer(text):
         if not _MASKED_RE.search(m.group("s")):
             yield m.span("s")
+
+
+def _route_like(value: str) -> bool:
+    """A route name made of words (`useAuthTokenRefresher2`, `deploy-staging-eu-west-1`), not a
+    token: its letters come in words of several characters, its numbers are short and few."""
+    parts = [p for p in _ROUTE_PARTS_RE.split(value) if p]
+    words = [p for p in parts if p.isalpha()]
+    numbers = [p for p in parts if p.isdigit()]
+    if not words or len(words) + len(numbers) != len(parts) or len(numbers) > 2:
+        return False
+    return all(len(n) <= 4 for n in numbers) and sum(map(len, words)) / len(words) >= 3.5
 
 
 def _header_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -411,7 +424,7 @@ def _key_value_spans(text: str) -> Iterator[tuple[int, int]]:
         # After `:` prose is common (`using password: YES`, `reset_password: enabled`), but not
         # under a config key that ends its line (`DB_PASSWORD: hunter`, `a.b.password: Winter`).
         prose = m.group("sep") == ":" and not (
-            (name.isupper() or "." in name) and text[m.end(group) : m.end(group) + 1] in ("", "\n", "\r")
+            (name.isupper() or "." in name) and _LINE_END_RE.match(text, m.end(group)) is not None
         )
         if not _plausible(value, bare=group == "bare", spaced=prose):
             continue
@@ -461,7 +474,8 @@ def _flag_spans(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _last_command(line: str) -> str:
-    """The last command of a shell line: after its last `;`, `|` or `&` outside quotes."""
+    """The last command of a shell line: after its last `;`, `|` or `&` outside quotes (not the `&`
+    of a redirection such as `2>&1`). A quote left open (`can't`) is read as no quote at all."""
     start = 0
     quote = ""
     for i, c in enumerate(line):
@@ -469,8 +483,10 @@ def _last_command(line: str) -> str:
             quote = "" if c == quote else quote
         elif c in "'\"":
             quote = c
-        elif c in ";|&":
+        elif c in ";|" or (c == "&" and line[i - 1 : i] not in (">", "<") and line[i + 1 : i + 2] != ">"):
             start = i + 1
+    if quote:
+        return re.split(r"[;|]|(?<![<>])&(?!>)", line)[-1]
     return line[start:]
 
 
@@ -505,7 +521,14 @@ def find_secrets(text: str) -> list[tuple[int, int]]:
         from errnote.model import ESCAPE_SEQUENCE
 
         for finder in _FINDERS:
-            spans.extend(finder(text))
+            for start, end in finder(text):
+                # Never into an escape sequence: the text after it is not part of the secret.
+                cut = min(
+                    (k for k in (text.find("\x1b", start, end), text.find("\x07", start, end)) if k >= 0),
+                    default=end,
+                )
+                if cut > start:
+                    spans.append((start, cut))
         text = ESCAPE_SEQUENCE.sub(lambda m: " " * len(m.group()), text)
     for finder in _FINDERS:
         spans.extend(finder(text))

@@ -158,6 +158,9 @@ def test_a_linked_notebook_is_about_the_repository_it_is_found_in(tmp_path: Path
     assert nb.repo_root == repo.resolve() and nb.get(rule.id).title == rule.title
     for named in (repo / ".errnote", repo):  # named with --notebook or $ERRNOTE_DIR: the same
         assert Notebook.locate(override=named).repo_root == repo.resolve()
+    # A link with another name (`~/nb`) is a shortcut to the notebook, not a repository.
+    (tmp_path / "nb").symlink_to(shared.root)
+    assert Notebook.locate(override=tmp_path / "nb").repo_root == shared.repo_root
     payload = {
         "session_id": "linked",
         "cwd": str(repo),

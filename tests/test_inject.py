@@ -426,6 +426,13 @@ def test_program_names() -> None:
         ("cat > Makefile <<'EOF'\ntest:\n\tpytest -x\nEOF\nmake test", ["cat", "make"]),  # a file's text
         ("cat <<-END\n\tIt's fine\n\tEND\ncargo build", ["cat", "cargo"]),
         ('case "$1" in\n start) npm start ;;\n test) pytest ;;\nesac', ["npm", "pytest"]),
+        (
+            "case $x in\n docker|podman)\n  make\n  ;;\n *) cargo test ;;\nesac\nruff check",
+            ["make", "cargo", "ruff"],
+        ),
+        ('case "$1" in (start) pytest ;; (stop) ruff ;; esac', ["pytest", "ruff"]),
+        ("tr a-z A-Z <<< hello\npytest", ["tr", "pytest"]),  # a here-string has no body
+        ("echo $((1<<20))\npytest", ["echo", "pytest"]),  # a shift, not a here-document
         ("docker run \\\r\n  --rm -it ubuntu", ["docker"]),  # a continued line, CRLF
         ("sudo -u bob npm ci", ["npm"]),
         ("timeout 30 cargo test && env -u X FOO=1 make", ["cargo", "make"]),

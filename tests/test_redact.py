@@ -362,6 +362,12 @@ def _masked_value(text: str, secret: str) -> None:
         # `-p` after a quoted `;`, and after a `-u` of a program whose name ends in "exec".
         ('mysql -u root -e "SHOW DATABASES; SELECT 1" -p{s}', "S3cretPw"),
         ("psexec -u admin -p {s} \\\\host cmd", "Pa55word"),
+        ("mysql -u root 2>&1 -p{s}", "hunter2"),  # `&` of a redirection separates nothing
+        ("bash -c 'mysql -u root -p{s}'", "hunter2"),
+        # A config password before trailing blanks or a comment.
+        ("  MYSQL_ROOT_PASSWORD: {s} # local only", "rootpass"),
+        ("JWT_SECRET: {s}  ", "supersecret"),
+        ("--password={s}\x1b[0m,other,words", "s3cr3tpw"),  # the reset code after it is kept
     ],
 )
 def test_secrets_in_more_places(template: str, secret: str) -> None:
@@ -389,6 +395,9 @@ def test_secrets_in_more_places(template: str, secret: str) -> None:
         "reset_password: enabled",
         'log.info("auth_token: refreshed")',
         "tls_secret: wildcard-cert",
+        "echo can't login; mkdir -p build2",  # a quote left open hides no `;`
+        "https://example.com/hooks/deploy-staging-eu-west-1",  # routes in kebab case
+        "https://x.example/api/webhooks/payment-intent-succeeded-v3",
     ],
 )
 def test_names_of_secrets_and_options_are_kept(text: str) -> None:
