@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 
 #: Bumped whenever analysis changes: an index built with another version is rebuilt.
-ANALYSIS_VERSION = 4
+ANALYSIS_VERSION = 5  # 5: text in NFC
 
 _STOP_TEXT = """a about above after again against all am an and any are as at be because been before
     being below
@@ -135,6 +135,12 @@ def analyze(text: str) -> list[str]:
     """Index terms of `text`, in order (duplicates kept, so term frequency means something)."""
     if not text:
         return []
+    if not text.isascii():
+        # One spelling for one character: macOS file names and some keyboards give `é` as `e`
+        # plus a combining accent (NFD); an entry written one way must match a query the other.
+        import unicodedata
+
+        text = unicodedata.normalize("NFC", text)
     text = normalise(text)
     terms: list[str] = []
     pos = 0

@@ -28,7 +28,7 @@ from errnote.model import (
 )
 from errnote.store import Problem, Store, atomic_write_bytes, read_entry
 
-CATALOG_VERSION = 5  # 3: no control characters, empty scope items dropped; 4: marshal; 5: tags masked
+CATALOG_VERSION = 6  # 3: no control chars, no empty scope items; 4: marshal; 5: tags masked; 6: NFC
 
 
 def _record(entry: Entry, st: list[int]) -> dict[str, Any]:

@@ -39,7 +39,9 @@ from errnote.store import parse_entry, render_front_matter
 
 #: The attribute line that sends entry files to the driver (`.errnote/.gitattributes`).
 GITATTRIBUTES_TEXT = (
-    "# Entry files merge field by field (errnote merge-entry); see README.\nentries/**/*.md merge=errnote\n"
+    "# Entry files merge field by field (errnote merge-entry) and keep LF line ends in every\n"
+    "# checkout, so a Windows clone never rewrites them whole; see README.\n"
+    "entries/**/*.md text eol=lf merge=errnote\n"
 )
 DRIVER_NAME = "errnote"
 #: The driver's exit code for a merge that left conflict markers (git needs only "not 0"); any other
@@ -79,9 +81,13 @@ def merge_texts(base: str, ours: str, theirs: str, options: MergeOptions | None 
     # A byte-order mark (a Windows editor) would hide where the front-matter starts: merge without
     # it, and give ours its mark back.
     bom = "\ufeff" if ours.startswith("\ufeff") else ""
-    base, ours, theirs = (x.removeprefix("\ufeff") for x in (base, ours, theirs))
+    # Line ends too: a side that a Windows checkout (or editor) gave CRLF would differ on every
+    # line. Merge in LF, then give the result ours' line ends, so no file ends up with both.
+    newline = "\r\n" if ours.split("\n", 1)[0].endswith("\r") else "\n"
+    base, ours, theirs = (x.removeprefix("\ufeff").replace("\r\n", "\n") for x in (base, ours, theirs))
     result = _merge_texts(base, ours, theirs, opts)
-    return replace(result, text=bom + result.text) if bom else result
+    text = result.text.replace("\n", newline) if newline != "\n" else result.text
+    return replace(result, text=bom + text)
 
 
 def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> MergeResult:
@@ -117,7 +123,6 @@ def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> Merge
         body = MergeResult(b2, False)
     else:
         body = _text_merge(b0, b1, b2, opts)
-    newline = "\r\n" if "\r\n" in ours else "\n"
     # Three front-matters that differ only in the conflicting fields: a line merge of them puts
     # markers around those lines and nowhere else.
     fronts = [
@@ -125,7 +130,7 @@ def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> Merge
         for side in (b, o, t)
     ]
     front = _text_merge(fronts[0], fronts[1], fronts[2], opts) if conflicts else MergeResult(fronts[1], False)
-    text = front.text.replace("\n", newline) + body.text
+    text = front.text + body.text
     named = tuple(sorted(conflicts)) if front.conflicted else ()
     named += ("body",) if body.conflicted else ()
     return MergeResult(text, front.conflicted or body.conflicted, named)
@@ -301,7 +306,7 @@ def favoured_side() -> Literal["", "ours", "theirs"]:
     if "merge-entry" not in shell or "git merge-file" not in shell:
         return ""  # not the command `driver_command` wrote: run by hand, or by something else
     args = _process_args(_parent_of(os.getppid()))
-    if not args or os.path.basename(args[0]) != "git":
+    if not args or os.path.basename(args[0]).lower().removesuffix(".exe") != "git":
         return ""
     return _favour_in(args) or (_continued_favour() if "--continue" in args else "")
 

@@ -163,6 +163,10 @@ def path_matches(pattern: str, path: str) -> bool:
     a leading `/` anchors it at the top. Matching takes time linear in the glob times the path (no
     backtracking), and a malformed bracket is read as plain text: a scope never breaks a command.
     """
+    if not (pattern.isascii() and path.isascii()):  # `é` one way in the scope, the other in the path
+        import unicodedata
+
+        pattern, path = unicodedata.normalize("NFC", pattern), unicodedata.normalize("NFC", path)
     pat = pattern.strip().replace("\\", "/").removeprefix("./")
     anchored = "/" in pat.rstrip("/")
     parts = [p for p in pat.strip("/").split("/") if p]
@@ -407,6 +411,10 @@ def clean_text(value: object, name: str, *, one_line: bool = False) -> str:
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
         raise InvalidEntry(f"{name} must be text, not {type(value).__name__}")
     text = strip_controls(str(value)).strip()
+    if not text.isascii():  # one spelling for one character (NFC), as the search analyses it
+        import unicodedata
+
+        text = unicodedata.normalize("NFC", text)
     if one_line:
         text = " ".join(text.split())
     return text

@@ -7,8 +7,10 @@ renamed into place, so a crash or a second process never leaves half an entry be
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -367,8 +369,7 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         if exclusive:
-            os.link(tmp, path)  # fails with FileExistsError instead of replacing
-            tmp.unlink()
+            _link_new(tmp, path)
         else:
             os.replace(tmp, path)
         _sync_folder(path.parent)
@@ -376,6 +377,22 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+def _link_new(tmp: Path, path: Path) -> None:
+    """Put a written temporary file in place as `path`, refusing (FileExistsError) to replace one."""
+    try:
+        os.link(tmp, path)  # fails with FileExistsError instead of replacing
+    except FileExistsError:
+        raise
+    except OSError:
+        # No hard links here (FAT, exFAT, some network shares): check, then rename. Ids are random,
+        # so two writers of one new name in the same instant do not happen in practice.
+        if path.exists():
+            raise FileExistsError(errno.EEXIST, "File exists", str(path)) from None
+        os.replace(tmp, path)
+        return
+    tmp.unlink()
 
 
 @dataclass(frozen=True)
@@ -481,8 +498,21 @@ class Store:
         return path
 
     def replace(self, path: Path, entry: Entry) -> None:
-        """Rewrite an existing entry file in place (the path stays stable for clean diffs)."""
-        atomic_write(path, render_entry(entry))
+        """Rewrite an existing entry file in place (the path stays stable for clean diffs). A file
+        with CRLF line ends or a byte-order mark (a Windows editor or checkout) keeps them: a
+        one-field change must stay a one-line diff."""
+        text = render_entry(entry)
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(4096)
+        except OSError:
+            head = b""
+        first_line = head.split(b"\n", 1)[0]
+        if first_line.endswith(b"\r"):
+            text = text.replace("\n", "\r\n")
+        if head.startswith(b"\xef\xbb\xbf"):
+            text = "\ufeff" + text
+        atomic_write(path, text)
 
     def move_to_type_folder(self, path: Path, old_type: EntryType, entry: Entry) -> Path:
         """After an edit changed an entry's type, move its file from the old type's folder to the new
@@ -515,31 +545,50 @@ def file_lock(path: Path, timeout: float | None = None) -> Iterator[bool]:
     """Hold an advisory lock on `path` (created if missing) for the block.
 
     Without `timeout` it waits as long as it takes and yields True; with one, it yields False once
-    the lock has stayed busy that long (the caller decides what to do without it). Where there is
-    no flock (Windows) it yields True at once: atomic renames still keep every file whole.
+    the lock has stayed busy that long (the caller decides what to do without it). flock on POSIX,
+    a lock on the file's first byte on Windows.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = open(path, "a+b")  # noqa: SIM115 - held for the block
     try:
-        try:
+        if timeout is None and sys.platform != "win32":
             import fcntl
-        except ImportError:  # pragma: no cover - Windows
-            yield True
-            return
-        if timeout is None:
+
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             yield True
             return
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    yield False
-                    return
-                time.sleep(0.05)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not _lock_now(handle):
+            if deadline is not None and time.monotonic() >= deadline:
+                yield False
+                return
+            time.sleep(0.05)
         yield True
     finally:
+        if sys.platform == "win32":
+            import msvcrt
+
+            with contextlib.suppress(OSError):
+                handle.seek(0)
+                msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
         handle.close()
+
+
+def _lock_now(handle: Any) -> bool:
+    """Take the lock on an open lock file if it is free; False when another process holds it."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        handle.seek(0)
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)  # the first byte stands for the file
+        except OSError:
+            return False
+        return True
+    import fcntl
+
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True

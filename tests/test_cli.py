@@ -685,3 +685,46 @@ def test_a_file_system_refusal_says_what_to_do(runner: CliRunner, in_repo: Path,
     code, _, err = run(runner, "add", "lesson", "Pin the toolchain")
     assert code == 1 and "Traceback" not in err
     assert str(nb.store.cache_dir) in err and "move it aside" in err
+
+
+@pytest.mark.parametrize(
+    ("editor", "windows", "argv"),
+    [
+        ("vim", False, ["vim", "f.md"]),
+        ("code --wait", False, ["code", "--wait", "f.md"]),
+        ("'/opt/my editor/bin/ed' -n", False, ["/opt/my editor/bin/ed", "-n", "f.md"]),
+        # Windows: backslashes are separators, quotes hold spaces.
+        (r"C:\Windows\notepad.exe", True, [r"C:\Windows\notepad.exe", "f.md"]),
+        (
+            r'"C:\Program Files\Editor\ed.exe" --wait',
+            True,
+            [r"C:\Program Files\Editor\ed.exe", "--wait", "f.md"],
+        ),
+    ],
+)
+def test_the_editor_command_line(editor: str, windows: bool, argv: list[str]) -> None:
+    from errnote.cli.app import editor_argv
+
+    assert editor_argv(editor, "f.md", windows=windows) == argv
+
+
+def test_entries_are_created_where_hard_links_are_not_supported(
+    nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FAT and exFAT drives, some network shares: no hard links, and still no overwriting."""
+    import errno
+    import os
+
+    from errnote.store import atomic_write
+
+    def no_links(*_args: object) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    entry = nb.add("lesson", "Works on a USB stick")
+    path = nb.store.path_for(entry)
+    assert nb.get(entry.id).title == "Works on a USB stick"
+    with pytest.raises(FileExistsError):
+        atomic_write(path, "other", exclusive=True)
+    assert nb.get(entry.id).title == "Works on a USB stick"
+    assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []

@@ -412,3 +412,16 @@ def test_an_unknown_filter_keyword_is_a_clear_error(nb: Notebook, filled: dict[s
     with pytest.raises(ErrnoteError, match="unknown search filter type"):
         nb.search("redis", type="lesson")
     assert [h.id for h in nb.search("redis KEYS production", types=["lesson"])] == [filled["redis"]]
+
+
+def test_accents_match_however_they_are_encoded(nb: Notebook) -> None:
+    """macOS file names and some keyboards give `é` as `e` + a combining accent (NFD)."""
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "Le parseur de résumé échoue sur café")
+    entry = nb.add("mistake", nfd, scope=[unicodedata.normalize("NFD", "path:docs/café/**")])
+    assert nb.get(entry.id).title == unicodedata.normalize("NFC", nfd)
+    assert ids(search(nb, "résumé parseur café")) == [entry.id]
+    assert ids(search(nb, unicodedata.normalize("NFD", "résumé parseur café"))) == [entry.id]
+    found = search(nb, "parseur", path=unicodedata.normalize("NFD", "docs/café/a.md"), threshold=False)
+    assert ids(found) == [entry.id]

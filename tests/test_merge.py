@@ -272,7 +272,7 @@ def test_init_registers_the_driver_once_and_a_fresh_clone_gets_it_from_init(
     team: Path, tmp_path: Path
 ) -> None:
     attributes = (team / ".errnote" / ".gitattributes").read_text("utf-8")
-    assert "entries/**/*.md merge=errnote" in attributes
+    assert "entries/**/*.md text eol=lf merge=errnote" in attributes
     assert "merge-entry %O %A %B" in git(team, "config", "merge.errnote.driver")
     again = CliRunner().invoke(app, ["init"])
     assert "nothing to do" in again.stderr
@@ -497,3 +497,31 @@ def test_merge_entry_command_exit_codes(tmp_path: Path) -> None:
     assert result.exit_code == 0 and parse_entry(files[1].read_text("utf-8")).title == "Theirs"
     result = CliRunner().invoke(app, ["merge-entry", *map(str, files), "--favor", "mine"])
     assert result.exit_code == 2 and "--favor 'mine'" in result.stderr
+
+
+@pytest.mark.parametrize("ours_crlf", [False, True])
+def test_sides_with_different_line_ends_merge_into_ours_line_ends(ours_crlf: bool) -> None:
+    """One side from a Windows checkout (CRLF), one rewritten by errnote (LF): no false conflict,
+    and the result has one kind of line end, ours."""
+    crlf = lambda text: text.replace("\n", "\r\n")  # noqa: E731
+    base = entry()
+    ours = entry(confidence=0.8, provenance=later(1))
+    theirs = entry(
+        tags=("ci", "rust", "toolchain"), body=base.body.replace("Last", "Final"), provenance=later(2)
+    )
+    texts = [render_entry(e) for e in (base, ours, theirs)]
+    texts = [
+        crlf(texts[0]),
+        crlf(texts[1]) if ours_crlf else texts[1],
+        texts[2] if ours_crlf else crlf(texts[2]),
+    ]
+    result = merge_texts(*texts)
+    assert not result.conflicted, result.text
+    if ours_crlf:
+        assert "\r\n" in result.text and "\n" not in result.text.replace("\r\n", "")
+    else:
+        assert "\r" not in result.text
+    merged_entry = parse_entry(result.text)
+    assert (
+        merged_entry.confidence == 0.8 and "toolchain" in merged_entry.tags and "Final" in merged_entry.body
+    )

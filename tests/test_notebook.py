@@ -437,3 +437,21 @@ def test_update_takes_the_words_the_cli_takes(nb: Notebook) -> None:
     assert (changed.type, changed.status) == (EntryType.MISTAKE, Status.RETIRED)
     assert changed.scope.as_strings() == ["tool:cargo"] and changed.tags == ("rust",)
     assert nb.store.path_for(nb.get(made.id)).parent.name == "mistakes"
+
+
+def test_a_crlf_file_with_a_byte_order_mark_keeps_both_when_rewritten(nb: Notebook) -> None:
+    """A Windows checkout or editor: one changed field must stay a small diff, not a whole file."""
+    entry = nb.add("lesson", "Pin the toolchain", body="First line.\n\nSecond line.", tags=["rust"])
+    other = nb.add("mistake", "Used the floating toolchain")
+    path = nb.store.path_for(entry)
+    windows = "\ufeff" + path.read_text(encoding="utf-8").replace("\n", "\r\n")
+    path.write_bytes(windows.encode("utf-8"))
+    nb.link(entry.id, "corrects", other.id)
+    data = path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf") and b"\n" not in data.replace(b"\r\n", b"")
+    before, after = windows.splitlines(), data.decode("utf-8").splitlines()
+    changed = set(after) - set(before)
+    assert changed and all(
+        line.startswith(("links:", "  corrects:", "- ", "  - ", "  updated:")) for line in changed
+    )
+    assert nb.get(entry.id).links_to(Relation.CORRECTS) == [other.id]

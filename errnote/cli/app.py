@@ -697,7 +697,6 @@ def edit(
     text is kept in a file whose path is printed, so nothing is lost.
     """
     import os
-    import shlex
     import tempfile
 
     nb = notebook_of(ctx)
@@ -712,13 +711,13 @@ def edit(
 
         entry_id, path = file_id(broken.name), broken
     original = path.read_text(encoding="utf-8", errors="replace")
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or ("notepad" if os.name == "nt" else "vi")
     nb.store.cache_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f"edit-{entry_id}-", suffix=".md", dir=nb.store.cache_dir)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(original)
     try:
-        code = _run_editor([*shlex.split(editor), tmp_name])
+        code = _run_editor(editor_argv(editor, tmp_name, windows=os.name == "nt"))
     except OSError as exc:
         Path(tmp_name).unlink(missing_ok=True)
         raise ErrnoteError(f"cannot start the editor {editor!r}: {exc.strerror}", "set $EDITOR") from None
@@ -749,6 +748,25 @@ def edit(
     Path(tmp_name).unlink()
     say(f"Updated {new.type.value} [bold]{new.id}[/]: {_esc(new.title)}")
     _say_restored(nb.restored)
+
+
+def editor_argv(editor: str, file: str, *, windows: bool) -> list[str]:
+    """The command line that opens `file` in `editor` ($VISUAL or $EDITOR, which may hold options).
+    On Windows backslashes are path separators, not escapes, and `code` is `code.cmd`: the
+    program is looked up as the shell would (PATHEXT)."""
+    import shlex
+    import shutil
+
+    if windows:
+        parts = [
+            p[1:-1] if len(p) > 1 and p[0] == p[-1] == '"' else p for p in shlex.split(editor, posix=False)
+        ]
+    else:
+        parts = shlex.split(editor)
+    if not parts:
+        raise ErrnoteError("$EDITOR is empty", "set $EDITOR (or $VISUAL) to your editor")
+    program = shutil.which(parts[0]) if windows else None
+    return [program or parts[0], *parts[1:], file]
 
 
 def _run_editor(argv: list[str]) -> int:
