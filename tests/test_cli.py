@@ -421,16 +421,6 @@ def test_a_reader_that_goes_away_is_no_error(nb: Notebook, repo: Path) -> None:
         assert "Broken pipe" not in err and "Traceback" not in err, (args, err)
 
 
-def test_help_paragraphs_are_reflowed_but_blocks_kept() -> None:
-    from errnote.cli.app import _reflow
-
-    text = "Summary line.\n\n    A paragraph written\n    over two lines.\n\n    \b\n    Kept:\n      as laid out"  # noqa: E501
-    assert _reflow(text) == "Summary line.\n\nA paragraph written over two lines.\n\n\b\nKept:\n  as laid out"
-    runner = CliRunner()
-    out = runner.invoke(app, ["search", "--help"], env={"COLUMNS": "200"}).stdout
-    assert "quotes, AND/OR/NOT, brackets" in out  # one line in the docstring's second paragraph joined
-
-
 def test_search_reads_error_text_that_starts_with_a_dash(
     runner: CliRunner, in_repo: Path, nb: Notebook
 ) -> None:

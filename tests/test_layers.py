@@ -64,19 +64,25 @@ def test_no_grab_bag_modules() -> None:
 
 
 def test_light_commands_do_not_import_whoosh_or_git(tmp_path: Path) -> None:
-    """`errnote --help`, `errnote list` and `errnote inject` must not pay for the index or GitPython."""
+    """`errnote --help`, `errnote list` and `errnote inject` must not pay for the index or GitPython;
+    `--help` and `inject` not for rich's tables either (`list` draws one)."""
     from errnote.notebook import Notebook
 
     nb, _ = Notebook.init(tmp_path)
     nb.add("lesson", "Pin the toolchain", scope=["repo"])
-    for args in (["--help"], ["--notebook", str(tmp_path), "list"], ["--notebook", str(tmp_path), "inject"]):
+    where = ["--notebook", str(tmp_path)]
+    for args, heavy in (
+        (["--help"], ("whoosh", "git", "rich.table")),
+        ([*where, "list"], ("whoosh", "git")),
+        ([*where, "inject"], ("whoosh", "git", "rich.table")),
+    ):
         code = (
             "import sys\n"
             "from typer.testing import CliRunner\n"
             "from errnote.cli.app import app\n"
             f"result = CliRunner().invoke(app, {args!r})\n"
             "assert result.exit_code == 0, result.output\n"
-            "print(','.join(m for m in ('whoosh', 'git') if m in sys.modules))\n"
+            f"print(','.join(m for m in {heavy!r} if m in sys.modules))\n"
         )
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
         assert run.stdout.strip() == "", args

@@ -7,7 +7,6 @@ as one line on stderr with exit code 1 (2 for usage errors): never a traceback.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -36,14 +35,6 @@ from errnote.notebook import Notebook, status_note
 
 TYPES_HELP = ", ".join(t.value for t in EntryType)
 RELATIONS_HELP = ", ".join(r.value for r in Relation)
-
-
-def _reflow(text: str | None) -> str | None:
-    """Docstring paragraphs as the terminal should wrap them: typer keeps their line breaks."""
-    if not text:
-        return text
-    paragraphs = inspect.cleandoc(text).split("\n\n")
-    return "\n\n".join(p if p.startswith("\b") else " ".join(p.split("\n")) for p in paragraphs)
 
 
 #: Options of `search` that take a value (the word after them is that value, whatever it looks like).
@@ -75,13 +66,6 @@ def _dash_query_last(args: list[str]) -> list[str]:
 class ErrnoteGroup(TyperGroup):
     """Catches the core's errors once, for every command."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for command in self.commands.values():
-            command.help = _reflow(command.help)
-            for sub in getattr(command, "commands", {}).values():
-                sub.help = _reflow(sub.help)
-
     def main(
         self,
         args: Sequence[str] | None = None,
@@ -97,18 +81,11 @@ class ErrnoteGroup(TyperGroup):
         from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
         from typer.exceptions import Abort
 
-        given = list(sys.argv[1:] if args is None else args)
-        words = [a for a in given if not a.startswith("-")]
-        shows_help = not words or "--help" in given or "-h" in given or words in (["hooks"], ["hook"])
-        if os.environ.get("NO_COLOR") and shows_help:
-            import typer.rich_utils
-
-            typer.rich_utils.COLOR_SYSTEM = None  # help without bold and dim too
-
         try:
             rv = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
-        except NoArgsIsHelpError:
-            sys.exit(2)  # the help has been shown
+        except NoArgsIsHelpError as exc:
+            sys.stdout.write(exc.ctx.get_help() + "\n" if exc.ctx is not None else "")
+            sys.exit(2)
         except UsageError as exc:
             where = f"'{exc.ctx.command_path} --help'" if exc.ctx is not None else "'errnote --help'"
             fail(f"{' '.join(exc.format_message().split())} (see {where})")
@@ -189,7 +166,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    # Plain help: rich's panels cost 70 ms of imports on every `--help`.
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 
 
@@ -300,7 +279,7 @@ def _stdin_or(value: str | None, name: str) -> str:
 # --- init -----------------------------------------------------------------------------------
 
 
-@app.command()
+@app.command(short_help="Create the notebook (.errnote/) in this repository.")
 def init(ctx: typer.Context) -> None:
     """Create a notebook (.errnote/) at the top of the current git repository.
 
@@ -443,7 +422,7 @@ StatusFilter = Annotated[
 AllFilter = Annotated[bool, typer.Option("--all", help="Include superseded and retired entries.")]
 
 
-@app.command()
+@app.command(short_help="Record an entry: a mistake, lesson, convention, ...")
 def add(
     ctx: typer.Context,
     type: TypeArg,
@@ -486,8 +465,10 @@ def add(
     TYPE is one of: mistake, correction, lesson, confirmation, preference, convention,
     tool-quirk, insight. Secrets in the text (tokens, passwords, keys) are masked before anything is written.
 
-    Example: errnote add lesson "Build with make build, not --all-features" --reason "the TLS
-    features exclude each other" --scope repo --tag cargo --tool cargo
+    \b
+    Example:
+      errnote add lesson "Build with make build, not --all-features" \\
+        --reason "the TLS features exclude each other" --scope repo --tag cargo --tool cargo
     """
     if body == "-" and error == "-":
         raise UsageError("only one of --body and --error can read standard input")
@@ -541,7 +522,7 @@ def _esc(text: str) -> str:
     return escape(text)
 
 
-@app.command()
+@app.command(short_help="Record a mistake, its correction and the lesson, linked.")
 def triple(
     ctx: typer.Context,
     mistake: Annotated[str, typer.Option(help="What went wrong.", show_default=False)],
@@ -591,7 +572,7 @@ def triple(
 # --- show / list ----------------------------------------------------------------------------
 
 
-@app.command()
+@app.command(short_help="Show one entry and its links in both directions.")
 def show(
     ctx: typer.Context,
     id: IdArg,
@@ -628,7 +609,7 @@ def show(
     render_entry_view(entry, path, known, inbound)
 
 
-@app.command("list")
+@app.command("list", short_help="List entries, newest first.")
 def list_(
     ctx: typer.Context,
     type: TypeFilter = None,
@@ -686,7 +667,7 @@ def list_(
 # --- edit / link / retire / rm --------------------------------------------------------------
 
 
-@app.command()
+@app.command(short_help="Edit an entry in $EDITOR; the result is validated.")
 def edit(
     ctx: typer.Context,
     id: IdArg,
@@ -801,7 +782,7 @@ def _keep_aside(path: Path) -> None:
         atomic_write_bytes(path, masked.encode("utf-8", errors="surrogateescape"))
 
 
-@app.command()
+@app.command(short_help="Link two entries (corrects, derived-from, supersedes, ...).")
 def link(
     ctx: typer.Context,
     source: Annotated[
@@ -825,7 +806,7 @@ def link(
         say(f"Linked {entry.id} {Relation.parse(rel).value} {nb.resolve(target)}.")
 
 
-@app.command()
+@app.command(short_help="Retire an entry: kept as history, never in a prompt.")
 def retire(
     ctx: typer.Context,
     id: IdArg,
@@ -842,7 +823,7 @@ def retire(
         say(f"Retired {entry.type.value} [bold]{entry.id}[/].")
 
 
-@app.command()
+@app.command(short_help="Delete an entry's file (refused while others link to it).")
 def rm(
     ctx: typer.Context,
     id: IdArg,
@@ -868,7 +849,7 @@ def _say_restored(ids: list[str]) -> None:
 # --- redact ---------------------------------------------------------------------------------
 
 
-@app.command()
+@app.command(short_help="Mask secrets in standard input.")
 def redact() -> None:
     """Mask secrets (tokens, passwords, keys) in standard input and print the result.
 
@@ -889,7 +870,7 @@ def _report_sync(report: Any) -> None:
         warn(f"skipped {problem}")
 
 
-@app.command()
+@app.command(short_help="Find the entries that apply to a situation.")
 def search(
     ctx: typer.Context,
     query: Annotated[
@@ -944,7 +925,7 @@ def search(
     hit_table(result.hits, query)
 
 
-@app.command("merge-entry")
+@app.command("merge-entry", short_help="Git merge driver for entry files (set up by init).")
 def merge_entry(
     base: Annotated[Path, typer.Argument(help="The common ancestor's version (git's %O).")],
     ours: Annotated[Path, typer.Argument(help="Our version, replaced by the result (git's %A).")],
@@ -979,7 +960,7 @@ def merge_entry(
         raise typer.Exit(CONFLICT_EXIT)
 
 
-@app.command()
+@app.command(short_help="Rebuild the search index from the entry files.")
 def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
     """Rebuild the search index from the entry files (built aside, then swapped in).
 
@@ -1017,6 +998,10 @@ def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
 
 
 # Commands defined in their own modules.
-app.command(help=inject_cmd.INJECT_HELP)(inject_cmd.inject)
-app.add_typer(inject_cmd.hook_app, name="hook")
-app.add_typer(inject_cmd.hooks_app, name="hooks")
+app.command(
+    help=inject_cmd.INJECT_HELP, short_help="Print the entries that matter now, for a prompt or CLAUDE.md."
+)(inject_cmd.inject)
+app.add_typer(inject_cmd.hook_app, name="hook", short_help="Claude Code hooks: JSON on stdin, context out.")
+app.add_typer(
+    inject_cmd.hooks_app, name="hooks", short_help="Install or remove the hooks in .claude/settings.json."
+)

@@ -253,19 +253,19 @@ def _run_hook(ctx: typer.Context, event: str) -> None:
     run_stdio(event, notebook=(ctx.find_root().obj or {}).get("notebook"))
 
 
-@hook_app.command("session-start")
+@hook_app.command("session-start", short_help="Rules and recent failures, at the start of a session.")
 def hook_session_start(ctx: typer.Context) -> None:
     """SessionStart: the always-on rules and recent failures (again after /clear or a compaction)."""
     _run_hook(ctx, "session-start")
 
 
-@hook_app.command("user-prompt")
+@hook_app.command("user-prompt", short_help="The entries relevant to the user's prompt.")
 def hook_user_prompt(ctx: typer.Context) -> None:
     """UserPromptSubmit: entries relevant to the prompt, each at most once per session."""
     _run_hook(ctx, "user-prompt")
 
 
-@hook_app.command("pre-tool-use")
+@hook_app.command("pre-tool-use", short_help="The entries for the command or file about to be used.")
 def hook_pre_tool_use(ctx: typer.Context) -> None:
     """PreToolUse: entries for the command's programs (tool: scopes), the file's path (path: scopes)
     and the command text (search), each at most once per session."""
@@ -283,7 +283,7 @@ LocalOpt = Annotated[
 ]
 
 
-@hooks_app.command("install")
+@hooks_app.command("install", short_help="Add errnote's hooks to .claude/settings.json.")
 def hooks_install(
     ctx: typer.Context,
     local: LocalOpt = False,
@@ -313,7 +313,7 @@ def hooks_install(
         )
 
 
-@hooks_app.command("uninstall")
+@hooks_app.command("uninstall", short_help="Remove exactly the hooks install added.")
 def hooks_uninstall(ctx: typer.Context, local: LocalOpt = False, json_: JsonOpt = False) -> None:
     """Remove exactly the hooks 'errnote hooks install' added (commands 'errnote hook ...')."""
     from errnote.settings import uninstall
