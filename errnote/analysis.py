@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 
 #: Bumped whenever analysis changes: an index built with another version is rebuilt.
-ANALYSIS_VERSION = 5  # 5: text in NFC
+ANALYSIS_VERSION = 6  # 5: text in NFC; 6: accents folded, CJK extension B
 
 _STOP_TEXT = """a about above after again against all am an and any are as at be because been before
     being below
@@ -34,7 +34,7 @@ _STOP_TEXT = """a about above after again against all am an and any are as at be
     doesn't isn't can't won't we're they're i've you're e.g i.e etc instead using use used"""
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 
 # Noise in error output that differs between two occurrences of the same failure.
@@ -138,9 +138,10 @@ def analyze(text: str) -> list[str]:
     if not text.isascii():
         # One spelling for one character: macOS file names and some keyboards give `é` as `e`
         # plus a combining accent (NFD); an entry written one way must match a query the other.
+        # Then accented Latin letters as their base letters (`Zürich` is `zurich`, not `rich`).
         import unicodedata
 
-        text = unicodedata.normalize("NFC", text)
+        text = unicodedata.normalize("NFC", text).translate(_latin_folding())
     text = normalise(text)
     terms: list[str] = []
     pos = 0
@@ -150,6 +151,26 @@ def analyze(text: str) -> list[str]:
         pos = cjk.end()
     terms.extend(_latin_terms(text[pos:]))
     return terms
+
+
+_SPELLED_OUT = {
+    "ß": "ss", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "œ": "oe", "Œ": "OE", "ł": "l", "Ł": "L",
+    "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "TH", "ı": "i",
+}  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def _latin_folding() -> dict[int, str]:
+    """Accented Latin letters (U+00C0-U+024F) -> their base letters, and the letters that do not
+    decompose spelled out as their languages do in ASCII (`ß` ss, `æ` ae, `ø` o)."""
+    import unicodedata
+
+    table: dict[int, str] = {ord(k): v for k, v in _SPELLED_OUT.items()}
+    for code in range(0x00C0, 0x0250):
+        base = unicodedata.normalize("NFD", chr(code))[0]
+        if base.isascii() and base.isalpha():
+            table.setdefault(code, base)
+    return table
 
 
 def _latin_terms(text: str) -> list[str]:

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from errnote.errors import InvalidEntry
-from errnote.model import Entry, EntryType, Scope, Status, parse_since
+from errnote.model import Entry, EntryType, Scope, Status, nfc, parse_since, tag_text
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Filters:
             scope = Scope.parse(meta["scope"])
         except InvalidEntry:  # a cache written by another errnote version: no scope it can read
             scope = Scope()
-        if self.tool and meta["tool"].lower() != self.tool.lower() and not scope.covers_tool(self.tool):
+        if self.tool and nfc(meta["tool"]).lower() != self.tool.lower() and not scope.covers_tool(self.tool):
             return False
         if self.scope and not any(self.scope.lower() in s.lower() for s in meta["scope"]):
             return False
@@ -89,8 +89,8 @@ def make_filters(
     when = parse_since(since) if isinstance(since, str) else since
     return Filters(
         types=frozenset(EntryType.parse(t).value for t in types),
-        tags=frozenset(t.lower() for t in tags),
-        tool=tool.strip(),
+        tags=frozenset(tag_text(t.strip()) for t in tags),
+        tool=nfc(tool.strip()),
         scope=scope.strip(),
         path=path.strip(),
         since=when,

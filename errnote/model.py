@@ -163,10 +163,7 @@ def path_matches(pattern: str, path: str) -> bool:
     a leading `/` anchors it at the top. Matching takes time linear in the glob times the path (no
     backtracking), and a malformed bracket is read as plain text: a scope never breaks a command.
     """
-    if not (pattern.isascii() and path.isascii()):  # `é` one way in the scope, the other in the path
-        import unicodedata
-
-        pattern, path = unicodedata.normalize("NFC", pattern), unicodedata.normalize("NFC", path)
+    pattern, path = nfc(pattern), nfc(path)  # `é` one way in the scope, the other in the path
     pat = pattern.strip().replace("\\", "/").removeprefix("./")
     anchored = "/" in pat.rstrip("/")
     parts = [p for p in pat.strip("/").split("/") if p]
@@ -411,23 +408,29 @@ def clean_text(value: object, name: str, *, one_line: bool = False) -> str:
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
         raise InvalidEntry(f"{name} must be text, not {type(value).__name__}")
     text = strip_controls(str(value)).strip()
-    if not text.isascii():  # one spelling for one character (NFC), as the search analyses it
-        import unicodedata
-
-        text = unicodedata.normalize("NFC", text)
     if one_line:
         text = " ".join(text.split())
     return text
 
 
+def nfc(text: str) -> str:
+    """One spelling for one character: `é` composed, as typed on most keyboards, not `e` plus a
+    combining accent, as macOS gives file names. For comparisons; stored text keeps its bytes."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
+
+
 def tag_text(tag: str) -> str:
-    """A tag as stored: lower case, masked first when it could be a secret (lower case would hide
-    `AKIA...` or `sk_live_...` from the case-sensitive patterns that find them)."""
+    """A tag as stored and compared: one spelling (NFC), lower case, masked first when it could be
+    a secret (lower case would hide `AKIA...` or `sk_live_...` from the patterns that find them)."""
     if len(tag) >= 16 and any(c.isdigit() for c in tag):
         from errnote.redact import redact
 
         tag = redact(tag)
-    return tag.lower()
+    return nfc(tag).lower()
 
 
 def parse_confidence(value: object) -> float:

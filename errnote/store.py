@@ -582,8 +582,10 @@ def _lock_now(handle: Any) -> bool:
         handle.seek(0)
         try:
             msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)  # the first byte stands for the file
-        except OSError:
-            return False
+        except OSError as exc:
+            # Held by another process; any other failure (a file system without byte locks) means
+            # no lock is to be had here: go on without one, as atomic renames keep files whole.
+            return exc.errno not in (errno.EACCES, errno.EDEADLK)
         return True
     import fcntl
 

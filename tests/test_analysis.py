@@ -141,3 +141,15 @@ def test_glossary_covers_japanese_loanwords_and_verb_stems() -> None:
     alternatives = {a for e in ja for a in e.alternatives}
     assert {("updat",), ("draft",), ("app",)} <= alternatives
     assert any(("lost",) in e.alternatives or ("disappear",) in e.alternatives for e in ja)
+
+
+def test_accented_latin_letters_are_their_base_letters() -> None:
+    assert analyze("Zürich café naïve") == ["zurich", "cafe", "naiv"]
+    assert analyze("cafe\u0301") == analyze("café") == ["cafe"]  # however the accent is encoded
+    assert analyze("Straße København Łódź") == ["strass", "kobenhavn", "lodz"]
+
+
+def test_cjk_beyond_the_basic_plane_is_cjk() -> None:
+    # U+FA6C composes (NFC) to U+242EE, in CJK extension B.
+    assert analyze("\ufa6c\ufa6c") == ["\U000242ee\U000242ee"]
+    assert is_cjk("\U000242ee\U000242ee")

@@ -680,22 +680,35 @@ def test_a_file_system_refusal_says_what_to_do(runner: CliRunner, in_repo: Path,
 @pytest.mark.parametrize(
     ("editor", "windows", "argv"),
     [
-        ("vim", False, ["vim", "f.md"]),
-        ("code --wait", False, ["code", "--wait", "f.md"]),
-        ("'/opt/my editor/bin/ed' -n", False, ["/opt/my editor/bin/ed", "-n", "f.md"]),
-        # Windows: backslashes are separators, quotes hold spaces.
-        (r"C:\Windows\notepad.exe", True, [r"C:\Windows\notepad.exe", "f.md"]),
+        ("vim", False, ["vim"]),
+        ("code --wait", False, ["code", "--wait"]),
+        ("'/opt/my editor/bin/ed' -n", False, ["/opt/my editor/bin/ed", "-n"]),
+        # Windows: backslashes are separators, quotes (either kind) hold spaces.
+        (r"C:\Windows\notepad.exe", True, [r"C:\Windows\notepad.exe"]),
+        (r'"C:\Program Files\Ed\ed.exe" --wait', True, [r"C:\Program Files\Ed\ed.exe", "--wait"]),
         (
-            r'"C:\Program Files\Editor\ed.exe" --wait',
+            "'C:/Program Files/Np++/np++.exe' -multiInst",
             True,
-            [r"C:\Program Files\Editor\ed.exe", "--wait", "f.md"],
+            ["C:/Program Files/Np++/np++.exe", "-multiInst"],
         ),
+        (r'code --wait --user-data-dir="C:\a b"', True, ["code", "--wait", r"--user-data-dir=C:\a b"]),
     ],
 )
 def test_the_editor_command_line(editor: str, windows: bool, argv: list[str]) -> None:
     from errnote.cli.app import editor_argv
 
-    assert editor_argv(editor, "f.md", windows=windows) == argv
+    assert editor_argv(editor, windows=windows) == argv
+
+
+def test_a_bad_editor_setting_is_refused_before_any_copy_is_made(
+    runner: CliRunner, in_repo: Path, nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = add_json(runner, "lesson", "Keep me")
+    for editor in ("  ", 'vim "'):
+        monkeypatch.setenv("EDITOR", editor)
+        code, _, err = run(runner, "edit", str(entry["id"]))
+        assert code == 1 and "EDITOR" in err
+    assert not list(nb.store.cache_dir.glob("edit-*"))
 
 
 def test_entries_are_created_where_hard_links_are_not_supported(

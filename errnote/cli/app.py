@@ -693,12 +693,13 @@ def edit(
         entry_id, path = file_id(broken.name), broken
     original = path.read_text(encoding="utf-8", errors="replace")
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or ("notepad" if os.name == "nt" else "vi")
+    command = editor_argv(editor, windows=os.name == "nt")  # a bad $EDITOR: refused before any copy
     nb.store.cache_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f"edit-{entry_id}-", suffix=".md", dir=nb.store.cache_dir)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(original)
     try:
-        code = _run_editor(editor_argv(editor, tmp_name, windows=os.name == "nt"))
+        code = _run_editor([*command, tmp_name])
     except OSError as exc:
         Path(tmp_name).unlink(missing_ok=True)
         raise ErrnoteError(f"cannot start the editor {editor!r}: {exc.strerror}", "set $EDITOR") from None
@@ -731,23 +732,23 @@ def edit(
     _say_restored(nb.restored)
 
 
-def editor_argv(editor: str, file: str, *, windows: bool) -> list[str]:
-    """The command line that opens `file` in `editor` ($VISUAL or $EDITOR, which may hold options).
+def editor_argv(editor: str, *, windows: bool) -> list[str]:
+    """The command line of `editor` ($VISUAL or $EDITOR, which may hold options), the file to come.
     On Windows backslashes are path separators, not escapes, and `code` is `code.cmd`: the
     program is looked up as the shell would (PATHEXT)."""
     import shlex
     import shutil
 
-    if windows:
-        parts = [
-            p[1:-1] if len(p) > 1 and p[0] == p[-1] == '"' else p for p in shlex.split(editor, posix=False)
-        ]
-    else:
-        parts = shlex.split(editor)
+    try:
+        # On Windows a backslash separates folders: kept as it is, quotes still group words (as
+        # Git for Windows' sh reads `core.editor`).
+        parts = shlex.split(editor.replace("\\", "\\\\") if windows else editor)
+    except ValueError as exc:  # an unbalanced quote
+        raise ErrnoteError(f"cannot read $EDITOR {editor!r}: {exc}", "fix the quotes in $EDITOR") from None
     if not parts:
         raise ErrnoteError("$EDITOR is empty", "set $EDITOR (or $VISUAL) to your editor")
     program = shutil.which(parts[0]) if windows else None
-    return [program or parts[0], *parts[1:], file]
+    return [program or parts[0], *parts[1:]]
 
 
 def _run_editor(argv: list[str]) -> int:
