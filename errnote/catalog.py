@@ -28,7 +28,7 @@ from errnote.model import (
 )
 from errnote.store import Problem, Store, atomic_write_bytes, read_entry
 
-CATALOG_VERSION = 6  # 3: no control chars, no empty scope items; 4: marshal; 5: tags masked; 6: NFC
+CATALOG_VERSION = 7  # 4: marshal; 5: tags masked; 6: NFC tags; 7: a body keeps its first indentation
 
 
 def _record(entry: Entry, st: list[int]) -> dict[str, Any]:

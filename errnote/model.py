@@ -401,16 +401,20 @@ def _shown(value: object) -> str:
     return short.repr(value)
 
 
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+
+
 def clean_text(value: object, name: str, *, one_line: bool = False) -> str:
     """A text field as stored and shown: no control characters; one line when `one_line`."""
     if value is None:
         return ""
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
         raise InvalidEntry(f"{name} must be text, not {type(value).__name__}")
-    text = strip_controls(str(value)).strip()
+    text = strip_controls(str(value))
     if one_line:
-        text = " ".join(text.split())
-    return text
+        return " ".join(text.split())
+    # Blank lines around go, but not the first line's indentation (an indented code block).
+    return _LEADING_BLANK_LINES.sub("", text).rstrip()
 
 
 def nfc(text: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import os
 import re
 import sys
@@ -197,6 +198,10 @@ def has_conflict_markers(text: str) -> bool:
     return False
 
 
+#: A front-matter delimiter line, as python-frontmatter reads it.
+_FRONT_MATTER_LINE = re.compile(r"^-{3,}\s*$", re.MULTILINE)
+
+
 def parse_entry(text: str, path: Path | None = None) -> Entry:
     """Parse and validate one entry file's text; errors name the file."""
     import frontmatter
@@ -228,6 +233,11 @@ def parse_entry(text: str, path: Path | None = None) -> Entry:
         raise InvalidEntry(f"invalid value in the front-matter: {exc}", path=where) from None
     if not metadata or not isinstance(metadata, dict):
         raise InvalidEntry("the YAML front-matter is empty or not a mapping", path=where)
+    # The body as written after the closing line: python-frontmatter strips it, and with it the
+    # indentation of its first line (an indented code block would become a paragraph).
+    closing = list(itertools.islice(_FRONT_MATTER_LINE.finditer(text), 2))
+    if len(closing) == 2:
+        content = text[closing[1].end() :]
     try:
         return entry_from_dict(metadata, content)
     except InvalidEntry as exc:

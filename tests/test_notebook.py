@@ -455,3 +455,13 @@ def test_a_crlf_file_with_a_byte_order_mark_keeps_both_when_rewritten(nb: Notebo
         line.startswith(("links:", "  corrects:", "- ", "  - ", "  updated:")) for line in changed
     )
     assert nb.get(entry.id).links_to(Relation.CORRECTS) == [other.id]
+
+
+def test_a_body_that_starts_with_an_indented_code_block_keeps_it(nb: Notebook) -> None:
+    body = "    cargo build --locked\n    cargo test\n\nThe lockfile pins the toolchain."
+    entry = nb.add("lesson", "Build with the lockfile", body=f"\n\n{body}  \n\n")
+    assert entry.body == body
+    other = nb.add("mistake", "Built without --locked")
+    nb.link(entry.id, "corrects", other.id)  # a rewrite of the file
+    assert nb.get(entry.id).body == body
+    assert f"---\n\n{body}\n" in nb.store.path_for(entry).read_text()
