@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 
 #: Bumped whenever analysis changes: an index built with another version is rebuilt.
-ANALYSIS_VERSION = 6  # 5: text in NFC; 6: accents folded, CJK extension B
+ANALYSIS_VERSION = 7  # 5: text in NFC; 6: accents folded, CJK extension B; 7: Greek, Cyrillic ...
 
 _STOP_TEXT = """a about above after again against all am an and any are as at be because been before
     being below
@@ -50,6 +50,9 @@ _NOISE = [
 
 # A run of characters that belongs to one code-ish token: words joined by _ - . / : @ + #
 _TOKEN = re.compile(r"[A-Za-z0-9$]+(?:[._\-/:@+#][A-Za-z0-9$]+)*[+#]*")
+# ... or a word of another spaced script, which the code-aware rules do not apply to.
+_OTHER_LETTERS = "\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f\u0530-\u058f\u0590-\u05ff\u0600-\u06ff\u0900-\u097f"
+_WORD = re.compile(f"(?P<latin>{_TOKEN.pattern})|(?P<other>[{_OTHER_LETTERS}]+)")
 _SEPARATORS = re.compile(r"[._\-/:@$]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _HEXISH = re.compile(r"^(?=.*\d)(?=.*[a-f])[0-9a-f]{7,}$")
@@ -141,7 +144,9 @@ def analyze(text: str) -> list[str]:
         # Then accented Latin letters as their base letters (`Zürich` is `zurich`, not `rich`).
         import unicodedata
 
-        text = unicodedata.normalize("NFC", text).translate(_latin_folding())
+        text = unicodedata.normalize("NFC", text)
+        text = _SPELLED_CAPITAL.sub(lambda m: _SPELLED_OUT[m.group()].capitalize(), text)
+        text = text.translate(_latin_folding())
     text = normalise(text)
     terms: list[str] = []
     pos = 0
@@ -155,8 +160,11 @@ def analyze(text: str) -> list[str]:
 
 _SPELLED_OUT = {
     "ß": "ss", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "œ": "oe", "Œ": "OE", "ł": "l", "Ł": "L",
-    "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "TH", "ı": "i",
+    "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "TH", "ı": "i", "ẞ": "SS",
 }  # fmt: skip
+# A capital spelled with two letters before a lower-case one (`Ærø`, `Œuvre`): `Ae`, not `AE`,
+# which the camel-case splitter would cut into two words.
+_SPELLED_CAPITAL = re.compile("[ÆŒÞ](?=[a-zß-ÿ])")
 
 
 @lru_cache(maxsize=1)
@@ -166,7 +174,8 @@ def _latin_folding() -> dict[int, str]:
     import unicodedata
 
     table: dict[int, str] = {ord(k): v for k, v in _SPELLED_OUT.items()}
-    for code in range(0x00C0, 0x0250):
+    # Latin-1 and Extended-A/B, then Extended Additional (Vietnamese: `ế`, `ặ`).
+    for code in [*range(0x00C0, 0x0250), *range(0x1E00, 0x1F00)]:
         base = unicodedata.normalize("NFD", chr(code))[0]
         if base.isascii() and base.isalpha():
             table.setdefault(code, base)
@@ -174,9 +183,15 @@ def _latin_folding() -> dict[int, str]:
 
 
 def _latin_terms(text: str) -> list[str]:
+    """Terms of text in spaced scripts: code-aware words in Latin letters, and plain words in
+    Greek, Cyrillic, Armenian, Hebrew, Arabic or Devanagari (lower-cased, not stemmed)."""
     terms: list[str] = []
-    for match in _TOKEN.finditer(text):
-        terms.extend(_word_terms(match.group()))
+    for match in _WORD.finditer(text):
+        if match.lastgroup == "other":
+            if len(match.group()) > 1:
+                terms.append(match.group().lower())
+        else:
+            terms.extend(_word_terms(match.group()))
     return terms
 
 

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from errnote.errors import InvalidEntry
-from errnote.model import Entry, EntryType, Scope, Status, nfc, parse_since, tag_text
+from errnote.model import Entry, EntryType, Scope, Status, nfc, parse_since, same_name, tag_text
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,9 @@ class Filters:
             scope = Scope.parse(meta["scope"])
         except InvalidEntry:  # a cache written by another errnote version: no scope it can read
             scope = Scope()
-        if self.tool and nfc(meta["tool"]).lower() != self.tool.lower() and not scope.covers_tool(self.tool):
+        if self.tool and not same_name(meta["tool"], self.tool) and not scope.covers_tool(self.tool):
             return False
-        if self.scope and not any(self.scope.lower() in s.lower() for s in meta["scope"]):
+        if self.scope and not any(nfc(self.scope).lower() in nfc(s).lower() for s in meta["scope"]):
             return False
         if self.path and not scope.covers_path(self.path):
             return False

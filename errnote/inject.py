@@ -37,7 +37,16 @@ from typing import TYPE_CHECKING, Any
 
 from errnote.errors import ErrnoteError, UsageError
 from errnote.markdown import fenced_spans, inside
-from errnote.model import Entry, EntryType, Relation, Status, iso, strip_controls, superseded_by_active
+from errnote.model import (
+    Entry,
+    EntryType,
+    Relation,
+    Status,
+    iso,
+    same_name,
+    strip_controls,
+    superseded_by_active,
+)
 
 if TYPE_CHECKING:
     from errnote.config import Config
@@ -528,11 +537,7 @@ def _path_matches(paths: Sequence[str], ok: dict[str, Entry]) -> list[Picked]:
 def _tool_matches(tools: Sequence[str], ok: dict[str, Entry]) -> list[Picked]:
     found: list[tuple[Entry, tuple[str, ...]]] = []
     for e in ok.values():
-        hit = tuple(
-            t
-            for t in tools
-            if e.scope.covers_tool(t) or (e.tool and e.tool.strip().lower() == t.strip().lower())
-        )
+        hit = tuple(t for t in tools if e.scope.covers_tool(t) or (e.tool and same_name(e.tool, t)))
         hit = tuple(t for t in hit if not _tool_excluded(e, t))
         if hit:
             found.append((e, hit))
@@ -541,8 +546,7 @@ def _tool_matches(tools: Sequence[str], ok: dict[str, Entry]) -> list[Picked]:
 
 
 def _tool_excluded(entry: Entry, tool: str) -> bool:
-    name = tool.strip().lower()
-    return any(i.kind == "tool" and i.negated and i.value.lower() == name for i in entry.scope.items)
+    return entry.scope.excludes_tool(tool)
 
 
 def _apply_budget(full: Selection) -> Selection:
@@ -651,7 +655,7 @@ def _where(entry: Entry) -> str:
     if not parts:
         parts.append("this whole repository")
     tool = entry.tool.strip()
-    if tool and not any(tool.lower() == t.lower() for t in entry.scope.tools()):
+    if tool and not any(same_name(tool, t) for t in entry.scope.tools()):
         parts.append(f"with {tool}")  # the tool it was learned with selects it too (--tool, --command)
     where = ", ".join(dict.fromkeys(parts))
     if excluded:

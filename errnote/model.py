@@ -281,11 +281,14 @@ class Scope:
         return any(path_matches(g, path) for g in globs) if globs else self.is_broad
 
     def covers_tool(self, tool: str) -> bool:
-        """True when a `tool:` scope names `tool` (case-insensitive) and no exclusion does."""
-        name = tool.strip().lower()
-        if any(i.kind == "tool" and i.negated and i.value.lower() == name for i in self.items):
+        """True when a `tool:` scope names `tool` (see `same_name`) and no exclusion does."""
+        if self.excludes_tool(tool):
             return False
-        return any(t.lower() == name for t in self.tools())
+        return any(same_name(t, tool) for t in self.tools())
+
+    def excludes_tool(self, tool: str) -> bool:
+        """True when a `!tool:` scope names `tool`."""
+        return any(i.kind == "tool" and i.negated and same_name(i.value, tool) for i in self.items)
 
     def as_strings(self) -> list[str]:
         return [str(i) for i in self.items]
@@ -401,11 +404,12 @@ def _shown(value: object) -> str:
     return short.repr(value)
 
 
-_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[^\S\n]*\n)+")  # lines of nothing but (any) blanks
 
 
-def clean_text(value: object, name: str, *, one_line: bool = False) -> str:
-    """A text field as stored and shown: no control characters; one line when `one_line`."""
+def clean_text(value: object, name: str, *, one_line: bool = False, indented: bool = False) -> str:
+    """A text field as stored and shown: no control characters; one line when `one_line`; the first
+    line's indentation kept when `indented` (a body, an error text), else blanks around dropped."""
     if value is None:
         return ""
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
@@ -413,7 +417,10 @@ def clean_text(value: object, name: str, *, one_line: bool = False) -> str:
     text = strip_controls(str(value))
     if one_line:
         return " ".join(text.split())
-    # Blank lines around go, but not the first line's indentation (an indented code block).
+    if not indented:
+        return text.strip()
+    # Blank lines around go, but not the first line's indentation (a Markdown body's indented code
+    # block, the indented first line of a stack trace).
     return _LEADING_BLANK_LINES.sub("", text).rstrip()
 
 
@@ -425,6 +432,12 @@ def nfc(text: str) -> str:
     import unicodedata
 
     return unicodedata.normalize("NFC", text)
+
+
+def same_name(a: str, b: str) -> bool:
+    """Do two tool names (or words) name the same thing: case, blanks around and the encoding
+    of accented letters aside?"""
+    return nfc(a.strip()).lower() == nfc(b.strip()).lower()
 
 
 def tag_text(tag: str) -> str:
@@ -581,12 +594,12 @@ def entry_from_dict(data: Mapping[str, Any], body: str = "") -> Entry:
         type=etype,
         title=clean_text(data["title"], "title", one_line=True),
         provenance=provenance,
-        body=clean_text(body, "body"),
+        body=clean_text(body, "body", indented=True),
         reason=clean_text(data.get("reason"), "reason"),
         scope=Scope.parse(_string_list(data.get("scope"), "scope")),
         tags=tuple(dict.fromkeys(tag_text(t) for t in _string_list(data.get("tags"), "tags"))),
         tool=clean_text(data.get("tool"), "tool", one_line=True),
-        error=clean_text(data.get("error"), "error"),
+        error=clean_text(data.get("error"), "error", indented=True),
         fix=clean_text(data.get("fix"), "fix"),
         confidence=DEFAULT_CONFIDENCE[etype] if confidence is None else parse_confidence(confidence),
         status=Status.parse(data.get("status") or "active"),

@@ -198,8 +198,8 @@ def has_conflict_markers(text: str) -> bool:
     return False
 
 
-#: A front-matter delimiter line, as python-frontmatter reads it.
-_FRONT_MATTER_LINE = re.compile(r"^-{3,}\s*$", re.MULTILINE)
+#: A front-matter delimiter line, as python-frontmatter reads it, but never past its own line end.
+_FRONT_MATTER_LINE = re.compile(r"^-{3,}[^\S\n]*$", re.MULTILINE)
 
 
 def parse_entry(text: str, path: Path | None = None) -> Entry:

@@ -147,6 +147,13 @@ def test_accented_latin_letters_are_their_base_letters() -> None:
     assert analyze("Zürich café naïve") == ["zurich", "cafe", "naiv"]
     assert analyze("cafe\u0301") == analyze("café") == ["cafe"]  # however the accent is encoded
     assert analyze("Straße København Łódź") == ["strass", "kobenhavn", "lodz"]
+    assert analyze("Ærøskøbing") == analyze("ærøskøbing") == analyze("aeroskobing")
+    assert analyze("Tiếng Việt Đặng") == ["tieng", "viet", "dang"]  # Latin Extended Additional
+
+
+def test_words_of_other_spaced_scripts_are_terms() -> None:
+    assert analyze("Ошибка кодировки в имени файла") == ["ошибка", "кодировки", "имени", "файла"]
+    assert analyze("σφάλμα κωδικοποίησης") == ["σφάλμα", "κωδικοποίησης"]
 
 
 def test_cjk_beyond_the_basic_plane_is_cjk() -> None:

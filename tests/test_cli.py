@@ -692,6 +692,7 @@ def test_a_file_system_refusal_says_what_to_do(runner: CliRunner, in_repo: Path,
             ["C:/Program Files/Np++/np++.exe", "-multiInst"],
         ),
         (r'code --wait --user-data-dir="C:\a b"', True, ["code", "--wait", r"--user-data-dir=C:\a b"]),
+        (r"'C:\Program Files\Subl\subl.exe' -w", True, [r"C:\Program Files\Subl\subl.exe", "-w"]),
     ],
 )
 def test_the_editor_command_line(editor: str, windows: bool, argv: list[str]) -> None:
@@ -731,3 +732,12 @@ def test_entries_are_created_where_hard_links_are_not_supported(
         atomic_write(path, "other", exclusive=True)
     assert nb.get(entry.id).title == "Works on a USB stick"
     assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_help_with_no_arguments_to_a_closed_or_gone_reader_is_quiet(tmp_path: Path) -> None:
+    import subprocess
+
+    for shell in ("{cmd} >&-", "(sleep .3; {cmd}) | true", "(sleep .3; {cmd} hooks) | true"):
+        line = shell.format(cmd=f"'{sys.executable}' -m errnote")
+        done = subprocess.run(["sh", "-c", line], capture_output=True, text=True, cwd=tmp_path)
+        assert "Traceback" not in done.stderr and done.stderr == "", (shell, done.stderr)

@@ -433,6 +433,13 @@ def test_tags_and_tools_filter_however_they_are_encoded(nb: Notebook) -> None:
 
     nfd, nfc = unicodedata.normalize("NFD", "Café"), "café"
     entry = nb.add("lesson", "Order the beans on Monday", tags=[nfd], tool=nfd)
-    for tag in (nfd, nfc):
-        assert ids(search(nb, "beans monday", tags=[tag])) == [entry.id]
-        assert ids(search(nb, "beans monday", tool=tag)) == [entry.id]
+    scoped = nb.add("lesson", "Grind the beans on Monday", scope=[f"tool:{nfd}", f"{nfd} counter"])
+    for name in (nfd, nfc):
+        assert ids(search(nb, "order beans monday", tags=[name])) == [entry.id]
+        assert set(ids(search(nb, "beans monday", tool=name))) == {entry.id, scoped.id}
+        assert ids(search(nb, "beans monday", scope=f"{name} counter")) == [scoped.id]
+
+
+def test_a_russian_entry_is_found_in_russian(nb: Notebook) -> None:
+    entry = nb.add("mistake", "Ошибка кодировки в имени файла при загрузке отчёта")
+    assert ids(search(nb, "ошибка кодировки имени файла")) == [entry.id]

@@ -342,6 +342,16 @@ def test_a_secret_in_a_hand_written_entry_never_reaches_the_snippet(nb: Notebook
     assert "abcdef0123" in claude.read_text() and token not in claude.read_text()
 
 
+def test_tool_rules_match_however_the_name_is_encoded(nb: Notebook) -> None:
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "café")
+    scoped = nb.add("lesson", "Warm the cups first", scope=[f"tool:{nfd}"])
+    learned = nb.add("lesson", "Descale weekly", tool=nfd, scope=["path:x/**"])
+    picked = pick(nb, tools=("café",))
+    assert picked[scoped.id][0] == "tool" and picked[learned.id][0] == "tool"
+
+
 def test_path_rule_with_exclusions(fixed: Notebook) -> None:
     assert pick(fixed, paths=("db/migrations/0001_init.sql",))["aaaa000007"] == ("path", "path")
     assert pick(fixed, paths=("web/src/app.test.ts",))["aaaa00000f"][0] == "path"

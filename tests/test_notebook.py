@@ -457,6 +457,13 @@ def test_a_crlf_file_with_a_byte_order_mark_keeps_both_when_rewritten(nb: Notebo
     assert nb.get(entry.id).links_to(Relation.CORRECTS) == [other.id]
 
 
+def test_a_body_whose_first_line_is_unicode_blank_survives_a_rewrite(nb: Notebook) -> None:
+    entry = nb.add("lesson", "Check the settings", body="\u3000\n「設定」を確認する\n---\nfooter")
+    assert entry.body == "「設定」を確認する\n---\nfooter"  # a blank line, however blank, is not text
+    nb.retire(entry.id, "done")
+    assert nb.get(entry.id).body.startswith("「設定」を確認する\n---\nfooter\n\nRetired ")
+
+
 def test_a_body_that_starts_with_an_indented_code_block_keeps_it(nb: Notebook) -> None:
     body = "    cargo build --locked\n    cargo test\n\nThe lockfile pins the toolchain."
     entry = nb.add("lesson", "Build with the lockfile", body=f"\n\n{body}  \n\n")

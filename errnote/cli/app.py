@@ -84,7 +84,11 @@ class ErrnoteGroup(TyperGroup):
         try:
             rv = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         except NoArgsIsHelpError as exc:
-            sys.stdout.write(exc.ctx.get_help() + "\n" if exc.ctx is not None else "")
+            with contextlib.suppress(OSError, AttributeError):  # stdout closed, or a reader gone
+                sys.stdout.write(exc.ctx.get_help() + "\n" if exc.ctx is not None else "")
+                sys.stdout.flush()
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
             sys.exit(2)
         except UsageError as exc:
             where = f"'{exc.ctx.command_path} --help'" if exc.ctx is not None else "'errnote --help'"
@@ -742,13 +746,25 @@ def editor_argv(editor: str, *, windows: bool) -> list[str]:
     try:
         # On Windows a backslash separates folders: kept as it is, quotes still group words (as
         # Git for Windows' sh reads `core.editor`).
-        parts = shlex.split(editor.replace("\\", "\\\\") if windows else editor)
+        parts = shlex.split(_backslashes_kept(editor) if windows else editor)
     except ValueError as exc:  # an unbalanced quote
         raise ErrnoteError(f"cannot read $EDITOR {editor!r}: {exc}", "fix the quotes in $EDITOR") from None
     if not parts:
         raise ErrnoteError("$EDITOR is empty", "set $EDITOR (or $VISUAL) to your editor")
     program = shutil.which(parts[0]) if windows else None
     return [program or parts[0], *parts[1:]]
+
+
+def _backslashes_kept(command: str) -> str:
+    """`command` with each backslash outside single quotes doubled, so that a POSIX split keeps it
+    (inside single quotes a POSIX split keeps backslashes already)."""
+    out: list[str] = []
+    quoted = False
+    for c in command:
+        if c == "'":
+            quoted = not quoted
+        out.append("\\\\" if c == "\\" and not quoted else c)
+    return "".join(out)
 
 
 def _run_editor(argv: list[str]) -> int:
