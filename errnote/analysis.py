@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 
 #: Bumped whenever analysis changes: an index built with another version is rebuilt.
-ANALYSIS_VERSION = 7  # 5: text in NFC; 6: accents folded, CJK extension B; 7: Greek, Cyrillic ...
+ANALYSIS_VERSION = 8  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8: Greek accents
 
 _STOP_TEXT = """a about above after again against all am an and any are as at be because been before
     being below
@@ -169,7 +169,7 @@ _SPELLED_CAPITAL = re.compile("[ÆŒÞ](?=[a-zß-ÿ])")
 
 @lru_cache(maxsize=1)
 def _latin_folding() -> dict[int, str]:
-    """Accented Latin letters (U+00C0-U+024F) -> their base letters, and the letters that do not
+    """Accented Latin and Greek letters -> their base letters, and the Latin letters that do not
     decompose spelled out as their languages do in ASCII (`ß` ss, `æ` ae, `ø` o)."""
     import unicodedata
 
@@ -178,6 +178,11 @@ def _latin_folding() -> dict[int, str]:
     for code in [*range(0x00C0, 0x0250), *range(0x1E00, 0x1F00)]:
         base = unicodedata.normalize("NFD", chr(code))[0]
         if base.isascii() and base.isalpha():
+            table.setdefault(code, base)
+    # Greek without its accents and breathings (`σφάλμα` is `σφαλμα`), as Greek is often typed.
+    for code in [*range(0x0370, 0x0400), *range(0x1F00, 0x2000)]:
+        base = unicodedata.normalize("NFD", chr(code))[0]
+        if base != chr(code) and "\u0370" <= base <= "\u03ff" and base.isalpha():
             table.setdefault(code, base)
     return table
 
