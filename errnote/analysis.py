@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 
 #: Bumped whenever analysis changes: an index built with another version is rebuilt.
-ANALYSIS_VERSION = 8  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8: Greek accents
+ANALYSIS_VERSION = 9  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8-9: marks
 
 _STOP_TEXT = """a about above after again against all am an and any are as at be because been before
     being below
@@ -50,9 +50,27 @@ _NOISE = [
 
 # A run of characters that belongs to one code-ish token: words joined by _ - . / : @ + #
 _TOKEN = re.compile(r"[A-Za-z0-9$]+(?:[._\-/:@+#][A-Za-z0-9$]+)*[+#]*")
-# ... or a word of another spaced script, which the code-aware rules do not apply to.
-_OTHER_LETTERS = "\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f\u0530-\u058f\u0590-\u05ff\u0600-\u06ff\u0900-\u097f"
-_WORD = re.compile(f"(?P<latin>{_TOKEN.pattern})|(?P<other>[{_OTHER_LETTERS}]+)")
+# ... or a word of another spaced script, which the code-aware rules do not apply to: Greek,
+# Cyrillic, Armenian, Hebrew, Arabic, the Indic scripts (Devanagari to Malayalam), Georgian.
+_OTHER_BLOCKS = [(0x0370, 0x0400), (0x1F00, 0x2000), (0x0400, 0x0530), (0x0530, 0x0590), (0x0590, 0x0600)]
+_OTHER_BLOCKS += [(0x0600, 0x0700), (0x0900, 0x0D80), (0x10A0, 0x1100)]
+
+
+@lru_cache(maxsize=1)
+def _word() -> re.Pattern[str]:
+    """A Latin code-ish token, or a run of the letters and marks of another spaced script (their
+    blocks also hold punctuation: `،` `؟` `।` `։` end a word, they are not part of it)."""
+    import unicodedata
+
+    letters = "".join(
+        chr(c)
+        for start, end in _OTHER_BLOCKS
+        for c in range(start, end)
+        if unicodedata.category(chr(c))[0] in "LM"
+    )
+    return re.compile(f"(?P<latin>{_TOKEN.pattern})|(?P<other>[{re.escape(letters)}]+)")
+
+
 _SEPARATORS = re.compile(r"[._\-/:@$]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _HEXISH = re.compile(r"^(?=.*\d)(?=.*[a-f])[0-9a-f]{7,}$")
@@ -179,6 +197,11 @@ def _latin_folding() -> dict[int, str]:
         base = unicodedata.normalize("NFD", chr(code))[0]
         if base.isascii() and base.isalpha():
             table.setdefault(code, base)
+    # Optional marks that writers often leave out: Arabic vowel signs and the tatweel, Hebrew
+    # points, and Russian `ё` written as `е` (not `й`, not Ukrainian `ї`: those are letters).
+    for code in [*range(0x064B, 0x0653), 0x0670, 0x0640, *range(0x0591, 0x05BE), 0x05BF, 0x05C1, 0x05C2]:
+        table[code] = ""
+    table.update({ord("ё"): "е", ord("Ё"): "Е"})
     # Greek without its accents and breathings (`σφάλμα` is `σφαλμα`), as Greek is often typed.
     for code in [*range(0x0370, 0x0400), *range(0x1F00, 0x2000)]:
         base = unicodedata.normalize("NFD", chr(code))[0]
@@ -191,7 +214,7 @@ def _latin_terms(text: str) -> list[str]:
     """Terms of text in spaced scripts: code-aware words in Latin letters, and plain words in
     Greek, Cyrillic, Armenian, Hebrew, Arabic or Devanagari (lower-cased, not stemmed)."""
     terms: list[str] = []
-    for match in _WORD.finditer(text):
+    for match in (_word() if not text.isascii() else _TOKEN).finditer(text):
         if match.lastgroup == "other":
             if len(match.group()) > 1:
                 terms.append(match.group().lower())

@@ -151,6 +151,15 @@ def test_accented_latin_letters_are_their_base_letters() -> None:
     assert analyze("Tiếng Việt Đặng") == ["tieng", "viet", "dang"]  # Latin Extended Additional
 
 
+def test_punctuation_and_optional_marks_of_other_scripts() -> None:
+    assert analyze("خطأ، ملف؟") == ["خطأ", "ملف"]  # Arabic comma and question mark end words
+    assert analyze("त्रुटि। फ़ाइल") == ["त्रुटि", "फ़ाइल"]  # the danda ends a sentence
+    assert analyze("בית־ספר") == ["בית", "ספר"]
+    assert analyze("خَطَأٌ فِي التَّرْجَمَةِ") == analyze("خطأ في الترجمة")  # vowel signs are optional
+    assert analyze("שָׁלוֹם") == analyze("שלום")
+    assert analyze("ещё") == analyze("еще") and analyze("мой") != analyze("мои")  # й is a letter
+
+
 def test_words_of_other_spaced_scripts_are_terms() -> None:
     assert analyze("Ошибка кодировки в имени файла") == ["ошибка", "кодировки", "имени", "файла"]
     assert analyze("σφάλμα κωδικοποίησης") == analyze("σφαλμα κωδικοποιησης") == ["σφαλμα", "κωδικοποιησης"]

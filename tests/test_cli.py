@@ -693,6 +693,7 @@ def test_a_file_system_refusal_says_what_to_do(runner: CliRunner, in_repo: Path,
         ),
         (r'code --wait --user-data-dir="C:\a b"', True, ["code", "--wait", r"--user-data-dir=C:\a b"]),
         (r"'C:\Program Files\Subl\subl.exe' -w", True, [r"C:\Program Files\Subl\subl.exe", "-w"]),
+        (r""""C:\Tools\Bob's Ed\ed.exe" C:\tmp""", True, [r"C:\Tools\Bob's Ed\ed.exe", r"C:\tmp"]),
     ],
 )
 def test_the_editor_command_line(editor: str, windows: bool, argv: list[str]) -> None:

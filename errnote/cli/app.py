@@ -759,11 +759,11 @@ def _backslashes_kept(command: str) -> str:
     """`command` with each backslash outside single quotes doubled, so that a POSIX split keeps it
     (inside single quotes a POSIX split keeps backslashes already)."""
     out: list[str] = []
-    quoted = False
+    quote = ""
     for c in command:
-        if c == "'":
-            quoted = not quoted
-        out.append("\\\\" if c == "\\" and not quoted else c)
+        if c in "'\"" and quote in ("", c):
+            quote = "" if quote else c  # an apostrophe inside double quotes is just a letter
+        out.append("\\\\" if c == "\\" and quote != "'" else c)
     return "".join(out)
 
 
