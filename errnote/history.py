@@ -55,12 +55,13 @@ def git_facts(path: Path) -> GitFacts:
     return GitFacts(commit, branch, author)
 
 
-def changed_paths(path: Path) -> list[str]:
+def changed_paths(path: Path) -> list[str] | None:
     """Files changed in the working tree (staged, unstaged and untracked), as absolute paths (git
-    names them from its top folder, which is neither the current folder nor, always, the notebook's)."""
+    names them from its top folder, which is neither the current folder nor, always, the notebook's).
+    None when no git repository holds `path`."""
     repo = _open_repo(path)
     if repo is None:
-        return []
+        return None
     with repo:
         top = Path(repo.working_tree_dir or path)
         try:

@@ -583,6 +583,7 @@ class _Idea:
     value: float
     alts: list[_Alt]
     code: bool
+    words: int = 1  # the query's words it stands for (`docker images`, one phrase, is 2)
 
 
 @dataclass(frozen=True)
@@ -640,7 +641,8 @@ def _plan(searcher: Any, concepts: list[_Concept]) -> _Plan:
             query_idf += unseen_idf * (_UNSEEN_CJK if cjk else _UNSEEN)
             continue
         query_idf += value
-        ideas.append(_Idea(value, alts, any(_is_code(t) for t in concept.literals)))
+        code = any(_is_code(t) for t in concept.literals)
+        ideas.append(_Idea(value, alts, code, max(1, len(concept.literals))))
     ideas.sort(key=lambda idea: -idea.value)
     unit = math.log(1 + (n_docs - 0.5) / 1.5)  # a word only one entry uses
     return _Plan(ideas[:MAX_QUERY_TERMS], query_idf, unit)
@@ -700,6 +702,7 @@ def _evidence(
     """What one candidate's match rests on, and the query terms it matched (most informative first)."""
     matched_idf = 0.0
     matched = 0
+    words = 0
     code = False
     shown: list[tuple[float, str]] = []
     for idea in plan.ideas:
@@ -711,6 +714,7 @@ def _evidence(
                 shown.append((info, " ".join(terms)))
         if best:
             matched += 1
+            words += idea.words
             matched_idf += best
     ev = ranking.Evidence(
         bm25=bm25,
@@ -720,6 +724,7 @@ def _evidence(
         has_code_token=code,
         unit=plan.unit,
         whole_word=bool(literal) and literal in found_terms,
+        words=words,
     )
     return ev, list(dict.fromkeys(t for _i, t in sorted(shown, key=lambda x: -x[0])))
 

@@ -57,7 +57,7 @@ MIN_PREFIX = 4
 NOTEBOOK_README = """\
 # errnote notebook
 
-Entries recorded with `errnote` (https://example.invalid/errnote): one Markdown file per entry
+Entries recorded with `errnote` (an error notebook for AI coding agents): one Markdown file per entry
 under `entries/<type>s/`, YAML front-matter on top. Commit them with the code and review them in
 pull requests like any other change. `cache/` holds derived data (the search index, hook state)
 and is ignored by git; it is rebuilt from the files whenever it is missing. `.gitattributes`
@@ -545,10 +545,12 @@ class Notebook:
                 inbound = self.backlinks(entry.id)
                 if inbound:
                     who = ", ".join(f"{b.source.id} ({b.rel.value})" for b in inbound)
-                    raise ErrnoteError(
-                        f"entry {entry.id} is linked from {who}",
-                        "retire it instead ('errnote retire'), or pass --force to delete it anyway",
+                    hint = (
+                        "it is retired already: it stays as history; pass --force to delete it anyway"
+                        if entry.status is Status.RETIRED
+                        else "retire it instead ('errnote retire'), or pass --force to delete it anyway"
                     )
+                    raise ErrnoteError(f"entry {entry.id} is linked from {who}", hint)
             path.unlink()
             self.restored = self._release(entry.links_to(Relation.SUPERSEDES), gone=entry.id)
         return entry, path

@@ -37,7 +37,7 @@ with coverage >= HIGH_COVERAGE (0.6) or at least two ideas including an exact co
 or match every idea of a query of two or more ideas (in a small notebook about one topic every
 word is common, and a full match is still a match); or hold the word of a one-word query
 (`openssl`, `OpenSSL`, `cargo`) that is not a word every text about software uses (strength >=
-MIN_SINGLE, 0.2).
+MIN_SINGLE, 0).
 A query that shares only common words with the notebook returns nothing: an unrelated memory in a
 prompt misleads the model more than no memory.
 
@@ -77,8 +77,10 @@ MIN_COVERAGE = 0.2  # ... which must also cover this share of the query
 MIN_MATCHED_FOCUSED = 0.95  # information matched by a hit that covers most of a short query
 HIGH_COVERAGE = 0.6
 FULL_COVERAGE = 0.999
-#: A one-word query matched whole: its word must carry at least this much information.
-MIN_SINGLE = 0.2
+#: A one-word query matched whole: its word must carry at least this much information (none: in a
+#: small notebook about one tool, every entry holds its name, and `search docker` asks for them all;
+#: words every text about software uses never count as such a word).
+MIN_SINGLE = 0.0
 #: Once one entry clears the threshold, the query is about something the notebook knows, and its
 #: near neighbours are shown too (after it, by score): at least a rare word's worth of information
 #: matched, and a tenth of the query.
@@ -176,6 +178,7 @@ class Evidence:
     has_code_token: bool  # it matches a compound code token (`openssl-sys`, `os.path.join`)
     unit: float = 1.0  # idf of a word used by exactly one entry of the notebook
     whole_word: bool = False  # the query is one plain word (`openssl`, `OpenSSL`) that the entry holds
+    words: int = 0  # the query's words in the ideas it matches (a phrase such as `docker images` is 2)
 
     @property
     def coverage(self) -> float:
@@ -191,7 +194,7 @@ def relevant(ev: Evidence) -> bool:
     """The threshold: does this match carry enough of the query to be worth showing?"""
     if ev.strength >= MIN_MATCHED and ev.coverage >= MIN_COVERAGE:
         return True
-    if ev.matched >= 2 and ev.coverage >= FULL_COVERAGE:
+    if max(ev.matched, ev.words) >= 2 and ev.coverage >= FULL_COVERAGE:
         # Every idea of the query is in the entry: relevant however common its words are in this
         # notebook (in a small notebook about one topic, every word is common).
         return True

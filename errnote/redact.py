@@ -183,6 +183,12 @@ _KEY_VALUE_ATTR_RE = re.compile(r"\bkey=([\"'])(?P<name>[^\"'\n]{1,80})\1\s+valu
 _COOKIE_LINE_RE = re.compile(r"(?i:\b(?:set-)?cookie)[\"']?[ \t]*:[^\n]*")
 _COOKIE_PAIR_RE = re.compile(r"(?P<name>[A-Za-z0-9_.-]+)=(?P<s>[^\s;,\"']+)")
 _COOKIE_NAME_RE = re.compile(r"(?i)sess|sid|token|auth|remember|jwt")
+# A session id by its well-known names, wherever it appears: `curl -b 'JSESSIONID=...'`, a
+# `;jsessionid=` path parameter, `session_id=...` in a log line.
+_SESSION_RE = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(?:jsessionid|phpsessid|asp\.net_sessionid|sessionid|session_id|session-id|sessid"
+    r"|connect\.sid|[a-z0-9]+_session)[ \t]*=[ \t]*[\"']?(?P<s>[A-Za-z0-9%._~+/=-]{16,})"
+)
 # AWS secret keys have no prefix: 40 base64 characters, recognised by their label ...
 _AWS_SECRET_LABEL_RE = re.compile(
     r"(?i:secret[_ \t-]*access[_ \t-]*key)[^\n:=]{0,30}[:=][ \t]*[\"']?"
@@ -396,6 +402,10 @@ def _header_spans(text: str) -> Iterator[tuple[int, int]]:
                 _random_like(value) or (len(value) >= 16 and _HEX_RE.match(value))
             ):
                 yield m.span("s")
+    for m in _SESSION_RE.finditer(text):
+        value = m.group("s")
+        if not _MASKED_RE.search(value) and (_random_like(value) or _HEX_RE.match(value)):
+            yield m.span("s")
 
 
 def _key_value_spans(text: str) -> Iterator[tuple[int, int]]:

@@ -742,3 +742,31 @@ def test_help_with_no_arguments_to_a_closed_or_gone_reader_is_quiet(tmp_path: Pa
         line = shell.format(cmd=f"'{sys.executable}' -m errnote")
         done = subprocess.run(["sh", "-c", line], capture_output=True, text=True, cwd=tmp_path)
         assert "Traceback" not in done.stderr and done.stderr == "", (shell, done.stderr)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["add", "lesson", "x", "--tag"], "(see 'errnote add --help')"),  # a missing option value
+        (["search", "cargo", "--limit"], "(see 'errnote search --help')"),
+        (["list", "--notebook", "."], "--notebook goes before the command"),
+    ],
+)
+def test_usage_errors_point_to_the_right_help(
+    runner: CliRunner, in_repo: Path, args: list[str], said: str
+) -> None:
+    code, _, err = run(runner, *args)
+    assert code == 2 and said in err and len(err.strip().splitlines()) == 1
+
+
+def test_rm_of_a_retired_entry_does_not_advise_retiring_it(runner: CliRunner, in_repo: Path) -> None:
+    old = add_json(runner, "lesson", "Use npm")
+    add_json(runner, "lesson", "Use pnpm", "--related", str(old["id"]))
+    assert run(runner, "retire", str(old["id"]), "--why", "moved to pnpm")[0] == 0
+    code, _, err = run(runner, "rm", str(old["id"]))
+    assert code == 1 and "retired already" in err and "retire it instead" not in err
+
+
+def test_inject_changed_outside_git_says_so(runner: CliRunner, plain_nb: Notebook) -> None:
+    result = runner.invoke(app, ["--notebook", str(plain_nb.root), "inject", "--changed", "--only", "path"])
+    assert result.exit_code == 0 and "no git repository" in result.stderr

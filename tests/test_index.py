@@ -443,3 +443,15 @@ def test_tags_and_tools_filter_however_they_are_encoded(nb: Notebook) -> None:
 def test_a_russian_entry_is_found_in_russian(nb: Notebook) -> None:
     entry = nb.add("mistake", "Ошибка кодировки в имени файла при загрузке отчёта")
     assert ids(search(nb, "ошибка кодировки имени файла")) == [entry.id]
+
+
+def test_a_small_notebook_about_one_tool_answers_its_name_and_phrases_in_any_order(nb: Notebook) -> None:
+    made = [
+        nb.add("lesson", "Pin docker base images by digest"),
+        nb.add("lesson", "Use docker buildx for multi-arch images"),
+        nb.add("mistake", "docker compose up failed: port 5432 in use"),
+    ]
+    assert set(ids(search(nb, "docker"))) == {e.id for e in made}  # every entry holds the word
+    with_images = {made[0].id, made[1].id}
+    assert set(ids(search(nb, "docker images"))) == with_images  # a thesaurus phrase, two words
+    assert set(ids(search(nb, "images docker"))) == with_images

@@ -363,6 +363,10 @@ def _masked_value(text: str, secret: str) -> None:
         ('mysql -u root -e "SHOW DATABASES; SELECT 1" -p{s}', "S3cretPw"),
         ("psexec -u admin -p {s} \\\\host cmd", "Pa55word"),
         ("mysql -u root 2>&1 -p{s}", "hunter2"),  # `&` of a redirection separates nothing
+        # Session ids by their names, outside a Cookie: line too.
+        ("curl -b 'JSESSIONID={s}' https://x.example/a", fake(32, HEX, seed=87).upper()),
+        ("https://x.example/login;jsessionid={s}", fake(32, HEX, seed=88).upper()),
+        ("GET /cart session_id={s} 200", fake(32, HEX, seed=89)),
         ("bash -c 'mysql -u root -p{s}'", "hunter2"),
         # A config password before trailing blanks or a comment.
         ("  MYSQL_ROOT_PASSWORD: {s} # local only", "rootpass"),

@@ -37,6 +37,16 @@ TYPES_HELP = ", ".join(t.value for t in EntryType)
 RELATIONS_HELP = ", ".join(r.value for r in Relation)
 
 
+def _help_for(exc: Any, given: list[str]) -> str:
+    """Which `--help` a usage error points to: the command's, even when click lost its context."""
+    if exc.ctx is not None and exc.ctx.command_path != "errnote":
+        return f"'{exc.ctx.command_path} --help'"
+    words = [w for w in given if not w.startswith("-")]
+    if words and words[0] in typer.main.get_command(app).commands:  # type: ignore[attr-defined]
+        return f"'errnote {words[0]} --help'"
+    return "'errnote --help'"
+
+
 #: Options of `search` that take a value (the word after them is that value, whatever it looks like).
 _SEARCH_VALUED = frozenset(
     {"--type", "--tag", "-t", "--tool", "--scope", "--path", "--since", "--min-confidence", "--status"}
@@ -91,8 +101,11 @@ class ErrnoteGroup(TyperGroup):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
             sys.exit(2)
         except UsageError as exc:
-            where = f"'{exc.ctx.command_path} --help'" if exc.ctx is not None else "'errnote --help'"
-            fail(f"{' '.join(exc.format_message().split())} (see {where})")
+            message = " ".join(exc.format_message().split())
+            given = list(sys.argv[1:] if args is None else args)
+            if "--notebook" in message and given and given[0] != "--notebook":
+                message = "--notebook goes before the command: errnote --notebook PATH COMMAND ..."
+            fail(f"{message} (see {_help_for(exc, given)})")
             sys.exit(exc.exit_code)
         except ClickException as exc:
             fail(" ".join(exc.format_message().split()))

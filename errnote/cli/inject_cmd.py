@@ -166,7 +166,10 @@ def inject(
     if changed:
         from errnote.history import changed_paths  # git only when asked
 
-        paths += changed_paths(nb.repo_root)
+        found = changed_paths(nb.repo_root)
+        if found is None:
+            warn(f"--changed: no git repository holds {nb.repo_root}, so no changed files are known")
+        paths += found or []
     tools = list(dict.fromkeys([*(tool or []), *program_names(command or "")]))
     sections = set(only or SECTIONS)
     if sections - set(SECTIONS):
@@ -219,7 +222,8 @@ def _write(target: Path, selection: Any, fmt: str, check: bool) -> None:
         say(f"{shown} is up to date: left untouched.")
     else:
         verb = "Created" if result.created else "Updated"
-        say(f"{verb} {shown} with {len(selection.picked)} entries.")
+        count = len(selection.picked)
+        say(f"{verb} {shown} with {count} {'entry' if count == 1 else 'entries'}.")
 
 
 def _shown(path: Path) -> str:
