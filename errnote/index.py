@@ -583,7 +583,7 @@ class _Idea:
     value: float
     alts: list[_Alt]
     code: bool
-    words: int = 1  # the query's words it stands for (`docker images`, one phrase, is 2)
+    literals: tuple[str, ...] = ()  # the query's own words it stands for (`docker images`: two)
 
 
 @dataclass(frozen=True)
@@ -642,7 +642,7 @@ def _plan(searcher: Any, concepts: list[_Concept]) -> _Plan:
             continue
         query_idf += value
         code = any(_is_code(t) for t in concept.literals)
-        ideas.append(_Idea(value, alts, code, max(1, len(concept.literals))))
+        ideas.append(_Idea(value, alts, code, tuple(concept.literals)))
     ideas.sort(key=lambda idea: -idea.value)
     unit = math.log(1 + (n_docs - 0.5) / 1.5)  # a word only one entry uses
     return _Plan(ideas[:MAX_QUERY_TERMS], query_idf, unit)
@@ -714,7 +714,7 @@ def _evidence(
                 shown.append((info, " ".join(terms)))
         if best:
             matched += 1
-            words += idea.words
+            words += max(1, sum(1 for t in idea.literals if t in found_terms))  # held words only
             matched_idf += best
     ev = ranking.Evidence(
         bm25=bm25,

@@ -186,8 +186,8 @@ _COOKIE_NAME_RE = re.compile(r"(?i)sess|sid|token|auth|remember|jwt")
 # A session id by its well-known names, wherever it appears: `curl -b 'JSESSIONID=...'`, a
 # `;jsessionid=` path parameter, `session_id=...` in a log line.
 _SESSION_RE = re.compile(
-    r"(?i)(?<![A-Za-z0-9])(?:jsessionid|phpsessid|asp\.net_sessionid|sessionid|session_id|session-id|sessid"
-    r"|connect\.sid|[a-z0-9]+_session)[ \t]*=[ \t]*[\"']?(?P<s>[A-Za-z0-9%._~+/=-]{16,})"
+    r"(?i)(?<![A-Za-z0-9_.])(?:jsessionid|phpsessid|asp\.net_sessionid|sessionid|session_id|session-id"
+    r"|sessid|connect\.sid|laravel_session)[ \t]*=[ \t]*[\"']?(?P<s>[A-Za-z0-9%._~+/=-]{16,})"
 )
 # AWS secret keys have no prefix: 40 base64 characters, recognised by their label ...
 _AWS_SECRET_LABEL_RE = re.compile(
@@ -404,7 +404,9 @@ def _header_spans(text: str) -> Iterator[tuple[int, int]]:
                 yield m.span("s")
     for m in _SESSION_RE.finditer(text):
         value = m.group("s")
-        if not _MASKED_RE.search(value) and (_random_like(value) or _HEX_RE.match(value)):
+        if _MASKED_RE.search(value) or (_CODE_REF_RE.match(value) and not any(c.isdigit() for c in value)):
+            continue  # a placeholder, or code (`session_id=request.session.session_key`)
+        if _random_like(value) or _HEX_RE.match(value):
             yield m.span("s")
 
 

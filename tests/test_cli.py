@@ -750,6 +750,8 @@ def test_help_with_no_arguments_to_a_closed_or_gone_reader_is_quiet(tmp_path: Pa
         (["add", "lesson", "x", "--tag"], "(see 'errnote add --help')"),  # a missing option value
         (["search", "cargo", "--limit"], "(see 'errnote search --help')"),
         (["list", "--notebook", "."], "--notebook goes before the command"),
+        (["add", "lesson", "x", "--confidence", "--notebook"], "not a valid float"),  # the real error
+        (["--notebook", ".", "search", "--type"], "(see 'errnote search --help')"),
     ],
 )
 def test_usage_errors_point_to_the_right_help(

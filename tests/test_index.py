@@ -455,3 +455,8 @@ def test_a_small_notebook_about_one_tool_answers_its_name_and_phrases_in_any_ord
     with_images = {made[0].id, made[1].id}
     assert set(ids(search(nb, "docker images"))) == with_images  # a thesaurus phrase, two words
     assert set(ids(search(nb, "images docker"))) == with_images
+    # One word of the phrase is not the phrase: an entry with `docker` alone is no full match.
+    assert ids(search(nb, "docker images"))[0] in with_images
+    only_docker = nb.add("lesson", "Docker volumes fill the disk")
+    hits = search(nb, "docker images")
+    assert not any(h.id == only_docker.id and not h.near for h in hits)

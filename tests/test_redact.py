@@ -402,6 +402,9 @@ def test_secrets_in_more_places(template: str, secret: str) -> None:
         "echo can't login; mkdir -p build2",  # a quote left open hides no `;`
         "https://example.com/hooks/deploy-staging-eu-west-1",  # routes in kebab case
         "https://x.example/api/webhooks/payment-intent-succeeded-v3",
+        "flask_session=SecureCookieSessionInterface",  # session objects in code, not session ids
+        "db_session=sqlalchemy.orm.session.Session",
+        "DB_SESSION=postgresql+psycopg2://localhost/appdb",
     ],
 )
 def test_names_of_secrets_and_options_are_kept(text: str) -> None:

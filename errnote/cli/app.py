@@ -41,10 +41,9 @@ def _help_for(exc: Any, given: list[str]) -> str:
     """Which `--help` a usage error points to: the command's, even when click lost its context."""
     if exc.ctx is not None and exc.ctx.command_path != "errnote":
         return f"'{exc.ctx.command_path} --help'"
-    words = [w for w in given if not w.startswith("-")]
-    if words and words[0] in typer.main.get_command(app).commands:  # type: ignore[attr-defined]
-        return f"'errnote {words[0]} --help'"
-    return "'errnote --help'"
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    name = next((w for w in given if w in commands), "")  # the first command word (not a path)
+    return f"'errnote {name} --help'" if name else "'errnote --help'"
 
 
 #: Options of `search` that take a value (the word after them is that value, whatever it looks like).
@@ -103,7 +102,7 @@ class ErrnoteGroup(TyperGroup):
         except UsageError as exc:
             message = " ".join(exc.format_message().split())
             given = list(sys.argv[1:] if args is None else args)
-            if "--notebook" in message and given and given[0] != "--notebook":
+            if getattr(exc, "option_name", "") == "--notebook":  # `errnote list --notebook PATH`
                 message = "--notebook goes before the command: errnote --notebook PATH COMMAND ..."
             fail(f"{message} (see {_help_for(exc, given)})")
             sys.exit(exc.exit_code)
