@@ -55,7 +55,7 @@ class Filters:
             scope = Scope()
         if self.tool and not same_name(meta["tool"], self.tool) and not scope.covers_tool(self.tool):
             return False
-        if self.scope and not any(nfc(self.scope).lower() in nfc(s).lower() for s in meta["scope"]):
+        if self.scope and not any(self.scope.lower() in nfc(s).lower() for s in meta["scope"]):
             return False
         if self.path and not scope.covers_path(self.path):
             return False
@@ -91,7 +91,7 @@ def make_filters(
         types=frozenset(EntryType.parse(t).value for t in types),
         tags=frozenset(tag_text(t.strip()) for t in tags),
         tool=nfc(tool.strip()),
-        scope=scope.strip(),
+        scope=nfc(scope.strip()),
         path=path.strip(),
         since=when,
         min_confidence=min_confidence,

@@ -123,7 +123,7 @@ def redact_entry(entry: Entry) -> Entry:
     texts = [entry.title, entry.body, entry.reason, entry.fix, entry.error, entry.tool, *entry.tags, *scope]
     texts += [prov.author, prov.session, prov.commit, prov.branch]
     joined = "\n\n".join(texts)
-    if "\x1b" not in joined and not _CONTROL_CHARACTER.search(joined) and not find_secrets(joined):
+    if strip_controls(joined) == joined and not find_secrets(joined):
         return entry  # the common case: one scan of all the text instead of one a field
 
     def clean(text: str) -> str:
@@ -147,10 +147,6 @@ def redact_entry(entry: Entry) -> Entry:
             branch=clean(prov.branch),
         ),
     )
-
-
-#: Control characters other than newline and tab (a carriage return is a line end to normalise).
-_CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def render_entry(entry: Entry) -> str:
