@@ -660,6 +660,8 @@ def _where(entry: Entry) -> str:
     where = ", ".join(dict.fromkeys(parts))
     if excluded:
         where += "; not " + ", ".join(excluded)
+    if entry.expires is not None:
+        where += f"; until {entry.expires.isoformat()}"  # a workaround's end is part of its boundary
     return _short(where, 400)
 
 

@@ -718,3 +718,23 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
         raise InvalidEntry(
             f"--since {text!r} is neither a date nor an age", "use 2026-11-01, 7d, 12h or 2w"
         ) from None
+
+
+def parse_expires(text: str, today: date | None = None) -> date:
+    """An `--expires` value: an ISO date, or a time from today like `90d`, `12w`, `1y`."""
+    from datetime import timedelta
+
+    current = today or datetime.now(timezone.utc).date()
+    match = _RELATIVE.match(text)
+    if match and match.group(2).lower() in ("d", "w", "y"):
+        days = int(match.group(1)) * _UNIT_SECONDS[match.group(2).lower()] // 86400
+        try:
+            return current + timedelta(days=days)
+        except OverflowError:
+            return date.max
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise InvalidEntry(
+            f"--expires {text!r} is neither a date nor a time from today", "use 2027-03-01, 90d, 12w or 1y"
+        ) from None

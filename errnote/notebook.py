@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -383,10 +383,15 @@ class Notebook:
         confidence: float | None = None,
         links: Iterable[tuple[Relation | str, str]] = (),
         pinned: bool = False,
+        expires: date | None = None,
         source: Source | str = Source.USER,
         session: str = "",
     ) -> Entry:
-        """Record a new entry; link targets may be id prefixes. `supersedes` marks its target superseded."""
+        """Record a new entry; link targets may be id prefixes. `supersedes` marks its target superseded.
+
+        An entry with `expires` stops reaching prompts after that day (a workaround for a bug that
+        a release will fix); it stays on disk and in search.
+        """
         etype = type if isinstance(type, EntryType) else EntryType.parse(type)
         with self.store.lock():
             ids = self._id_paths()
@@ -420,6 +425,7 @@ class Notebook:
                 confidence=DEFAULT_CONFIDENCE[etype] if confidence is None else parse_confidence(confidence),
                 links=tuple(resolved),
                 pinned=pinned,
+                expires=expires,
             )
             entry = redact_entry(validate(entry))
             self.store.create(entry)

@@ -111,6 +111,31 @@ def test_add_reads_body_and_error_from_stdin(runner: CliRunner, in_repo: Path) -
     assert code == 2 and "standard input" in err
 
 
+def test_add_expires_is_written_shown_and_ends_injection(runner: CliRunner, in_repo: Path) -> None:
+    data = add_json(
+        runner,
+        "lesson",
+        "Pin urllib3 below 2 until botocore ships a fix",
+        "--scope",
+        "repo",
+        "--expires",
+        "2027-03-01",
+    )
+    assert data["expires"] == "2027-03-01"
+    text = Path(str(data["path"])).read_text(encoding="utf-8")
+    assert "\nexpires: 2027-03-01\n" in text
+    code, out, _ = run(runner, "show", str(data["id"]))
+    assert code == 0 and "expires 2027-03-01" in out
+    code, out, _ = run(runner, "inject", "--now", "2027-03-01T12:00:00Z")
+    assert code == 0 and "Pin urllib3" in out and "until 2027-03-01" in out
+    code, out, _ = run(runner, "inject", "--now", "2027-03-02T00:00:00Z")
+    assert code == 0 and "Pin urllib3" not in out
+    code, out, _ = run(runner, "search", "urllib3 botocore", "--json")
+    assert code == 0 and [h["id"] for h in json.loads(out)] == [data["id"]]  # history stays searchable
+    relative = add_json(runner, "lesson", "A workaround for ninety days", "--expires", "90d")
+    assert str(relative["expires"]) > str(relative["provenance"]["created"])[:10]  # type: ignore[index]
+
+
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
@@ -120,6 +145,7 @@ def test_add_reads_body_and_error_from_stdin(runner: CliRunner, in_repo: Path) -
         (["list", "--status", "nope"], 2, "active, superseded, retired, all"),
         (["list", "--status", "bogus", "--status", "all"], 2, "unknown status 'bogus'"),
         (["add", "lesson", "x", "--scope", "!!"], 2, "--scope: scope '!!' is empty"),
+        (["add", "lesson", "x", "--expires", "soon"], 2, "--expires 'soon' is neither a date"),
         (["triple", "--mistake", "m", "--correction", "c", "--lesson", "l", "--scope", "!"], 2, "--scope:"),
         (["add", "lesson", ""], 1, "title is empty"),
         (["add", "lesson", "x", "--corrects", "deadbeef00"], 1, "no such entry"),

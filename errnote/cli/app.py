@@ -29,6 +29,7 @@ from errnote.model import (
     effective_status,
     entry_to_json,
     parse_confidence,
+    parse_expires,
     superseded_by_active,
 )
 from errnote.notebook import Notebook, status_note
@@ -472,6 +473,14 @@ def add(
         Optional[list[str]], typer.Option(help="Id of an entry this one contradicts.")
     ] = None,
     pinned: Annotated[bool, typer.Option("--pin", help="Always inject this entry into prompts.")] = False,
+    expires: Annotated[
+        Optional[str],
+        typer.Option(
+            metavar="<date|age>",
+            help="Stop injecting it after this day: 2027-03-01, or 90d, 12w, 1y from today "
+            "(a workaround until a fix ships). Search still finds it.",
+        ),
+    ] = None,
     source: Annotated[str, typer.Option(help="Who records it: user, agent, tool, import.")] = "user",
     session: Annotated[Optional[str], typer.Option(help="Agent session id, for provenance.")] = None,
     json_: JsonOpt = False,
@@ -495,6 +504,10 @@ def add(
     if confidence is not None:
         with _option("--confidence"):
             parse_confidence(confidence)
+    until = None
+    if expires is not None:
+        with _option("--expires"):
+            until = parse_expires(expires)
     _check_scopes(scope)
     links: list[tuple[Relation, str]] = []
     for rel, targets in (
@@ -519,6 +532,7 @@ def add(
         confidence=confidence,
         links=links,
         pinned=pinned,
+        expires=until,
         source=source,
         session=session or "",
     )

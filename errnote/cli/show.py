@@ -30,6 +30,8 @@ def render_entry_view(entry: Entry, path: Path, known: dict[str, Entry], inbound
     ]
     if entry.pinned:
         facts.append("pinned")
+    if entry.expires is not None:
+        facts.append(f"expires {entry.expires.isoformat()}")
     out.print("  ".join(facts))
     details = [
         ("scope", ", ".join(entry.scope.as_strings())),
