@@ -151,12 +151,25 @@ class SyncReport:
     stale: bool = False  # the index could not be brought up to date: it was left for the next command
     unwritable: str = ""  # why the cache cannot be written (a read-only checkout, a full disk), if so
     scanned: bool = False  # every entry file was stat'ed (no kernel watch vouched for a quiet folder)
+    compacted: bool = False  # the old versions of edited entries were dropped from the index
     notices: list[str] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # relpath -> message, broken files
 
     @property
     def changed(self) -> int:
         return self.added + self.updated + self.removed
+
+
+#: Share of the index's documents that may be old versions of edited or deleted entries before a
+#: sync compacts it.
+WORN_SHARE = 0.1
+
+
+def _worn(ix: Any) -> bool:
+    """Are enough of the index's documents old versions that they skew its statistics?"""
+    total: int = ix.doc_count_all()
+    live: int = ix.doc_count()
+    return total - live > WORN_SHARE * total
 
 
 class Index:
@@ -392,6 +405,13 @@ class Index:
                     report.added += 1
                 known[rel] = current[rel]
             writer.commit()
+            if _worn(ix):
+                # Old versions of edited entries still count in Whoosh's term statistics until
+                # their segment is rewritten, so the same files would rank differently than after
+                # a reindex. Compacting costs about 0.6 s per 1,000 entries and is rare.
+                writer = ix.writer(timeout=LOCK_TIMEOUT, delay=0.05)
+                writer.commit(optimize=True)
+                report.compacted = True
         except BaseException:
             writer.cancel()
             raise

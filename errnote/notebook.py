@@ -470,7 +470,7 @@ class Notebook:
         }
         m = self.add(EntryType.MISTAKE, mistake, reason=reason, error=error, **common)
         c = self.add(
-            EntryType.CORRECTION, correction, reason=reason, fix=correction,
+            EntryType.CORRECTION, correction, reason=reason,
             links=[(Relation.CORRECTS, m.id)], **common,
         )  # fmt: skip
         lesson_entry = self.add(

@@ -296,6 +296,25 @@ def test_edits_leave_deleted_documents_but_ranking_holds(nb: Notebook) -> None:
     assert {h.id for h in search(nb, "gradle daemon zebracorn")} == {e.id for e in made}
 
 
+def test_after_every_entry_changes_the_scores_are_a_fresh_indexes(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """A checkout that rewrites every entry leaves an old version of each in the index: compacted,
+    the same files rank as after `reindex` (uncompacted, every term looked twice as common)."""
+    query = "cargo build failed in openssl-sys"
+    Index(nb).sync()
+    for path in sorted(nb.store.entries_dir.rglob("*.md")):
+        path.write_text(path.read_text(encoding="utf-8") + "\nEdited on another branch.\n", encoding="utf-8")
+    report = Index(nb).sync()
+    assert report.updated == len(filled) and report.compacted
+    edited = [(h.id, h.score) for h in search(nb, query, threshold=False)]
+    Index(nb).sync(rebuild=True)
+    fresh = [(h.id, h.score) for h in search(nb, query, threshold=False)]
+    assert [i for i, _ in edited] == [i for i, _ in fresh]
+    assert all(s == pytest.approx(f, rel=0.02) for (_, s), (_, f) in zip(edited, fresh, strict=True))
+    assert not Index(nb).sync().compacted  # nothing left to drop
+
+
 def test_a_word_only_an_edited_entry_uses_stays_rare(nb: Notebook) -> None:
     """The old version of an edited entry stays in the index as a deleted document: it must not
     make the entry's own rare words count as shared, or a query of them falls below the threshold."""

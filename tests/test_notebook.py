@@ -156,6 +156,7 @@ def test_triple_wires_the_links(nb: Notebook) -> None:
     assert c.links_to(Relation.CORRECTS) == [m.id]
     assert lesson.links_to(Relation.CORRECTS) == [m.id]
     assert lesson.links_to(Relation.DERIVED_FROM) == [c.id]
+    assert c.fix == ""  # its title says what to do; repeating it as `fix` showed it twice
     back = {(b.rel, b.source.id) for b in nb.backlinks(m.id)}
     assert back == {(Relation.CORRECTS, c.id), (Relation.CORRECTS, lesson.id)}
 

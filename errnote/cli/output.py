@@ -117,6 +117,8 @@ def hit_table(hits: list[Any], query: str) -> None:
     for h in hits:
         fragment = " ".join((h.fix or h.snippet or h.reason).split())[:160]
         cell = _highlight(h.title, query)
+        if getattr(h, "status", "active") != "active":
+            cell += f" [magenta]({h.status})[/]"  # only `--all` or `--status` shows these
         if not getattr(h, "relevant", True):
             cell += " [dim italic](near)[/]"
         if fragment:

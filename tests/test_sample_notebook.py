@@ -1,0 +1,54 @@
+"""The bundled sample-notebook/ stays valid and the README's first command shows what it promises."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from errnote.cli.app import app
+from errnote.notebook import Notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+_CACHE = shutil.ignore_patterns("cache")  # a checkout has none; a developer's may be stale
+
+
+def _readme_demo() -> list[str]:
+    """The errnote arguments of the README's first-screen command (the one that runs the sample)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = next(line for line in readme.splitlines() if "sample-notebook search" in line)
+    args = shlex.split(command.split(".venv/bin/errnote", 1)[1])
+    assert args[:2] == ["--notebook", "sample-notebook"], command
+    return args
+
+
+def test_every_sample_entry_reads_cleanly_and_every_link_resolves(tmp_path: Path) -> None:
+    folder = shutil.copytree(ROOT / "sample-notebook", tmp_path / "sample", ignore=_CACHE)
+    nb = Notebook.locate(folder)
+    contents = nb.load()
+    assert contents.problems == ()
+    entries = contents.entries
+    assert len(entries) >= 10
+    ids = {e.id for e in entries}
+    assert all(link.target in ids for e in entries for link in e.links)
+    assert len({e.type for e in entries}) == 8  # every type has an example
+
+
+def test_the_readme_demo_finds_the_mistake_and_what_corrects_it(tmp_path: Path) -> None:
+    folder = shutil.copytree(ROOT / "sample-notebook", tmp_path / "sample", ignore=_CACHE)
+    args = _readme_demo()
+    args[1] = str(folder)
+    result = CliRunner().invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.stderr
+    hits = json.loads(result.stdout)
+    assert re.search("openssl-sys failed", hits[0]["title"]), hits
+    table = CliRunner().invoke(app, args)
+    assert table.exit_code == 0 and "warning" not in table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[1].startswith(hits[0]["id"])
+    fixes = {b.source.id for b in Notebook.locate(folder).backlinks(hits[0]["id"])}
+    assert fixes & {line.split()[0] for line in lines[2:] if line.strip()}  # what corrects it, as a neighbour
