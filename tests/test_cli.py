@@ -675,6 +675,9 @@ def test_list_search_and_show_agree_on_an_entry_its_links_supersede(runner: CliR
     assert [(e["id"], e["status"]) for e in json.loads(out)] == [(old["id"], "superseded")]
     _code, out, _err = run(runner, "search", "deploy fabric", "--all", "--json")
     assert {h["id"]: h["status"] for h in json.loads(out)}[old["id"]] == "superseded"
+    _code, out, _err = run(runner, "search", "deploy fabric", "--all")
+    marked = {line.split()[0] for line in out.splitlines() if "(superseded)" in line}
+    assert marked == {old["id"]}
     # The entry that supersedes it cannot be read (a merge under way): show says so, not "bring it back".
     old_path.write_text(old_path.read_text("utf-8").replace("status: active", "status: superseded"), "utf-8")
     new_path = Path(str(new["path"]))
