@@ -7,6 +7,7 @@ after that works with a frozen `Entry` and never re-checks raw dictionaries.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
@@ -156,14 +157,21 @@ class ScopeItem:
         return ("!" if self.negated else "") + body
 
 
-def path_matches(pattern: str, path: str) -> bool:
+#: macOS and Windows file systems ignore case (git sets `core.ignorecase` there): `SRC/` is `src/`.
+FOLD_CASE = sys.platform in ("darwin", "win32")
+
+
+def path_matches(pattern: str, path: str, *, fold_case: bool = FOLD_CASE) -> bool:
     """True when a repository-relative `path` falls under a scope glob, as in .gitignore and Cursor:
     `*` and `?` stay within one folder, `**/` is any number of folders (none too), `src/**` and a
     plain `docs` or `docs/` cover everything below, a pattern without `/` matches at any depth, and
     a leading `/` anchors it at the top. Matching takes time linear in the glob times the path (no
     backtracking), and a malformed bracket is read as plain text: a scope never breaks a command.
+    Case is ignored where the file system ignores it (`fold_case`, on by default on macOS and Windows).
     """
     pattern, path = nfc(pattern), nfc(path)  # `é` one way in the scope, the other in the path
+    if fold_case:
+        pattern, path = pattern.casefold(), path.casefold()
     pat = pattern.strip().replace("\\", "/").removeprefix("./")
     anchored = "/" in pat.rstrip("/")
     parts = [p for p in pat.strip("/").split("/") if p]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from errnote.errors import InvalidEntry
 from errnote.model import (
     DEFAULT_CONFIDENCE,
+    FOLD_CASE,
     EntryType,
     Relation,
     Scope,
@@ -194,6 +196,13 @@ def test_expires_accepts_dates_and_times_from_today() -> None:
     for text in ("tomorrow", "12h", "30min", "2027-02-30"):
         with pytest.raises(InvalidEntry, match="--expires"):
             parse_expires(text, today)
+
+
+def test_path_globs_ignore_case_where_the_file_system_does() -> None:
+    assert path_matches("SRC/**/*.PY", "src/app/Main.py", fold_case=True)
+    assert not path_matches("SRC/**/*.PY", "src/app/Main.py", fold_case=False)
+    assert path_matches("docs/[A-C]*.md", "Docs/b.md", fold_case=True)
+    assert FOLD_CASE is (sys.platform in ("darwin", "win32"))
 
 
 def test_path_scopes_strip_a_dot_slash_prefix_only() -> None:
