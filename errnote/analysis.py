@@ -21,7 +21,9 @@ import re
 from functools import lru_cache
 
 #: Bumped whenever analysis changes: an index built with another version is rebuilt.
-ANALYSIS_VERSION = 9  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8-9: marks
+ANALYSIS_VERSION = (
+    10  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8-9: marks; 10: Thai ...
+)
 
 _STOP_TEXT = """a about above after again against all am an and any are as at be because been before
     being below
@@ -35,7 +37,10 @@ _STOP_TEXT = """a about above after again against all am an and any are as at be
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f"
-_CJK_RUN = re.compile(f"[{_CJK}]+")
+# Thai, Lao, Myanmar and Khmer do not put spaces between words either: without a dictionary to
+# segment them, their runs are indexed as CJK is, in overlapping character pairs.
+_UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
+_CJK_RUN = re.compile(f"[{_CJK}{_UNSPACED}]+")
 
 # Noise in error output that differs between two occurrences of the same failure.
 _NOISE = [

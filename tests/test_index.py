@@ -464,6 +464,16 @@ def test_a_russian_entry_is_found_in_russian(nb: Notebook) -> None:
     assert ids(search(nb, "ошибка кодировки имени файла")) == [entry.id]
 
 
+def test_thai_khmer_and_myanmar_entries_are_found_without_spaces_between_words(nb: Notebook) -> None:
+    thai = nb.add("lesson", "การเชื่อมต่อฐานข้อมูลหมดเวลา ให้เพิ่ม pool_timeout")
+    nb.add("lesson", "อย่าลบไฟล์บันทึกของระบบ")
+    khmer = nb.add("insight", "ការតភ្ជាប់ទៅម៉ាស៊ីនមេបរាជ័យ")
+    myanmar = nb.add("insight", "ဒေတာဘေ့စ်ချိတ်ဆက်မှုပြတ်တောက်")
+    assert ids(search(nb, "ฐานข้อมูลหมดเวลา")) == [thai.id]
+    assert ids(search(nb, "ម៉ាស៊ីនមេ")) == [khmer.id]
+    assert ids(search(nb, "ချိတ်ဆက်မှု")) == [myanmar.id]
+
+
 def test_a_small_notebook_about_one_tool_answers_its_name_and_phrases_in_any_order(nb: Notebook) -> None:
     made = [
         nb.add("lesson", "Pin docker base images by digest"),
