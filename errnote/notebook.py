@@ -165,6 +165,14 @@ def status_note(entry: Entry, inbound: Sequence[Backlink], unreadable: int = 0) 
     return ""
 
 
+def _not_a_file(folder: Path) -> None:
+    """A file where the notebook folder belongs is in the way (`init` would fail too): say so."""
+    if folder.exists() and not folder.is_dir():
+        raise NotebookNotFound(
+            f"{folder} is a file, not a notebook folder", "move it aside, then run 'errnote init'"
+        )
+
+
 class Notebook:
     """One repository's error notebook: the `.errnote/` folder and everything in it."""
 
@@ -188,6 +196,7 @@ class Notebook:
         chosen = override if override else os.environ.get("ERRNOTE_DIR")
         if chosen:
             folder = _notebook_dir(_unresolved_last(Path(chosen).expanduser()))
+            _not_a_file(folder)
             if not folder.is_dir():
                 raise NotebookNotFound(
                     f"no notebook at {folder}", f"create one with: errnote --notebook {chosen} init"
@@ -198,6 +207,7 @@ class Notebook:
             candidate = parent / NOTEBOOK_DIRNAME
             if candidate.is_dir():
                 return cls(candidate)
+            _not_a_file(candidate)
         raise NotebookNotFound(
             f"no .errnote/ notebook in {here} or any folder above it",
             "run 'errnote init' at the top of your repository to create one",

@@ -11,6 +11,7 @@ import errno
 import itertools
 import os
 import re
+import stat
 import sys
 import tempfile
 import time
@@ -425,20 +426,36 @@ class Store:
         self.entries_dir = root / ENTRIES_DIRNAME
         self.cache_dir = root / CACHE_DIRNAME
 
-    def _walk(self) -> Iterator[os.DirEntry[str]]:
-        """Every `*.md` file below `entries/`, skipping hidden and temporary files."""
-        stack = [str(self.entries_dir)]
+    def _walk(self) -> Iterator[tuple[os.DirEntry[str], bool]]:
+        """Every `*.md` file below `entries/`, skipping hidden and temporary files, and whether it
+        lies in a linked-in folder (a symlink to a folder is followed, once: writes go through it)."""
+        try:
+            top = os.stat(self.entries_dir)
+        except FileNotFoundError:
+            return
+        if not stat.S_ISDIR(top.st_mode):
+            raise ErrnoteError(
+                f"{self.entries_dir} is not a folder", "move it aside and run 'errnote init' again"
+            )
+        seen = {(top.st_dev, top.st_ino)}
+        stack = [(str(self.entries_dir), False)]
         while stack:
-            folder = stack.pop()
+            folder, linked = stack.pop()
             try:
                 with os.scandir(folder) as it:
                     for item in it:
                         if item.name.startswith("."):
                             continue
                         if item.name.endswith(".md"):
-                            yield item
+                            yield item, linked
                         elif item.is_dir(follow_symlinks=False):
-                            stack.append(item.path)
+                            stack.append((item.path, linked))
+                        elif item.is_symlink() and item.is_dir():
+                            with contextlib.suppress(OSError):
+                                st = item.stat()
+                                if (st.st_dev, st.st_ino) not in seen:  # a link back up is a loop
+                                    seen.add((st.st_dev, st.st_ino))
+                                    stack.append((item.path, True))
             except (FileNotFoundError, NotADirectoryError):
                 continue
 
@@ -460,7 +477,7 @@ class Store:
 
     def named_ids(self) -> Iterator[tuple[str, str]]:
         """(id its name starts with, or "", path) for every entry file: the cheapest listing there is."""
-        for item in self._walk():
+        for item, _linked in self._walk():
             yield file_id(item.name), item.path
 
     def files(self) -> list[EntryFile]:
@@ -478,7 +495,7 @@ class Store:
         """
         found: dict[str, tuple[int, ...]] = {}
         prefix = len(str(self.entries_dir)) + 1
-        for item in self._walk():
+        for item, linked in self._walk():
             try:
                 st = item.stat()
             except OSError:
@@ -488,7 +505,7 @@ class Store:
                     st = item.stat(follow_symlinks=False)
                 except OSError:
                     continue  # deleted between the listing and the stat
-            if symlinks is not None and (item.is_symlink() or st.st_nlink > 1):
+            if symlinks is not None and (linked or item.is_symlink() or st.st_nlink > 1):
                 symlinks.append(item.path[prefix:])
             # ctime and inode too: tools that restore mtimes (cp -p, rsync -a, tar) cannot fake them.
             found[item.path[prefix:]] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)

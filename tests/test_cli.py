@@ -61,6 +61,11 @@ def test_no_notebook_is_a_one_line_error(
     code, out, err = run(runner, "list")
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and "errnote init" in err
+    (tmp_path / ".errnote").write_text("not a folder\n")
+    code, _, err = run(runner, "list")
+    assert code == 1 and err.count("\n") == 1 and ".errnote is a file, not a notebook folder" in err
+    code, _, err = run(runner, "--notebook", str(tmp_path), "list")
+    assert code == 1 and ".errnote is a file" in err
 
 
 def test_add_show_list_round_trip(runner: CliRunner, in_repo: Path) -> None:

@@ -473,3 +473,35 @@ def test_a_body_that_starts_with_an_indented_code_block_keeps_it(nb: Notebook) -
     nb.link(entry.id, "corrects", other.id)  # a rewrite of the file
     assert nb.get(entry.id).body == body
     assert f"---\n\n{body}\n" in nb.store.path_for(entry).read_text()
+
+
+def test_a_linked_in_type_folder_is_read_as_it_is_written(nb: Notebook, tmp_path: Path) -> None:
+    """A type folder that is a symlink (kept elsewhere, shared) is followed: what `add` writes
+    through it is listed, shown and searched; a link back up the tree is no endless loop."""
+    from errnote.index import search
+
+    elsewhere = tmp_path / "shared-lessons"
+    lessons = nb.store.entries_dir / "lessons"
+    if lessons.exists():
+        lessons.rename(elsewhere)
+    else:
+        elsewhere.mkdir()
+    lessons.symlink_to(elsewhere, target_is_directory=True)
+    (elsewhere / "loop").symlink_to(nb.store.entries_dir, target_is_directory=True)
+    entry = nb.add("lesson", "Vendor the zyxwq protobufs before building")
+    assert (elsewhere / nb.store.path_for(entry).name).is_file()
+    assert [e.id for e in nb.entries()] == [entry.id]
+    assert nb.get(entry.id[:6]).title == entry.title
+    assert [h.id for h in search(nb, "zyxwq protobufs")] == [entry.id]
+    scanned: list[str] = []
+    nb.store.stat_files(scanned)
+    assert scanned == [f"lessons/{nb.store.path_for(entry).name}"]  # no kernel watch vouches for it
+
+
+def test_an_entries_path_that_is_a_file_is_an_error_not_an_empty_notebook(nb: Notebook) -> None:
+    import shutil
+
+    shutil.rmtree(nb.store.entries_dir)
+    nb.store.entries_dir.write_text("x\n")
+    with pytest.raises(ErrnoteError, match="is not a folder"):
+        nb.entries()
