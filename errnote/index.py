@@ -160,6 +160,28 @@ class SyncReport:
         return self.added + self.updated + self.removed
 
 
+#: How a second file with an id is reported (as `Notebook.load` does: the first path in order wins).
+_DUPLICATE = "{path}: duplicate id {id} (also in {first})"
+_DUPLICATE_RE = re.compile(r": duplicate id (\S+) \(also in ")
+
+
+def _duplicates(ix: Any, folder: Path, among: set[str] | None = None) -> dict[str, str]:
+    """Files that repeat another file's id (a copy, a bad merge): each but the first, by path.
+    `among`: only these ids can be involved (those of the files a sync touched)."""
+    found: dict[str, str] = {}
+    with ix.searcher() as searcher:
+        if among is None:
+            terms = (t for t, info in searcher.reader().iter_field("id") if info.doc_frequency() > 1)
+            shared = [t.decode("utf-8") if isinstance(t, bytes) else str(t) for t in terms]
+        else:
+            shared = sorted(i for i in among if searcher.doc_frequency("id", i) > 1)
+        for eid in shared:
+            paths = sorted(d["path"] for d in searcher.documents(id=eid))
+            for rel in paths[1:]:
+                found[rel] = _DUPLICATE.format(path=folder / rel, id=eid, first=folder / paths[0])
+    return found
+
+
 #: Share of the index's documents that may be old versions of edited or deleted entries before a
 #: sync compacts it.
 WORN_SHARE = 0.1
@@ -384,6 +406,7 @@ class Index:
         problems: dict[str, str] = dict(manifest.get("problems") or {})
         ix = self._open()
         writer = ix.writer(timeout=LOCK_TIMEOUT, delay=0.05)
+        touched: set[str] = set()  # ids of the files read
         try:
             for rel in self._diff(current, known):
                 problems.pop(rel, None)
@@ -403,6 +426,8 @@ class Index:
                 else:
                     writer.update_document(**_document(rel, entry))
                     report.added += 1
+                if entry is not None:
+                    touched.add(entry.id)
                 known[rel] = current[rel]
             writer.commit()
             if _worn(ix):
@@ -412,6 +437,13 @@ class Index:
                 writer = ix.writer(timeout=LOCK_TIMEOUT, delay=0.05)
                 writer.commit(optimize=True)
                 report.compacted = True
+            # A duplicate comes or goes only with a file of its id: recheck those ids alone.
+            for rel, message in list(problems.items()):
+                duplicate = _DUPLICATE_RE.search(message)
+                if duplicate:
+                    touched.add(duplicate.group(1))
+                    del problems[rel]
+            problems.update(_duplicates(ix, self.nb.store.entries_dir, touched))
         except BaseException:
             writer.cancel()
             raise
@@ -439,6 +471,9 @@ class Index:
                     report.added += 1
                 known[rel] = current[rel]
             writer.commit()
+            copies = _duplicates(ix, self.nb.store.entries_dir)
+            report.problems.update(copies)
+            report.added -= len(copies)  # entries, not files
         except BaseException:
             writer.cancel()
             shutil.rmtree(building, ignore_errors=True)
@@ -776,6 +811,10 @@ def _run_search(
                 meta["status"] = Status.SUPERSEDED.value
             if not filters.allows(meta):
                 continue
+            if searcher.doc_frequency("id", meta["id"]) > 1 and not _first_of_id(
+                searcher, meta["id"], hit["path"]
+            ):
+                continue  # a copy of another file's id: the first file by path is the entry
             ev, terms_shown = _evidence(plan, set(hit["terms"].split()), float(hit.score), literal)
             if threshold and not ranking.near(ev):
                 continue  # not even a near neighbour: never shown
@@ -796,6 +835,12 @@ def _run_search(
     for hit in hits:
         unique.setdefault(hit.id, hit)
     return list(unique.values())[:limit]
+
+
+def _first_of_id(searcher: Any, eid: str, path: str) -> bool:
+    """Is `path` the file that holds `eid` for every command (the first by path among its files)?"""
+    first: str = min(d["path"] for d in searcher.documents(id=eid))
+    return path == first
 
 
 def _replaced(searcher: Any, eid: str) -> bool:

@@ -386,6 +386,25 @@ def test_two_files_with_one_id_give_one_hit(nb: Notebook, filled: dict[str, str]
     assert ids(search(nb, "redis KEYS production")).count(filled["redis"]) == 1
 
 
+def test_a_copy_with_another_text_is_reported_and_never_answers_for_the_entry(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """`list` and `show` read the first file of an id (by path) and skip the others: search must
+    agree, or the copy's words would pick an entry whose own text never says them."""
+    source = nb.store.path_for(nb.get(filled["redis"]))
+    copy = source.parent / f"{filled['redis']}-zz-copy.md"
+    copy.write_text(source.read_text().replace("Never run KEYS", "Quokka zebras never run KEYS"))
+    result = search_with_report(nb, "quokka zebras")
+    assert ids(result.hits) == []
+    expected = f"{copy}: duplicate id {filled['redis']} (also in {source})"
+    assert result.report.problems == {f"lessons/{copy.name}": expected}
+    assert ids(search(nb, "redis KEYS production")) == [filled["redis"]]
+    assert Index(nb).sync(rebuild=True).problems == {f"lessons/{copy.name}": expected}
+    assert [str(p.path) for p in nb.load().problems] == [str(copy)]  # the same file as list skips
+    copy.unlink()
+    assert search_with_report(nb, "redis KEYS production").report.problems == {}
+
+
 def test_entry_meta_filters_like_the_index_metadata(nb: Notebook) -> None:
     from errnote.filters import entry_meta
     from errnote.index import _document
