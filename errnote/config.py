@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +24,25 @@ search:
 
 @dataclass(frozen=True)
 class Config:
-    """Settings read from config.yaml (missing keys take these defaults)."""
+    """Settings read from config.yaml (missing keys take these defaults).
+
+    A refused value is kept in `errors` and raised only by a command that uses that setting
+    (`check`): a typo in an inject setting must not stop `errnote search`.
+    """
 
     floor: float = 0.5
     recent_days: int = 7
     max_per_section: int = 5
     budget: int = 8000
     search_limit: int = 10
+    errors: Mapping[str, str] = field(default_factory=dict)  # setting -> why its value was refused
+    unknown: tuple[str, ...] = ()  # keys that are no setting (`inject.max_per_sectoin`): ignored
+
+    def check(self, *names: str) -> None:
+        """Raise the problem of the first of these settings whose value was refused."""
+        for name in names:
+            if name in self.errors:
+                raise ErrnoteError(self.errors[name], "fix that line, or delete it to use the default")
 
 
 _KEYS = {
@@ -40,6 +53,8 @@ _KEYS = {
     ("search", "limit"): "search_limit",
 }
 
+#: The settings as written in config.yaml (`inject.floor`, ...).
+SETTINGS = tuple(f"{section}.{key}" for section, key in _KEYS)
 
 #: Largest sensible value of each setting (a typo of ten digits is an error, not a year-long window).
 _LIMITS: dict[str, float] = {
@@ -52,11 +67,15 @@ _LIMITS: dict[str, float] = {
 
 
 def load_config(path: Path) -> Config:
-    """Read config.yaml; a missing file means defaults, a broken one is an error naming it."""
+    """Read config.yaml; a missing file means defaults, an unreadable one is an error naming it."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Config()
+    except UnicodeDecodeError as exc:
+        raise ErrnoteError(
+            f"{path}: not UTF-8 text (byte {exc.start})", "save the settings file as UTF-8"
+        ) from None
     if text == DEFAULT_CONFIG_TEXT:
         return Config()  # as `errnote init` wrote it: no need to load a YAML parser
     import yaml
@@ -71,11 +90,24 @@ def load_config(path: Path) -> Config:
     try:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
-        raise ErrnoteError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
+        raise ErrnoteError(
+            f"{path}: invalid YAML: {' '.join(str(exc).split())}", "fix the settings file or delete it"
+        ) from None
     if not isinstance(data, dict):
-        raise ErrnoteError(f"{path}: the settings must be a mapping")
+        raise ErrnoteError(f"{path}: the settings must be a mapping", "see 'errnote init' for the layout")
     values: dict[str, Any] = {}
+    errors: dict[str, str] = {}
     types = {f.name: f.type for f in fields(Config)}
+    sections = {section for section, _key in _KEYS}
+    unknown = [str(s) for s in data if s not in sections]
+    for section in sorted(sections):
+        block = data.get(section)
+        if block is not None and not isinstance(block, dict):
+            for (sect, _key), name in _KEYS.items():
+                if sect == section:
+                    errors[name] = f"{path}: {section} must be a mapping of settings, not {block!r}"
+            continue
+        unknown += [f"{section}.{key}" for key in block or {} if (section, key) not in _KEYS]
     for (section, key), name in _KEYS.items():
         block = data.get(section) or {}
         if not isinstance(block, dict) or key not in block:
@@ -86,9 +118,11 @@ def load_config(path: Path) -> Config:
         number = isinstance(raw, (int, float)) and not isinstance(raw, bool) and math.isfinite(raw)
         if not number or (whole and raw != int(raw)):
             kind = "a whole number" if whole else "a number"
-            raise ErrnoteError(f"{path}: {section}.{key} must be {kind}, not {raw!r}")
+            errors[name] = f"{path}: {section}.{key} must be {kind}, not {raw!r}"
+            continue
         value: float = int(raw) if whole else float(raw)
         if not 0 <= value <= _LIMITS[name]:
-            raise ErrnoteError(f"{path}: {section}.{key} must be from 0 to {_LIMITS[name]:g}, not {raw!r}")
+            errors[name] = f"{path}: {section}.{key} must be from 0 to {_LIMITS[name]:g}, not {raw!r}"
+            continue
         values[name] = value
-    return Config(**values)
+    return Config(**values, errors=errors, unknown=tuple(unknown))

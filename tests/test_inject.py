@@ -608,6 +608,27 @@ def test_bad_config_values_name_the_file_and_the_key(
     assert code == 1 and complaint in err and "config.yaml" in err and "--" not in err
 
 
+def test_a_bad_setting_stops_only_what_uses_it(fixed: Notebook, runner: CliRunner) -> None:
+    config = fixed.root / "config.yaml"
+    config.write_text("inject:\n  floor: 5\n  max_per_sectoin: 2\nsearch:\n  limit: -1\n")
+    code, _, err = invoke(runner, fixed)
+    assert code == 1 and "inject.floor must be from 0 to 1" in err and "delete it to use the default" in err
+    code, out, err = invoke(runner, fixed, "--floor", "0.5")  # the option replaces the bad setting
+    assert code == 0 and "aaaa000003" in out
+    assert "inject.max_per_sectoin is not a setting, ignored" in err and "inject.max_per_section" in err
+    search = ["--notebook", str(fixed.root), "search", "cargo build features"]
+    result = runner.invoke(app, search)
+    assert result.exit_code == 1 and "search.limit must be from 0" in result.stderr
+    result = runner.invoke(app, [*search, "--limit", "3", "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)
+    config.write_text("inject: 5\n")
+    assert "inject must be a mapping of settings" in invoke(runner, fixed)[2]
+    assert runner.invoke(app, [*search, "--json"]).exit_code == 0
+    config.write_bytes(b"inject:\n  floor: 0.5 # caf\xe9\n")
+    result = runner.invoke(app, [*search, "--json"])
+    assert result.exit_code == 1 and f"{config}: not UTF-8 text (byte 26)" in result.stderr
+
+
 def test_bad_option_values(fixed: Notebook, runner: CliRunner) -> None:
     assert invoke(runner, fixed, "--format", "html")[0] == 2
     assert invoke(runner, fixed, "--floor", "2")[0] == 2

@@ -18,7 +18,14 @@ from typer.core import TyperGroup
 
 from errnote import __version__
 from errnote.cli import inject_cmd
-from errnote.cli.context import JsonOpt, empty_notebook, errnote_on_path, notebook_of, warn_problems
+from errnote.cli.context import (
+    JsonOpt,
+    empty_notebook,
+    errnote_on_path,
+    notebook_of,
+    warn_config,
+    warn_problems,
+)
 from errnote.cli.output import emit_json, fail, say, warn
 from errnote.errors import ErrnoteError, InvalidEntry, UsageError
 from errnote.model import (
@@ -953,6 +960,9 @@ def search(
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError("the query is '-' but nothing is piped to standard input")
         query = sys.stdin.read()
+    if limit is None:
+        nb.config.check("search_limit")
+    warn_config(nb)
     result = search_with_report(
         nb, query, filters=filters, limit=nb.config.search_limit if limit is None else limit
     )

@@ -30,6 +30,14 @@ def warn_problems(problems: Any) -> None:
         warn(f"skipped {text}")
 
 
+def warn_config(nb: Any) -> None:
+    """Name the keys of config.yaml that are no setting (a misspelt key would be ignored unseen)."""
+    from errnote.config import SETTINGS
+
+    for key in nb.config.unknown:
+        warn(f"{nb.root / 'config.yaml'}: {key} is not a setting, ignored (settings: {', '.join(SETTINGS)})")
+
+
 def empty_notebook(contents: Any, empty: str) -> str:
     """Why nothing was shown: an empty notebook (`empty` says so), or one whose every file is broken."""
     if not contents.problems:

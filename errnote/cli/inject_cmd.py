@@ -8,7 +8,14 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from errnote.cli.context import JsonOpt, empty_notebook, errnote_on_path, notebook_of, warn_problems
+from errnote.cli.context import (
+    JsonOpt,
+    empty_notebook,
+    errnote_on_path,
+    notebook_of,
+    warn_config,
+    warn_problems,
+)
 from errnote.cli.output import emit_json, say, warn
 from errnote.errors import ErrnoteError, UsageError
 
@@ -191,6 +198,7 @@ def inject(
     )
     contents = nb.load()
     warn_problems(contents.problems)
+    warn_config(nb)
     selection = select(nb, options, when, contents.entries)
     if not contents.entries and write is None:
         empty = "The notebook is empty: nothing to inject yet ('errnote add --help' shows how to record one)."
