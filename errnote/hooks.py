@@ -35,6 +35,7 @@ EVENTS = {
 TOOL_MATCHER = "Bash|Edit|Write|MultiEdit|NotebookEdit"
 HOOK_TIMEOUT = 10  # seconds; Claude Code's default is 60, a memory lookup never needs that long
 SESSION_MAX_AGE = 7 * 86400  # session state files older than this are pruned
+SESSION_LOCK_WAIT = 2.0  # seconds a hook waits for another hook of its session
 LOG_MAX_BYTES = 256 * 1024
 
 
@@ -104,12 +105,18 @@ def _writable(state: Path) -> bool:
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Serialise hooks of one session (Claude Code runs parallel tool calls' hooks at once)."""
+def _locked(path: Path) -> Iterator[bool]:
+    """Serialise hooks of one session (Claude Code runs parallel tool calls' hooks at once).
+    Yields False when another hook of the session has held it for `SESSION_LOCK_WAIT` seconds: a
+    hook never waits for long, it answers without the session's record instead."""
     from errnote.store import file_lock
 
-    with file_lock(path.with_suffix(".lock")):
-        yield
+    lock = path.with_suffix(".lock")
+    with file_lock(lock, timeout=SESSION_LOCK_WAIT) as got:
+        if got:
+            with contextlib.suppress(OSError):
+                os.utime(lock)  # in use now: pruning goes by age, and must not take a live lock away
+        yield got
 
 
 def read_shown(path: Path) -> set[str]:
@@ -126,8 +133,13 @@ def write_shown(path: Path, shown: set[str]) -> None:
     """Replace the state file by rename (never half-written), without fsync: it is a cache, and an
     fsync costs a hook tens of milliseconds on a busy disk."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"shown": sorted(shown), "updated": int(time.time())}), encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps({"shown": sorted(shown), "updated": int(time.time())}), encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()  # a full disk: no empty leftover
+        raise
 
 
 def prune_sessions(folder: Path, max_age: float = SESSION_MAX_AGE, now: float | None = None) -> int:
@@ -201,7 +213,9 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     state = session_file(nb.store.cache_dir, hook.session_id) if hook.session_id else None
     if state is not None and not _writable(state):
         state = None  # a read-only checkout: the context still goes out, only repeats are not known
-    with _locked(state) if state else contextlib.nullcontext():
+    with _locked(state) if state else contextlib.nullcontext(False) as got:
+        if not got:
+            state = None  # another hook of this session is stuck: answer, only repeats are not known
         shown: set[str] = set()
         if state is not None and not (hook.event == "session-start" and hook.source in ("clear", "compact")):
             shown = read_shown(state)  # after /clear or a compaction the model has forgotten them

@@ -152,6 +152,8 @@ class SyncReport:
     unwritable: str = ""  # why the cache cannot be written (a read-only checkout, a full disk), if so
     scanned: bool = False  # every entry file was stat'ed (no kernel watch vouched for a quiet folder)
     compacted: bool = False  # the old versions of edited entries were dropped from the index
+    behind: int = 0  # entry files changed since the index was updated (when it could not be)
+    from_files: bool = False  # the answer must come from the files: the index misses changes
     notices: list[str] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # relpath -> message, broken files
 
@@ -181,6 +183,10 @@ def _duplicates(ix: Any, folder: Path, among: set[str] | None = None) -> dict[st
                 found[rel] = _DUPLICATE.format(path=folder / rel, id=eid, first=folder / paths[0])
     return found
 
+
+#: A notebook up to this many entry files is searched in memory from its files while another
+#: process holds the index lock and the index misses changes (about a second at this size).
+FILES_ANSWER_MAX = 1000
 
 #: Share of the index's documents that may be old versions of edited or deleted entries before a
 #: sync compacts it.
@@ -319,17 +325,16 @@ class Index:
     def _sync_locked(
         self, current: dict[str, tuple[int, ...]], rebuild: bool, timeout: float, report: SyncReport
     ) -> SyncReport:
-        if not rebuild and self.manifest_path.exists() and self._rebuilding():
-            timeout = 0.0  # waiting a few seconds would not outlast it: answer from the index there is
+        if rebuild:
+            self._rebuild(current, report, timeout)
+            return report
+        if not self.manifest_path.exists() and self._rebuilding():
+            report.stale = True  # another process builds the first index: the files answer now
+            return report
         with self._lock(timeout) as got:
             if not got:
-                report.stale = True
-                if self._read_manifest() is not None:
-                    report.notices.append(
-                        "the search index is busy in another process; results may lag a moment"
-                    )
-                return report
-            manifest = None if rebuild else self._read_manifest()
+                return self._behind(current, report)
+            manifest = self._read_manifest()
             if manifest is not None:
                 try:
                     self._apply(current, manifest, report)
@@ -341,15 +346,32 @@ class Index:
                     report = SyncReport()  # a segment gone missing: rebuild, as for any corruption
                 except Exception:  # noqa: BLE001 - a corrupt index: rebuild it from the files below
                     report = SyncReport()
-            first_use = not self.dir.exists()
-            self._rebuild(current, report)
-            self._key = self._manifest_key()
-            if not rebuild and (report.added or not first_use):  # an empty notebook needs no news
-                report.notices.append(
-                    f"built the search index from {report.added} entry files (first use here)"
-                    if first_use
-                    else "the search index was out of date or unreadable: rebuilt it from the entry files"
-                )
+        first_use = not self.dir.exists()
+        self._rebuild(current, report, timeout)
+        if report.rebuilt and (report.added or not first_use):  # an empty notebook needs no news
+            report.notices.append(
+                f"built the search index from {report.added} entry files (first use here)"
+                if first_use
+                else "the search index was out of date or unreadable: rebuilt it from the entry files"
+            )
+        return report
+
+    def _behind(self, current: dict[str, tuple[int, ...]], report: SyncReport) -> SyncReport:
+        """Another process holds the index lock: say how far behind the index is, and answer from
+        the files when it misses changes and they are few enough to index in memory at once."""
+        report.stale = True
+        manifest = self._read_manifest()
+        if manifest is None:
+            return report
+        report.behind = len(self._diff(current, manifest["files"]))
+        if report.behind and len(current) <= FILES_ANSWER_MAX:
+            report.from_files = True
+            report.notices.append("the search index is busy in another process: searched the entry files")
+        elif report.behind:
+            report.notices.append(
+                f"the search index is busy in another process and misses {report.behind} changed "
+                "entry files: results may lag a moment"
+            )
         return report
 
     def open(self, report: SyncReport) -> Any:
@@ -359,7 +381,7 @@ class Index:
         searched directly: an index left behind would miss what changed since. A lock held by another
         process that is updating the index only makes the answer lag a moment.
         """
-        if not (report.stale and (report.unwritable or not self.manifest_path.exists())):
+        if not (report.stale and (report.unwritable or not self.manifest_path.exists() or report.from_files)):
             try:
                 return self._open()
             except Exception:  # noqa: BLE001 - unreadable on disk: rebuild, as sync would
@@ -452,40 +474,50 @@ class Index:
         report.problems = problems
         self._write_manifest(self.dir, known, problems)
 
-    def _rebuild(self, current: dict[str, tuple[int, ...]], report: SyncReport) -> None:
+    def _rebuild(self, current: dict[str, tuple[int, ...]], report: SyncReport, timeout: float) -> None:
+        """Build a fresh index aside, without the lock (17 s at 10k: nobody waits that long), then
+        take the lock for the swap. Changes made meanwhile are in no manifest: the next sync sees them."""
         from whoosh import index as windex
 
         self.cache.mkdir(parents=True, exist_ok=True)
         self._clear_leftovers()
         building = self.cache / f"index.new-{os.getpid()}"
         shutil.rmtree(building, ignore_errors=True)
-        building.mkdir()
-        ix = windex.create_in(str(building), _schema())
-        writer = ix.writer(limitmb=256)
         known: dict[str, Any] = {}
         try:
-            for rel in sorted(current):
-                entry = self._read(rel, report)
-                if entry is not None:
-                    writer.add_document(**_document(rel, entry))
-                    report.added += 1
-                known[rel] = current[rel]
-            writer.commit()
-            copies = _duplicates(ix, self.nb.store.entries_dir)
-            report.problems.update(copies)
-            report.added -= len(copies)  # entries, not files
-        except BaseException:
-            writer.cancel()
-            shutil.rmtree(building, ignore_errors=True)
-            raise
+            building.mkdir()
+            ix = windex.create_in(str(building), _schema())
+            try:
+                writer = ix.writer(limitmb=256)
+                try:
+                    for rel in sorted(current):
+                        entry = self._read(rel, report)
+                        if entry is not None:
+                            writer.add_document(**_document(rel, entry))
+                            report.added += 1
+                        known[rel] = current[rel]
+                    writer.commit()
+                except BaseException:
+                    writer.cancel()
+                    raise
+                copies = _duplicates(ix, self.nb.store.entries_dir)
+                report.problems.update(copies)
+                report.added -= len(copies)  # entries, not files
+            finally:
+                ix.close()
+            self._write_manifest(building, known, report.problems)
+            with self._lock(timeout) as got:
+                if not got:
+                    report.stale = True
+                    return
+                old = self.cache / f"index.old-{os.getpid()}"
+                if self.dir.exists():
+                    os.replace(self.dir, old)
+                os.replace(building, self.dir)
+                self._key = self._manifest_key()
+            shutil.rmtree(old, ignore_errors=True)
         finally:
-            ix.close()
-        self._write_manifest(building, known, report.problems)
-        old = self.cache / f"index.old-{os.getpid()}"
-        if self.dir.exists():
-            os.replace(self.dir, old)
-        os.replace(building, self.dir)
-        shutil.rmtree(old, ignore_errors=True)
+            shutil.rmtree(building, ignore_errors=True)  # gone by now unless something failed
         with contextlib.suppress(OSError):
             (self.cache / "index.building").unlink()  # a hook's background build is done
         report.rebuilt = True
@@ -937,17 +969,27 @@ def _from_whoosh(exc: BaseException) -> bool:
 
 def _memory_index(nb: Notebook) -> Any:
     """An in-memory index built from the files: the answer when the disk index cannot be used."""
-    from whoosh.filedb.filestore import RamStorage
+    import tempfile
 
-    ix = RamStorage().create_index(_schema())
-    writer = ix.writer()
-    for item in nb.store.files():
-        try:
-            entry = read_entry(item.path)
-        except InvalidEntry:
-            continue
-        writer.add_document(**_document(str(item.path.relative_to(nb.store.entries_dir)), entry))
-    writer.commit()
+    from whoosh.filedb.filestore import FileStorage, RamStorage
+
+    with tempfile.TemporaryDirectory(prefix="errnote-") as scratch:
+
+        class _Ram(RamStorage):  # type: ignore[misc]
+            def temp_storage(self, name: str | None = None) -> Any:
+                # Whoosh puts a writer's scratch files in `<tmp>/MAIN.tmp`, one folder for every
+                # process: two searching their files at once would delete each other's files.
+                return FileStorage(os.path.join(scratch, name or "pool")).create()
+
+        ix = _Ram().create_index(_schema())
+        writer = ix.writer()
+        for item in nb.store.files():
+            try:
+                entry = read_entry(item.path)
+            except InvalidEntry:
+                continue
+            writer.add_document(**_document(str(item.path.relative_to(nb.store.entries_dir)), entry))
+        writer.commit()
     return ix
 
 

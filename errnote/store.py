@@ -302,13 +302,21 @@ def file_id(name: str) -> str:
 
 def read_entry(path: Path) -> Entry:
     """Read and validate one entry file (InvalidEntry names the file and the problem)."""
+    # Non-blocking, so a pipe named `*.md` is refused instead of waiting forever for a writer.
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InvalidEntry("the file is not UTF-8 text", path=str(path)) from None
+        fd = os.open(path, flags)
+        with open(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise InvalidEntry("not a regular file (a pipe, a socket or a device)", path=str(path))
+            data = handle.read()
     except OSError as exc:
         raise InvalidEntry(f"cannot read the file: {exc.strerror}", path=str(path)) from None
-    return parse_entry(text, path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidEntry("the file is not UTF-8 text", path=str(path)) from None
+    return parse_entry(text.replace("\r\n", "\n").replace("\r", "\n"), path)  # as read_text does
 
 
 def _sync_folder(folder: Path) -> None:
@@ -408,6 +416,10 @@ class EntryFile:
 
     path: Path
     file_id: str  # the id its name starts with ("" when the name does not start with one)
+
+
+#: Seconds a write waits for another process's write (each takes milliseconds; a stuck one is not).
+WRITE_LOCK_WAIT = 30.0
 
 
 @dataclass(frozen=True)
@@ -557,9 +569,24 @@ class Store:
         return target
 
     @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
+    def lock(self, timeout: float | None = None) -> Iterator[None]:
         """Serialise read-modify-write changes that touch more than one entry file."""
-        with file_lock(self.cache_dir / "write.lock"):
+        path = self.cache_dir / "write.lock"
+        timeout = WRITE_LOCK_WAIT if timeout is None else timeout
+        with contextlib.ExitStack() as stack:
+            try:
+                got = stack.enter_context(file_lock(path, timeout))
+            except OSError as exc:
+                if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+                    raise
+                # The cache is derived data (made by `sudo errnote ...`, say): its lock must not
+                # stop writing entries. Without it, atomic renames still keep every file whole.
+                got = True
+            if not got:
+                raise ErrnoteError(
+                    f"another errnote process has held the notebook's write lock ({path}) for {timeout:g} s",
+                    "let it finish, or stop it, then run the command again",
+                )
             yield
 
 

@@ -227,6 +227,42 @@ def test_run_never_raises(tmp_path: Path) -> None:
     assert run("user-prompt", '{"cwd": "/definitely/not/here", "prompt": "x"}') == ""
 
 
+def test_a_stuck_hook_of_the_session_never_blocks_the_next(
+    fixed: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    from errnote import hooks
+
+    monkeypatch.setattr(hooks, "SESSION_LOCK_WAIT", 0.2)
+    state = session_file(fixed.store.cache_dir, "s-stuck")
+    state.parent.mkdir(parents=True, exist_ok=True)
+    with open(state.with_suffix(".lock"), "a+b") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # another hook of the session, stuck
+        start = {"session_id": "s-stuck", "cwd": str(fixed.repo_root), "source": "startup"}
+        code, out, _ = hook(runner, "session-start", start)
+        assert code == 0 and "id aaaa000001" in context(out, "SessionStart")
+    assert not state.exists()  # what it showed is not recorded: the record was not its to write
+    assert hook(runner, "session-start", start)[1]  # so the next hook shows the rules again
+
+
+def test_pruning_keeps_the_lock_of_a_session_in_use(fixed: Notebook, runner: CliRunner) -> None:
+    state = session_file(fixed.store.cache_dir, "s-old")
+    state.parent.mkdir(parents=True, exist_ok=True)
+    lock = state.with_suffix(".lock")
+    lock.write_text("")
+    stamp = time.time() - 30 * 86400
+    os.utime(lock, (stamp, stamp))  # made long ago: a session resumed after a week
+    prompt = {
+        "session_id": "s-old",
+        "cwd": str(fixed.repo_root),
+        "prompt": "ledger API rate limit 429 per token",
+    }
+    assert "aaaa00000e" in hook(runner, "user-prompt", prompt)[1]
+    hook(runner, "session-start", {"session_id": "s-new", "cwd": str(fixed.repo_root), "source": "startup"})
+    assert lock.exists() and state.exists()  # used just now: not pruned
+
+
 def test_session_ids_are_safe_file_names_and_old_state_is_pruned(tmp_path: Path) -> None:
     path = session_file(tmp_path, "../../etc/passwd")
     assert path.parent == tmp_path / "sessions" and "/" not in path.name and not path.name.startswith(".")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -505,3 +506,43 @@ def test_an_entries_path_that_is_a_file_is_an_error_not_an_empty_notebook(nb: No
     nb.store.entries_dir.write_text("x\n")
     with pytest.raises(ErrnoteError, match="is not a folder"):
         nb.entries()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_pipe_named_like_an_entry_is_skipped_not_waited_on(nb: Notebook) -> None:
+    from errnote.index import search_with_report
+
+    entry = nb.add("lesson", "Vendor the zyxwq protobufs before building")
+    pipe = nb.store.entries_dir / "lessons" / "abcdef0006-x.md"
+    os.mkfifo(pipe)
+    contents = nb.load()
+    assert [e.id for e in contents.entries] == [entry.id]
+    assert [(p.path, "not a regular file" in p.message) for p in contents.problems] == [(pipe, True)]
+    result = search_with_report(nb, "zyxwq protobufs")
+    assert [h.id for h in result.hits] == [entry.id] and "lessons/abcdef0006-x.md" in result.report.problems
+
+
+def test_a_write_lock_held_too_long_is_a_clear_error(nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> None:
+    fcntl = pytest.importorskip("fcntl")
+    from errnote import store
+
+    monkeypatch.setattr(store, "WRITE_LOCK_WAIT", 0.2)
+    lock = nb.store.cache_dir / "write.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a+b") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # a stopped errnote process
+        with pytest.raises(ErrnoteError, match="has held the notebook's write lock"):
+            nb.add("lesson", "Waits, then says why")
+    assert nb.entries() == []
+    assert nb.add("lesson", "Written once the lock is free").title == "Written once the lock is free"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root may write anywhere")
+def test_a_cache_folder_nobody_may_write_does_not_stop_entries(nb: Notebook) -> None:
+    nb.store.cache_dir.mkdir(parents=True, exist_ok=True)
+    nb.store.cache_dir.chmod(0o500)  # made by `sudo errnote search`, say
+    try:
+        entry = nb.add("lesson", "Recorded although the cache is read-only")
+        assert [e.id for e in nb.entries()] == [entry.id]
+    finally:
+        nb.store.cache_dir.chmod(0o700)
