@@ -42,6 +42,7 @@ from errnote.store import (
     NOTEBOOK_DIRNAME,
     Problem,
     Store,
+    check_writable,
     file_id,
     new_id,
     parse_entry,
@@ -438,6 +439,9 @@ class Notebook:
                 expires=expires,
             )
             entry = redact_entry(validate(entry))
+            for old, old_path in replaced:
+                if old.status is Status.ACTIVE:
+                    check_writable(old_path)  # before the new file: a refusal writes nothing
             self.store.create(entry)
             for old, old_path in replaced:
                 if old.status is Status.ACTIVE:
@@ -518,6 +522,12 @@ class Notebook:
             if relation is Relation.SUPERSEDES:
                 self._refuse_loop(entry.id, target.id)
             link = Link(relation, target.id)
+            for path, changes in (
+                (source_path, link not in entry.links),
+                (target_path, relation is Relation.SUPERSEDES and target.status is Status.ACTIVE),
+            ):
+                if changes:
+                    check_writable(path)  # both checked first: a refusal writes neither
             if link not in entry.links:
                 entry = self._touched(entry, links=(*entry.links, link))
                 self.store.replace(source_path, entry)
@@ -614,6 +624,8 @@ class Notebook:
             # Every new target read before anything is written (as `link` does): an unreadable one
             # refuses the edit with the file as it was.
             targets = [self._find(target, ids) for target in sorted(after - before)]
+            for _old, old_path in targets:
+                check_writable(old_path)  # and writable: a refusal leaves every file as it was
             edited = redact_entry(self._touched(edited))
             self.store.replace(path, edited)
             by_folder = {folder: t for t, folder in TYPE_DIRS.items()}

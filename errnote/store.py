@@ -360,6 +360,15 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+def check_writable(path: Path) -> None:
+    """Refuse a file its owner made read-only, as an editor would (a rename would replace it
+    regardless of its mode, and root may write anything). Changes that rewrite several files
+    check them all first, so a refusal leaves every file as it was."""
+    with contextlib.suppress(FileNotFoundError):
+        if not path.stat().st_mode & 0o222:
+            raise ErrnoteError(f"{path} is read-only; it was left as it is", "make it writable first")
+
+
 def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
     """Write `text` to `path` so readers see the old file or the new one, never a mix.
 
@@ -368,11 +377,8 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
     """
     if path.is_symlink():
         path = Path(os.path.realpath(path))  # write the file the link points to, keep the link
-    with contextlib.suppress(FileNotFoundError):
-        if not exclusive and not path.stat().st_mode & 0o222:
-            # A rename would replace it regardless of its mode (and root may write anything):
-            # a file its owner made read-only is refused, as an editor would.
-            raise ErrnoteError(f"{path} is read-only; it was left as it is", "make it writable first")
+    if not exclusive:
+        check_writable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     tmp = Path(tmp_name)

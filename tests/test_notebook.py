@@ -546,3 +546,30 @@ def test_a_cache_folder_nobody_may_write_does_not_stop_entries(nb: Notebook) -> 
         assert [e.id for e in nb.entries()] == [entry.id]
     finally:
         nb.store.cache_dir.chmod(0o700)
+
+
+def test_a_read_only_file_to_update_refuses_the_whole_change(nb: Notebook) -> None:
+    """A change that rewrites two files checks both first: a refusal writes neither (a retry would
+    otherwise record the new entry twice)."""
+    old = nb.add("lesson", "Deploy with fabric")
+    other = nb.add("lesson", "Deploy with ansible")
+    old_path = nb.store.path_for(old)
+    other_path = nb.store.path_for(other)
+    old_path.chmod(0o444)
+    before = other_path.read_text(encoding="utf-8")
+    with pytest.raises(ErrnoteError, match="read-only"):
+        nb.add("lesson", "Deploy with kamal", links=[("supersedes", old.id)])
+    assert sorted(e.title for e in nb.entries()) == ["Deploy with ansible", "Deploy with fabric"]
+    with pytest.raises(ErrnoteError, match="read-only"):
+        nb.link(other.id, "supersedes", old.id)
+    assert other_path.read_text(encoding="utf-8") == before
+    edited = before.replace("links: {}\n", "").replace(
+        "provenance:", f"links:\n  supersedes:\n  - {old.id}\nprovenance:"
+    )
+    assert f"- {old.id}" in edited
+    with pytest.raises(ErrnoteError, match="read-only"):
+        nb.replace_text(other.id, edited, expected=before)
+    assert other_path.read_text(encoding="utf-8") == before
+    old_path.chmod(0o644)
+    nb.link(other.id, "supersedes", old.id)
+    assert nb.get(old.id).status is Status.SUPERSEDED
