@@ -64,12 +64,13 @@ class Filters:
 
 def parse_statuses(statuses: Sequence[str], include_all: bool = False) -> frozenset[str]:
     """The statuses a search or list may return: names, or `all` for every one."""
+    every = any(s.strip().lower() == "all" for s in statuses)
     try:
-        named = frozenset(Status.parse(s).value for s in statuses if s != "all")
+        named = frozenset(Status.parse(s).value for s in statuses if s.strip().lower() != "all")
     except InvalidEntry as exc:
         choices = ", ".join([*(s.value for s in Status), "all"])
         raise InvalidEntry(exc.message, f"use one of: {choices}") from None
-    return frozenset(s.value for s in Status) if include_all or "all" in statuses else named
+    return frozenset(s.value for s in Status) if include_all or every else named
 
 
 def make_filters(

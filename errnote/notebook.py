@@ -163,6 +163,14 @@ def status_note(entry: Entry, inbound: Sequence[Backlink], unreadable: int = 0) 
             "marked superseded, but no entry supersedes it (was that entry removed in a merge?): "
             f"'errnote edit {entry.id}' and set status: active to bring it back"
         )
+    by = [b.source for b in inbound if b.rel is Relation.SUPERSEDES]
+    if entry.status is Status.SUPERSEDED and by and all(e.status is Status.RETIRED for e in by):
+        # Retiring the replacement does not make the replaced entry right again: the user decides.
+        who = ", ".join(e.id for e in by)
+        return (
+            f"superseded by {who}, which {'is' if len(by) == 1 else 'are'} retired: "
+            f"'errnote edit {entry.id}' and set status: active if it applies again"
+        )
     return ""
 
 
@@ -340,7 +348,14 @@ class Notebook:
         except EntryNotFound:
             pass
         else:
-            entry = read_entry(path)
+            try:
+                entry = read_entry(path)
+            except InvalidEntry as exc:
+                if exc.hint is None:  # an entry the command needs is broken: say how to mend it
+                    exc.hint = (
+                        f"repair it with 'errnote edit {full}', or delete it with 'errnote rm --force {full}'"
+                    )
+                raise
             if entry.id == full and len(named[full]) == 1:
                 return entry, path
         # A file named otherwise than its id (written by hand, copied, duplicated): the files decide.

@@ -48,6 +48,18 @@ def test_init_prints_what_it_made_then_nothing(
     assert code == 0 and "nothing to do" in err
 
 
+def test_paths_with_brackets_are_printed_as_they_are(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "x[/]repo" / "[draft]"
+    folder.mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    code, _, err = run(runner, "init")
+    assert code == 0 and f"Created notebook in {folder / '.errnote'}:" in err
+    code, _, err = run(runner, "inject", "--write", str(folder / "[b]CLAUDE.md"))
+    assert code == 0 and "Created [b]CLAUDE.md with 0 entries." in err
+
+
 def test_init_outside_git_says_so(runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     code, _, err = run(runner, "init")
@@ -149,9 +161,16 @@ def test_add_expires_is_written_shown_and_ends_injection(runner: CliRunner, in_r
         (["add", "lesson", "x", "--scope", "!"], 2, "--scope: scope '!' is empty"),
         (["list", "--status", "nope"], 2, "active, superseded, retired, all"),
         (["list", "--status", "bogus", "--status", "all"], 2, "unknown status 'bogus'"),
+        (["list", "--all", "--status", "retired"], 2, "--all and --status disagree"),
+        (["search", "x", "--all", "--status", "active"], 2, "--all and --status disagree"),
         (["add", "lesson", "x", "--scope", "!!"], 2, "--scope: scope '!!' is empty"),
         (["add", "lesson", "x", "--expires", "soon"], 2, "--expires 'soon' is neither a date"),
         (["triple", "--mistake", "m", "--correction", "c", "--lesson", "l", "--scope", "!"], 2, "--scope:"),
+        (
+            ["triple", "--mistake", "m", "--correction", "c", "--lesson", "l", "--source", "robot"],
+            2,
+            "--source:",
+        ),
         (["add", "lesson", ""], 1, "title is empty"),
         (["add", "lesson", "x", "--corrects", "deadbeef00"], 1, "no such entry"),
         (["add", "lesson", "x", "--confidence", "lots"], 2, "lots"),
@@ -246,6 +265,15 @@ def test_broken_file_is_reported_and_the_rest_lists(runner: CliRunner, in_repo: 
     assert code == 0
     assert [e["id"] for e in json.loads(out)] == [good["id"]]
     assert "1111111111-bad.md" in err and "merge-conflict" in err
+    (bad.parent / "2222222222-bad.md").write_text("---\nid: 2222222222\ntype: lesson\ntitle: [broken\n---\n")
+    hint = "repair it with 'errnote edit 2222222222', or delete it with 'errnote rm --force 2222222222'"
+    for args in (
+        ["show", "2222222222"],
+        ["retire", "2222", "--why", "x"],
+        ["link", good["id"], "related", "2222"],
+    ):
+        code, _, err = run(runner, *args)
+        assert code == 1 and "invalid YAML" in err and hint in err, args
 
 
 def test_a_symlink_loop_or_a_dangling_link_is_reported_and_the_rest_served(
@@ -639,6 +667,13 @@ def test_show_says_when_the_links_and_the_status_disagree(runner: CliRunner, in_
     )
     code, out, err = run(runner, "show", str(old["id"]), "--json")
     assert code == 0 and json.loads(out)["status_note"] is None and err == ""
+    # The replacement turns out wrong and is retired: the old one stays superseded, and says why.
+    assert run(runner, "retire", str(new["id"]), "--why", "ansible was dropped")[0] == 0
+    code, out, err = run(runner, "show", str(old["id"]), "--json")
+    note = json.loads(out)["status_note"]
+    assert f"superseded by {new['id']}, which is retired" in note and f"errnote edit {old['id']}" in note
+    new_path = Path(str(new["path"]))
+    new_path.write_text(new_path.read_text("utf-8").replace("status: retired", "status: active"), "utf-8")
     # A merge keeps `status: active` on the old entry: the links say it is superseded.
     old_path = Path(str(old["path"]))
     old_path.write_text(old_path.read_text("utf-8").replace("status: superseded", "status: active"), "utf-8")
@@ -784,6 +819,7 @@ def test_help_with_no_arguments_to_a_closed_or_gone_reader_is_quiet(tmp_path: Pa
         (["add", "lesson", "x", "--tag"], "(see 'errnote add --help')"),  # a missing option value
         (["search", "cargo", "--limit"], "(see 'errnote search --help')"),
         (["list", "--notebook", "."], "--notebook goes before the command"),
+        (["--notebook"], "'--notebook' requires an argument"),  # not misplaced: missing
         (["add", "lesson", "x", "--confidence", "--notebook"], "not a valid float"),  # the real error
         (["--notebook", ".", "search", "--type"], "(see 'errnote search --help')"),
     ],
@@ -806,3 +842,22 @@ def test_rm_of_a_retired_entry_does_not_advise_retiring_it(runner: CliRunner, in
 def test_inject_changed_outside_git_says_so(runner: CliRunner, plain_nb: Notebook) -> None:
     result = runner.invoke(app, ["--notebook", str(plain_nb.root), "inject", "--changed", "--only", "path"])
     assert result.exit_code == 0 and "no git repository" in result.stderr
+
+
+def test_search_limit_zero_means_every_hit_as_in_list(runner: CliRunner, in_repo: Path) -> None:
+    for i in range(3):
+        add_json(runner, "tool-quirk", f"Gradle daemon zebracorn variant{i}")
+    counts = {}
+    for limit in ("0", "1", "2"):
+        code, out, _ = run(runner, "search", "gradle daemon zebracorn", "--limit", limit, "--json")
+        assert code == 0
+        counts[limit] = len(json.loads(out))
+    assert counts == {"0": 3, "1": 1, "2": 2}
+
+
+def test_status_names_take_any_case_as_type_names_do(runner: CliRunner, in_repo: Path) -> None:
+    old = add_json(runner, "lesson", "Deploy with fabric")
+    add_json(runner, "lesson", "Deploy with ansible", "--supersedes", str(old["id"]))
+    for value, expected in (("ALL", 2), ("Superseded", 1), ("all", 2)):
+        code, out, err = run(runner, "list", "--status", value, "--json")
+        assert code == 0 and len(json.loads(out)) == expected, (value, err)

@@ -383,6 +383,16 @@ def test_install_refuses_a_broken_settings_file(
         assert path.read_text() == '{"hooks": {,}'
 
 
+def test_install_refuses_an_empty_exe(
+    fixed: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(fixed.repo_root)
+    for exe in ("", "   "):
+        result = runner.invoke(app, ["hooks", "install", "--exe", exe])
+        assert result.exit_code == 2 and "--exe is empty" in result.stderr
+    assert not settings(fixed.repo_root).exists()
+
+
 def test_install_refuses_a_read_only_settings_file(fixed: Notebook, runner: CliRunner) -> None:
     path = settings(fixed.repo_root)
     path.parent.mkdir()

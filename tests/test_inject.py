@@ -792,3 +792,11 @@ def test_write_block_check_reports_without_writing(tmp_path: Path) -> None:
     target = tmp_path / "x.md"
     result = write_block(target, f"{BEGIN_MARKER} -->\n{END_MARKER}\n", check=True)
     assert result.changed and result.created and not target.exists()
+
+
+def test_a_path_outside_the_repository_is_named_in_a_warning(fixed: Notebook, runner: CliRunner) -> None:
+    code, _, err = invoke(
+        runner, fixed, "--path", "/etc/passwd", "--path", str(fixed.repo_root / "src" / "a.py")
+    )
+    assert code == 0 and err.count("is outside the repository") == 1  # the file inside is fine
+    assert "--path /etc/passwd is outside the repository" in err

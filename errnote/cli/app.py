@@ -95,7 +95,7 @@ class ErrnoteGroup(TyperGroup):
         """Usage errors as one line (`errnote: error: No such option: --bogus (see ...)`), not a box."""
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
-        from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
+        from typer._click.exceptions import ClickException, NoArgsIsHelpError, NoSuchOption, UsageError
         from typer.exceptions import Abort
 
         try:
@@ -110,7 +110,9 @@ class ErrnoteGroup(TyperGroup):
         except UsageError as exc:
             message = " ".join(exc.format_message().split())
             given = list(sys.argv[1:] if args is None else args)
-            if getattr(exc, "option_name", "") == "--notebook":  # `errnote list --notebook PATH`
+            if (
+                isinstance(exc, NoSuchOption) and exc.option_name == "--notebook"
+            ):  # `errnote list --notebook P`
                 message = "--notebook goes before the command: errnote --notebook PATH COMMAND ..."
             fail(f"{message} (see {_help_for(exc, given)})")
             sys.exit(exc.exit_code)
@@ -173,6 +175,9 @@ def _os_problem(exc: OSError) -> str:
     }.get(exc.errno or 0, "")
     return f"{exc.strerror or exc}{where}" + (f" ({hint})" if hint else "")
 
+
+#: `search --limit 0` (as `list --limit 0`): every hit that clears the threshold.
+SEARCH_ALL = 100_000
 
 #: Rows `errnote list` draws in its table unless asked for more (a table of 10,000 takes seconds).
 LIST_TABLE_MAX = 200
@@ -270,6 +275,8 @@ def _filters(
     with _option("--type"):
         for t in types or []:
             EntryType.parse(t)
+    if include_all and status:
+        raise UsageError("--all and --status disagree", "--all shows every status; give only one of them")
     statuses = status or ["active"]
     with _option("--status"):
         parse_statuses(statuses)
@@ -548,7 +555,7 @@ def add(
         data["path"] = str(nb.store.path_for(entry))
         emit_json(data)
     else:
-        say(f"Recorded {entry.type.value} [bold]{entry.id}[/]: {_esc(entry.title)}")
+        say(f"Recorded {entry.type.value} [bold]{entry.id}[/]: {_esc(entry.title)}", markup=True)
         for old_id in entry.links_to(Relation.SUPERSEDES):
             say(f"Marked {old_id} superseded: it stays on disk and no longer reaches a prompt.")
 
@@ -579,6 +586,8 @@ def triple(
     The lesson corrects the mistake and is derived from the correction; the correction corrects
     the mistake.
     """
+    with _option("--source"):
+        Source.parse(source)
     _check_scopes(scope)
     nb = notebook_of(ctx)
     m, c, lesson_entry = nb.triple(
@@ -603,7 +612,7 @@ def triple(
         )
     else:
         ids = f"mistake [bold]{m.id}[/], correction [bold]{c.id}[/], lesson [bold]{lesson_entry.id}[/]"
-        say(f"Recorded {ids}.")
+        say(f"Recorded {ids}.", markup=True)
 
 
 # --- show / list ----------------------------------------------------------------------------
@@ -765,7 +774,7 @@ def edit(
             f"your edited text is kept in {tmp_name}",
         ) from None
     Path(tmp_name).unlink()
-    say(f"Updated {new.type.value} [bold]{new.id}[/]: {_esc(new.title)}")
+    say(f"Updated {new.type.value} [bold]{new.id}[/]: {_esc(new.title)}", markup=True)
     _say_restored(nb.restored)
 
 
@@ -870,7 +879,7 @@ def retire(
     if json_:
         emit_json(entry_to_json(entry))
     else:
-        say(f"Retired {entry.type.value} [bold]{entry.id}[/].")
+        say(f"Retired {entry.type.value} [bold]{entry.id}[/].", markup=True)
 
 
 @app.command(short_help="Delete an entry's file (refused while others link to it).")
@@ -887,7 +896,7 @@ def rm(
     if entry is None:
         say(f"Deleted the unreadable file {path.name}.")
         return
-    say(f"Deleted {entry.type.value} [bold]{entry.id}[/] ({path.name}).")
+    say(f"Deleted {entry.type.value} [bold]{entry.id}[/] ({_esc(path.name)}).", markup=True)
     _say_restored(nb.restored)
 
 
@@ -940,7 +949,8 @@ def search(
     status: StatusFilter = None,
     all_: AllFilter = False,
     limit: Annotated[
-        Optional[int], typer.Option("--limit", "-n", help="At most this many hits (default 10).")
+        Optional[int],
+        typer.Option("--limit", "-n", help="At most this many hits (default 10; 0: every hit that applies)."),
     ] = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -964,7 +974,7 @@ def search(
         nb.config.check("search_limit")
     warn_config(nb)
     result = search_with_report(
-        nb, query, filters=filters, limit=nb.config.search_limit if limit is None else limit
+        nb, query, filters=filters, limit=(nb.config.search_limit if limit is None else limit) or SEARCH_ALL
     )
     _report_sync(result.report)
     if json_:

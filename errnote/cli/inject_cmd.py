@@ -170,6 +170,9 @@ def inject(
             raise UsageError("--query is '-' but nothing is piped to standard input")
         text = sys.stdin.read()
     paths = list(path or [])
+    for given in paths:
+        if not repo_paths([given], nb.repo_root):  # as `search --path`, which refuses it
+            warn(f"--path {given} is outside the repository {nb.repo_root}: no scope covers it")
     if changed:
         from errnote.history import changed_paths  # git only when asked
 
@@ -309,6 +312,8 @@ def hooks_install(
     twice adds nothing."""
     from errnote.settings import install
 
+    if not exe.strip():
+        raise UsageError("--exe is empty", "give the command that runs errnote: --exe /full/path/to/errnote")
     change = install(notebook_of(ctx).repo_root, exe=exe, local=local)
     if json_:
         emit_json({"path": str(change.path), "added": list(change.events), "created": change.created})

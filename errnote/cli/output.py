@@ -29,9 +29,10 @@ def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, soft_wrap=False, color_system=None if plain else "auto")
 
 
-def say(message: str) -> None:
-    """A short human message on stderr (kept off stdout so pipes get only data)."""
-    console(stderr=True).print(message, soft_wrap=True)
+def say(message: str, *, markup: bool = False) -> None:
+    """A short human message on stderr (kept off stdout so pipes get only data). Plain text unless
+    `markup`: paths and titles hold brackets (`[draft]/CLAUDE.md`) that rich would read as tags."""
+    console(stderr=True).print(message, soft_wrap=True, markup=markup, highlight=False)
 
 
 def fail(message: str) -> None:
@@ -68,7 +69,7 @@ def entry_table(entries: list[Entry], title: str | None = None) -> None:
     from rich.table import Table
 
     table = Table(title=title, box=None, header_style="bold", pad_edge=False)
-    table.add_column("id", no_wrap=True)
+    table.add_column("id", no_wrap=True, min_width=10)  # an id cut short names nothing
     table.add_column("type", no_wrap=True)
     table.add_column("title", overflow="fold")
     table.add_column("conf", justify="right", no_wrap=True)
@@ -109,7 +110,7 @@ def hit_table(hits: list[Any], query: str) -> None:
     from rich.table import Table
 
     table = Table(box=None, header_style="bold", pad_edge=False)
-    table.add_column("id", no_wrap=True)
+    table.add_column("id", no_wrap=True, min_width=10)  # an id cut short names nothing
     table.add_column("type", no_wrap=True)
     table.add_column("title / fragment", overflow="fold")
     table.add_column("conf", justify="right", no_wrap=True)
