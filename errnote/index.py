@@ -193,6 +193,19 @@ FILES_ANSWER_MAX = 1000
 WORN_SHARE = 0.1
 
 
+def _build_tag() -> str:
+    """A name for one build's folders: the process id (leftovers of dead processes are cleared),
+    and a random part of its own."""
+    import uuid
+
+    return f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
+def _pid_of(folder: Path) -> str:
+    """The process id in a build folder's name (`index.new-<pid>-<random>`; older: `index.new-<pid>`)."""
+    return folder.name.split("-")[1] if folder.name.count("-") >= 1 else ""
+
+
 def _worn(ix: Any) -> bool:
     """Are enough of the index's documents old versions that they skew its statistics?"""
     total: int = ix.doc_count_all()
@@ -314,7 +327,7 @@ class Index:
         import time
 
         for folder in self.cache.glob("index.new-*"):
-            pid = folder.name.rsplit("-", 1)[-1]
+            pid = _pid_of(folder)
             if not pid.isdigit() or int(pid) == os.getpid() or not _alive(int(pid)):
                 continue
             with contextlib.suppress(OSError):
@@ -328,8 +341,11 @@ class Index:
         if rebuild:
             self._rebuild(current, report, timeout)
             return report
-        if not self.manifest_path.exists() and self._rebuilding():
-            report.stale = True  # another process builds the first index: the files answer now
+        if self._read_manifest() is None and self._rebuilding():
+            # Another process builds the index (the first, or one of a new version): the files
+            # answer now, instead of a second build of the same.
+            report.stale = True
+            report.from_files = True
             return report
         with self._lock(timeout) as got:
             if not got:
@@ -404,7 +420,7 @@ class Index:
     def _clear_leftovers(self) -> None:
         """Half-built indexes of processes that were killed (a hook past its timeout): gone."""
         for folder in [*self.cache.glob("index.new-*"), *self.cache.glob("index.old-*")]:
-            pid = folder.name.rsplit("-", 1)[-1]
+            pid = _pid_of(folder)
             if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
                 shutil.rmtree(folder, ignore_errors=True)
 
@@ -481,8 +497,8 @@ class Index:
 
         self.cache.mkdir(parents=True, exist_ok=True)
         self._clear_leftovers()
-        building = self.cache / f"index.new-{os.getpid()}"
-        shutil.rmtree(building, ignore_errors=True)
+        # One folder per build, also per thread: two threads of a process may rebuild at once.
+        building = self.cache / f"index.new-{_build_tag()}"
         known: dict[str, Any] = {}
         try:
             building.mkdir()
@@ -510,7 +526,7 @@ class Index:
                 if not got:
                     report.stale = True
                     return
-                old = self.cache / f"index.old-{os.getpid()}"
+                old = self.cache / f"index.old-{_build_tag()}"
                 if self.dir.exists():
                     os.replace(self.dir, old)
                 os.replace(building, self.dir)

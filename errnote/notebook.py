@@ -639,8 +639,9 @@ class Notebook:
             # Every new target read before anything is written (as `link` does): an unreadable one
             # refuses the edit with the file as it was.
             targets = [self._find(target, ids) for target in sorted(after - before)]
-            for _old, old_path in targets:
-                check_writable(old_path)  # and writable: a refusal leaves every file as it was
+            for old, old_path in targets:
+                if old.status is Status.ACTIVE:
+                    check_writable(old_path)  # and writable: a refusal leaves every file as it was
             edited = redact_entry(self._touched(edited))
             self.store.replace(path, edited)
             by_folder = {folder: t for t, folder in TYPE_DIRS.items()}

@@ -444,9 +444,10 @@ class Store:
         self.entries_dir = root / ENTRIES_DIRNAME
         self.cache_dir = root / CACHE_DIRNAME
 
-    def _walk(self) -> Iterator[tuple[os.DirEntry[str], bool]]:
+    def _walk(self, linked_folders: list[str] | None = None) -> Iterator[tuple[os.DirEntry[str], bool]]:
         """Every `*.md` file below `entries/`, skipping hidden and temporary files, and whether it
-        lies in a linked-in folder (a symlink to a folder is followed, once: writes go through it)."""
+        lies in a linked-in folder (a symlink to a folder is followed, once: writes go through it).
+        Linked folders followed are added to `linked_folders`: no kernel watch here sees into them."""
         try:
             top = os.stat(self.entries_dir)
         except FileNotFoundError:
@@ -455,6 +456,7 @@ class Store:
             raise ErrnoteError(
                 f"{self.entries_dir} is not a folder", "move it aside and run 'errnote init' again"
             )
+        top_real = os.path.realpath(self.entries_dir)
         seen = {(top.st_dev, top.st_ino)}
         stack = [(str(self.entries_dir), False)]
         while stack:
@@ -466,14 +468,21 @@ class Store:
                             continue
                         if item.name.endswith(".md"):
                             yield item, linked
-                        elif item.is_dir(follow_symlinks=False):
-                            stack.append((item.path, linked))
-                        elif item.is_symlink() and item.is_dir():
+                        elif item.is_dir():  # a folder, or a link to one
                             with contextlib.suppress(OSError):
                                 st = item.stat()
-                                if (st.st_dev, st.st_ino) not in seen:  # a link back up is a loop
-                                    seen.add((st.st_dev, st.st_ino))
-                                    stack.append((item.path, True))
+                                # Each folder once, and never one that holds `entries/` (a link up
+                                # the tree would list every entry twice, and README.md as one).
+                                if (st.st_dev, st.st_ino) in seen or (
+                                    item.is_symlink()
+                                    and top_real.startswith(os.path.realpath(item.path) + os.sep)
+                                ):
+                                    continue
+                                seen.add((st.st_dev, st.st_ino))
+                                into_link = linked or item.is_symlink()
+                                if into_link and linked_folders is not None:
+                                    linked_folders.append(item.path[len(str(self.entries_dir)) + 1 :])
+                                stack.append((item.path, into_link))
             except (FileNotFoundError, NotADirectoryError):
                 continue
 
@@ -513,7 +522,7 @@ class Store:
         """
         found: dict[str, tuple[int, ...]] = {}
         prefix = len(str(self.entries_dir)) + 1
-        for item, linked in self._walk():
+        for item, linked in self._walk(symlinks):
             try:
                 st = item.stat()
             except OSError:

@@ -259,32 +259,85 @@ def test_a_rebuild_in_another_process_never_holds_up_a_search(nb: Notebook, fill
     import sys
 
     Index(nb).sync()
+    gate = nb.store.cache_dir / "test-gate"  # the build waits for it: it is still running meanwhile
     slow_build = (
         "import sys, time\n"
+        "from pathlib import Path\n"
         "from errnote import index\n"
         "from errnote.notebook import Notebook\n"
         "plain = index._document\n"
-        "def slow(rel, entry):\n"
-        "    time.sleep(0.5)\n"
+        "def gated(rel, entry):\n"
+        "    deadline = time.monotonic() + 60\n"
+        "    while not Path(sys.argv[2]).exists() and time.monotonic() < deadline:\n"
+        "        time.sleep(0.01)\n"
         "    return plain(rel, entry)\n"
-        "index._document = slow\n"
-        "index.Index(Notebook(__import__('pathlib').Path(sys.argv[1]))).sync(rebuild=True)\n"
+        "index._document = gated\n"
+        "index.Index(Notebook(Path(sys.argv[1]))).sync(rebuild=True)\n"
     )
-    builder = subprocess.Popen([sys.executable, "-c", slow_build, str(nb.root)])
+    builder = subprocess.Popen([sys.executable, "-c", slow_build, str(nb.root), str(gate)])
     try:
         deadline = time.monotonic() + 30
-        while not (nb.store.cache_dir / f"index.new-{builder.pid}").exists():
+        while not list(nb.store.cache_dir.glob(f"index.new-{builder.pid}-*")):
             assert time.monotonic() < deadline and builder.poll() is None
             time.sleep(0.02)
         new = nb.add("insight", "Narwhal queue drops messages")
         result = search_with_report(nb, "narwhal queue", report=Index(nb).sync(timeout=1.0))
         assert not result.report.stale and ids(result.hits) == [new.id]
-        assert (nb.store.cache_dir / f"index.new-{builder.pid}").exists()  # still building meanwhile
     finally:
+        gate.touch()
         assert builder.wait(timeout=60) == 0
     report = Index(nb).sync()
     assert report.added == 1  # the swapped-in index did not hold it: caught up
     assert ids(search(nb, "narwhal queue")) == [new.id]
+
+
+def test_threads_rebuilding_at_once_each_finish_and_leave_no_folder(nb: Notebook) -> None:
+    """Threads of one process (an API user) may rebuild at once: each builds in its own folder."""
+    import threading
+
+    made = [nb.add("insight", f"Queue number {i} drops zebracorn messages") for i in range(40)]
+    errors: list[BaseException] = []
+
+    def rebuild() -> None:
+        try:
+            for _ in range(3):
+                assert Index(nb).sync(rebuild=True).rebuilt
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=rebuild) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(search(nb, "zebracorn queue messages", limit=100, threshold=False)) == len(made)
+    assert sorted(p.name for p in nb.store.cache_dir.glob("index.*-*")) == []
+
+
+def test_an_outdated_index_being_rebuilt_elsewhere_is_not_rebuilt_twice(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """After an upgrade every process finds the index outdated: while one rebuilds it, the others
+    answer from the files instead of building the same index again."""
+    import marshal
+    import subprocess
+
+    index = Index(nb)
+    index.sync()
+    manifest = index.manifest_path
+    manifest.write_bytes(marshal.dumps({"version": "an older errnote", "files": {}, "problems": {}}))
+    builder = subprocess.Popen(["sleep", "60"])  # stands for the process building the new index
+    try:
+        (nb.store.cache_dir / f"index.new-{builder.pid}-abc").mkdir()
+        result = search_with_report(nb, "redis keys production")
+        assert result.report.stale and not result.report.rebuilt
+        assert ids(result.hits)[0] == filled["redis"]  # from the files, not the outdated index
+        assert marshal.loads(manifest.read_bytes())["version"] == "an older errnote"  # not rebuilt
+    finally:
+        builder.kill()
+        builder.wait()
+    assert Index(nb).sync().rebuilt  # its build gone: this one rebuilds
 
 
 def test_broken_file_is_skipped_and_reported(nb: Notebook, filled: dict[str, str]) -> None:
@@ -404,11 +457,12 @@ def test_a_copy_with_another_text_is_reported_and_never_answers_for_the_entry(
 ) -> None:
     """`list` and `show` read the first file of an id (by path) and skip the others: search must
     agree, or the copy's words would pick an entry whose own text never says them."""
+    Index(nb).sync()  # the copy arrives in an incremental sync first, then a rebuild
     source = nb.store.path_for(nb.get(filled["redis"]))
     copy = source.parent / f"{filled['redis']}-zz-copy.md"
     copy.write_text(source.read_text().replace("Never run KEYS", "Quokka zebras never run KEYS"))
     result = search_with_report(nb, "quokka zebras")
-    assert ids(result.hits) == []
+    assert not result.report.rebuilt and ids(result.hits) == []
     expected = f"{copy}: duplicate id {filled['redis']} (also in {source})"
     assert result.report.problems == {f"lessons/{copy.name}": expected}
     assert ids(search(nb, "redis KEYS production")) == [filled["redis"]]

@@ -489,14 +489,16 @@ def test_a_linked_in_type_folder_is_read_as_it_is_written(nb: Notebook, tmp_path
         elsewhere.mkdir()
     lessons.symlink_to(elsewhere, target_is_directory=True)
     (elsewhere / "loop").symlink_to(nb.store.entries_dir, target_is_directory=True)
+    (elsewhere / "up").symlink_to(nb.root, target_is_directory=True)  # holds entries/ and README.md
     entry = nb.add("lesson", "Vendor the zyxwq protobufs before building")
     assert (elsewhere / nb.store.path_for(entry).name).is_file()
-    assert [e.id for e in nb.entries()] == [entry.id]
+    contents = nb.load()
+    assert [e.id for e in contents.entries] == [entry.id] and contents.problems == ()
     assert nb.get(entry.id[:6]).title == entry.title
     assert [h.id for h in search(nb, "zyxwq protobufs")] == [entry.id]
     scanned: list[str] = []
     nb.store.stat_files(scanned)
-    assert scanned == [f"lessons/{nb.store.path_for(entry).name}"]  # no kernel watch vouches for it
+    assert scanned == ["lessons", f"lessons/{nb.store.path_for(entry).name}"]  # no kernel watch sees them
 
 
 def test_an_entries_path_that_is_a_file_is_an_error_not_an_empty_notebook(nb: Notebook) -> None:
@@ -510,15 +512,30 @@ def test_an_entries_path_that_is_a_file_is_an_error_not_an_empty_notebook(nb: No
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
 def test_a_pipe_named_like_an_entry_is_skipped_not_waited_on(nb: Notebook) -> None:
+    import signal
+
     from errnote.index import search_with_report
 
     entry = nb.add("lesson", "Vendor the zyxwq protobufs before building")
     pipe = nb.store.entries_dir / "lessons" / "abcdef0006-x.md"
     os.mkfifo(pipe)
-    contents = nb.load()
+
+    class Stuck(BaseException):  # not an OSError: no `except OSError` may swallow it
+        pass
+
+    def stuck(_signum: int, _frame: object) -> None:
+        raise Stuck("a read is waiting for a writer on the pipe")
+
+    before = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(10)  # a failure, not a suite that hangs
+    try:
+        contents = nb.load()
+        result = search_with_report(nb, "zyxwq protobufs")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, before)
     assert [e.id for e in contents.entries] == [entry.id]
     assert [(p.path, "not a regular file" in p.message) for p in contents.problems] == [(pipe, True)]
-    result = search_with_report(nb, "zyxwq protobufs")
     assert [h.id for h in result.hits] == [entry.id] and "lessons/abcdef0006-x.md" in result.report.problems
 
 
@@ -573,3 +590,29 @@ def test_a_read_only_file_to_update_refuses_the_whole_change(nb: Notebook) -> No
     old_path.chmod(0o644)
     nb.link(other.id, "supersedes", old.id)
     assert nb.get(old.id).status is Status.SUPERSEDED
+
+
+def test_a_lock_file_that_cannot_be_made_does_not_stop_entries(
+    nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the test above, where running as root makes every folder writable: opening the lock file
+    is refused (EACCES, EROFS) and the write goes on without it; other failures still stop it."""
+    import contextlib
+    import errno
+
+    from errnote import store
+
+    def refused(path: Path, timeout: float | None = None) -> contextlib.AbstractContextManager[bool]:
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    monkeypatch.setattr(store, "file_lock", refused)
+    entry = nb.add("lesson", "Recorded although the lock cannot be made")
+    assert [e.id for e in nb.entries()] == [entry.id]
+
+    def broken(path: Path, timeout: float | None = None) -> contextlib.AbstractContextManager[bool]:
+        raise OSError(errno.EIO, "Input/output error", str(path))
+
+    monkeypatch.setattr(store, "file_lock", broken)
+    with pytest.raises(OSError, match="Input/output"):
+        nb.add("lesson", "Not recorded")
+    assert [e.id for e in nb.entries()] == [entry.id]

@@ -95,6 +95,22 @@ def test_a_symlinked_entry_is_always_scanned(nb: Notebook, counted: list[int], t
     assert ids(nb, "mirrored", counted) == {entry.id}  # a word only the edited text has
 
 
+def test_a_linked_folder_is_always_scanned_even_while_empty(
+    nb: Notebook, counted: list[int], tmp_path: Path
+) -> None:
+    entry = nb.add("lesson", "Lessons shared between repositories")
+    text = nb.store.path_for(entry).read_text(encoding="utf-8")
+    nb.store.path_for(entry).unlink()
+    outside = tmp_path / "shared"
+    outside.mkdir()
+    (nb.store.entries_dir / "shared").symlink_to(outside, target_is_directory=True)
+    for _ in range(3):
+        assert ids(nb, "shared repositories", counted) == set()
+    assert all(counted)  # no event comes from the link's target: every sync scans
+    (outside / nb.store.path_for(entry).name).write_text(text, encoding="utf-8")
+    assert ids(nb, "shared repositories", counted) == {entry.id}
+
+
 def test_a_quiet_watch_is_trusted_only_for_a_while(
     nb: Notebook, counted: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
