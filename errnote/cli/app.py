@@ -407,11 +407,16 @@ def _complete_ids(ctx: typer.Context, incomplete: str) -> list[tuple[str, str]]:
 IdArg = Annotated[
     str,
     typer.Argument(
-        help="Entry id or a unique prefix of it (at least 4 characters).", autocompletion=_complete_ids
+        metavar="ID",
+        help="Entry id or a unique prefix of it (at least 4 characters).",
+        autocompletion=_complete_ids,
     ),
 ]
 TypeArg = Annotated[
-    str, typer.Argument(help=f"Entry type: {TYPES_HELP}.", show_default=False, autocompletion=_complete_types)
+    str,
+    typer.Argument(
+        metavar="TYPE", help=f"Entry type: {TYPES_HELP}.", show_default=False, autocompletion=_complete_types
+    ),
 ]
 ScopeOpt = Annotated[
     Optional[list[str]],
@@ -457,7 +462,10 @@ AllFilter = Annotated[bool, typer.Option("--all", help="Include superseded and r
 def add(
     ctx: typer.Context,
     type: TypeArg,
-    title: Annotated[str, typer.Argument(help="One line: what happened or what to do.", show_default=False)],
+    title: Annotated[
+        str,
+        typer.Argument(metavar="TITLE", help="One line: what happened or what to do.", show_default=False),
+    ],
     body: Annotated[Optional[str], typer.Option(help="Markdown details; '-' reads standard input.")] = None,
     reason: Annotated[
         Optional[str], typer.Option("--reason", "-r", help="Why: the cause, or why the rule holds.")
@@ -845,12 +853,18 @@ def _keep_aside(path: Path) -> None:
 def link(
     ctx: typer.Context,
     source: Annotated[
-        str, typer.Argument(help="The entry that gets the link.", autocompletion=_complete_ids)
+        str,
+        typer.Argument(metavar="SOURCE", help="The entry that gets the link.", autocompletion=_complete_ids),
     ],
     rel: Annotated[
-        str, typer.Argument(help=f"Relation: {RELATIONS_HELP}.", autocompletion=_complete_relations)
+        str,
+        typer.Argument(
+            metavar="REL", help=f"Relation: {RELATIONS_HELP}.", autocompletion=_complete_relations
+        ),
     ],
-    target: Annotated[str, typer.Argument(help="The entry it points to.", autocompletion=_complete_ids)],
+    target: Annotated[
+        str, typer.Argument(metavar="TARGET", help="The entry it points to.", autocompletion=_complete_ids)
+    ],
     json_: JsonOpt = False,
 ) -> None:
     """Link two entries: errnote link LESSON derived-from CORRECTION. 'supersedes' also marks the
@@ -935,8 +949,9 @@ def search(
     query: Annotated[
         str,
         typer.Argument(
+            metavar="QUERY",
             help="Any text: a question, a task, an error message or a whole stack trace ('-' reads it "
-            "from standard input; text that starts with a dash and has no space goes after '--')."
+            "from standard input; text that starts with a dash and has no space goes after '--').",
         ),
     ],
     type: TypeFilter = None,
@@ -990,9 +1005,11 @@ def search(
 
 @app.command("merge-entry", short_help="Git merge driver for entry files (set up by init).")
 def merge_entry(
-    base: Annotated[Path, typer.Argument(help="The common ancestor's version (git's %O).")],
-    ours: Annotated[Path, typer.Argument(help="Our version, replaced by the result (git's %A).")],
-    theirs: Annotated[Path, typer.Argument(help="Their version (git's %B).")],
+    base: Annotated[Path, typer.Argument(metavar="BASE", help="The common ancestor's version (git's %O).")],
+    ours: Annotated[
+        Path, typer.Argument(metavar="OURS", help="Our version, replaced by the result (git's %A).")
+    ],
+    theirs: Annotated[Path, typer.Argument(metavar="THEIRS", help="Their version (git's %B).")],
     marker_size: Annotated[int, typer.Option("--marker-size", help="Conflict marker length (git's %L).")] = 7,
     favor: Annotated[
         Optional[str],
