@@ -100,7 +100,8 @@ def resolve_now(text: str | None = None) -> datetime:
     try:
         stamp = datetime.fromisoformat(raw.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise UsageError(f"--now {raw!r} is not an ISO date-time", "use e.g. 2026-11-30T12:00:00Z") from None
+        name = "--now" if text else "$ERRNOTE_NOW"
+        raise UsageError(f"{name} {raw!r} is not an ISO date-time", "use e.g. 2026-11-30T12:00:00Z") from None
     if stamp.tzinfo is None:
         stamp = stamp.replace(tzinfo=timezone.utc)
     return stamp.astimezone(timezone.utc).replace(microsecond=0)

@@ -629,6 +629,16 @@ def test_a_bad_setting_stops_only_what_uses_it(fixed: Notebook, runner: CliRunne
     assert result.exit_code == 1 and f"{config}: not UTF-8 text (byte 26)" in result.stderr
 
 
+def test_a_bad_time_names_where_it_came_from(
+    fixed: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = runner.invoke(app, ["--notebook", str(fixed.root), "inject", "--now", "soon"])
+    assert result.exit_code == 2 and "--now 'soon' is not an ISO date-time" in result.stderr
+    monkeypatch.setenv("ERRNOTE_NOW", "tomorrow")
+    result = runner.invoke(app, ["--notebook", str(fixed.root), "inject"])
+    assert result.exit_code == 2 and "$ERRNOTE_NOW 'tomorrow' is not an ISO date-time" in result.stderr
+
+
 def test_bad_option_values(fixed: Notebook, runner: CliRunner) -> None:
     assert invoke(runner, fixed, "--format", "html")[0] == 2
     assert invoke(runner, fixed, "--floor", "2")[0] == 2

@@ -52,3 +52,11 @@ def test_the_readme_demo_finds_the_mistake_and_what_corrects_it(tmp_path: Path) 
     assert lines[1].startswith(hits[0]["id"])
     fixes = {b.source.id for b in Notebook.locate(folder).backlinks(hits[0]["id"])}
     assert fixes & {line.split()[0] for line in lines[2:] if line.strip()}  # what corrects it, as a neighbour
+
+
+def test_the_sample_holds_what_init_writes_today(tmp_path: Path) -> None:
+    """The sample is a notebook as `errnote init` makes it (a newcomer copies its layout)."""
+    made, _ = Notebook.init(tmp_path)
+    for name in (".gitattributes", ".gitignore", "README.md", "config.yaml"):
+        sample = ROOT / "sample-notebook" / ".errnote" / name
+        assert sample.read_text(encoding="utf-8") == (made.root / name).read_text(encoding="utf-8"), name

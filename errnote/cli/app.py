@@ -494,7 +494,13 @@ def add(
     contradicts: Annotated[
         Optional[list[str]], typer.Option(help="Id of an entry this one contradicts.")
     ] = None,
-    pinned: Annotated[bool, typer.Option("--pin", help="Always inject this entry into prompts.")] = False,
+    pinned: Annotated[
+        bool,
+        typer.Option(
+            "--pin",
+            help="Inject it into every prompt, whatever its type or scope (floor and expiry still apply).",
+        ),
+    ] = False,
     expires: Annotated[
         Optional[str],
         typer.Option(

@@ -49,8 +49,8 @@ Selection (defaults in .errnote/config.yaml, section inject:):
 
 \b
 Each entry is rendered as a rule: what to do, why, where it applies,
-with its type, confidence, age and id. The same notebook and arguments
-always give the same output.
+with its type, confidence, age and id. The same notebook, arguments and
+time (--now) give the same output; --write files use dates, not ages.
 
 \b
 Examples:
@@ -137,7 +137,7 @@ def inject(
     ] = False,
     now: Annotated[
         Optional[str],
-        typer.Option("--now", envvar="ERRNOTE_NOW", hidden=True, help="Pretend it is this time (tests)."),
+        typer.Option("--now", hidden=True, help="Pretend it is this time (tests; also $ERRNOTE_NOW)."),
     ] = None,
     json_: JsonOpt = False,
 ) -> None:
