@@ -470,7 +470,8 @@ class Store:
                             yield item, linked
                         elif item.is_dir():  # a folder, or a link to one
                             with contextlib.suppress(OSError):
-                                st = item.stat()
+                                # os.stat, not item.stat(): on Windows a DirEntry's stat has no inode.
+                                st = os.stat(item.path)
                                 # Each folder once, and never one that holds `entries/` (a link up
                                 # the tree would list every entry twice, and README.md as one).
                                 if (st.st_dev, st.st_ino) in seen or (
