@@ -181,6 +181,17 @@ def analyze(text: str) -> list[str]:
     return terms
 
 
+def cjk_runs(text: str) -> list[str]:
+    """The runs of three or more CJK (and Thai ...) characters in `text` (NFC): an entry whose title
+    holds a run whole ranks above one that holds only its character pairs, scattered."""
+    if text.isascii():
+        return []
+    import unicodedata
+
+    runs = _CJK_RUN.finditer(unicodedata.normalize("NFC", text))
+    return list(dict.fromkeys(m.group() for m in runs if len(m.group()) >= 3))
+
+
 _SPELLED_OUT = {
     "ß": "ss", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "œ": "oe", "Œ": "OE", "ł": "l", "Ł": "L",
     "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "TH", "ı": "i", "ẞ": "SS",

@@ -18,6 +18,9 @@ relevance
     field weight; a synonym's score scaled by its weight), multiplied by `0.25 + coverage`, with
     `coverage = information of the ideas the entry matches / information of all the query's ideas`,
     so an entry that shares the query's rare words outranks one that shares only its common ones.
+    The BM25F part is multiplied by 1.5 (`index.CJK_WHOLE_BONUS`) when the entry's title holds a
+    run of three or more CJK characters of the query whole: phrase matching for text without
+    spaces, where the character pairs alone cannot tell 内存超时 from 内存 ... 超时.
     Query words no entry uses still count in the query's information (half their idf, a quarter
     for a CJK bigram, which often straddles two words).
 type_weight

@@ -169,3 +169,13 @@ def test_cjk_beyond_the_basic_plane_is_cjk() -> None:
     # U+FA6C composes (NFC) to U+242EE, in CJK extension B.
     assert analyze("\ufa6c\ufa6c") == ["\U000242ee\U000242ee"]
     assert is_cjk("\U000242ee\U000242ee")
+
+
+def test_cjk_runs_are_the_unspaced_stretches_of_three_or_more() -> None:
+    from errnote.analysis import cjk_runs
+
+    assert cjk_runs("Redis 内存超时 after 超时 and 内存超时") == ["内存超时"]
+    assert cjk_runs("plain ascii") == [] and cjk_runs("数据库迁移失败，请重试") == [
+        "数据库迁移失败",
+        "请重试",
+    ]

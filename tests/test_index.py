@@ -550,6 +550,15 @@ def test_a_russian_entry_is_found_in_russian(nb: Notebook) -> None:
     assert ids(search(nb, "ошибка кодировки имени файла")) == [entry.id]
 
 
+def test_a_cjk_run_held_whole_ranks_above_its_pairs_scattered(nb: Notebook) -> None:
+    """Phrase matching for text without spaces: the entry whose title holds 内存超时 ranks first,
+    though its title is longer and the other holds every character pair of the query too."""
+    whole = nb.add("lesson", "内存超时：后台导出任务被系统杀掉并且没有重试")
+    scattered = nb.add("lesson", "内存告警，存超限额，请求超时")
+    assert ids(search(nb, "内存超时", threshold=False)) == [whole.id, scattered.id]
+    assert ids(search(nb, "存超限额", threshold=False))[0] == scattered.id
+
+
 def test_thai_khmer_and_myanmar_entries_are_found_without_spaces_between_words(nb: Notebook) -> None:
     thai = nb.add("lesson", "การเชื่อมต่อฐานข้อมูลหมดเวลา ให้เพิ่ม pool_timeout")
     nb.add("lesson", "อย่าลบไฟล์บันทึกของระบบ")
