@@ -19,6 +19,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -757,6 +758,37 @@ def _plan(searcher: Any, concepts: list[_Concept]) -> _Plan:
     return _Plan(ideas[:MAX_QUERY_TERMS], query_idf, unit)
 
 
+@lru_cache(maxsize=1)
+def _field_max() -> Any:
+    """Whoosh's DisjunctionMax, with its matcher's score fixed: the original returns the best score
+    of its sub-matchers even when they sit on different documents, so an entry whose body holds a
+    word could get the score of another entry's title holding it (which one depended on document
+    order, that is on the random ids). Here a sub-matcher counts only on the document at hand."""
+    from whoosh import matching
+    from whoosh import query as wq
+
+    class Matcher(matching.DisjunctionMaxMatcher):  # type: ignore[misc]
+        def score(self) -> float:
+            a, b = self.a, self.b
+            if not a.is_active():
+                return float(b.score())
+            if not b.is_active():
+                return float(a.score())
+            a_id, b_id = a.id(), b.id()
+            if a_id == b_id:
+                return float(max(a.score(), b.score()))
+            return float(a.score() if a_id < b_id else b.score())
+
+    class FieldMax(wq.DisjunctionMax):  # type: ignore[misc]
+        def _matcher(self, subs: Any, searcher: Any, context: Any) -> Any:
+            reader = searcher.reader()
+            return self._tree_matcher(
+                subs, Matcher, searcher, context, lambda q: q.estimate_size(reader), tiebreak=self.tiebreak
+            )
+
+    return FieldMax
+
+
 def _disjunction(ideas: list[_Idea], floor: float) -> Any:
     """The Whoosh query of these ideas: each idea's best wording in its best field counts."""
     from whoosh import query as wq
@@ -775,7 +807,7 @@ def _disjunction(ideas: list[_Idea], floor: float) -> Any:
                 elif f == "title":
                     # Phrases are slow to match; in titles they matter most and the field is short.
                     leaves.append(wq.Phrase(f, list(terms), boost=boost))
-        subqueries.append(wq.DisjunctionMax(leaves, tiebreak=0.1))
+        subqueries.append(_field_max()(leaves, tiebreak=0.1))
     return wq.Or(subqueries)
 
 

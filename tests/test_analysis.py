@@ -179,3 +179,9 @@ def test_cjk_runs_are_the_unspaced_stretches_of_three_or_more() -> None:
         "数据库迁移失败",
         "请重试",
     ]
+
+
+def test_ids_counts_and_hashes_do_not_decide_a_match() -> None:
+    assert analyze("pid 48213 commit a1b2c3d4e5f6 failed at 0x7ffd1234") == analyze(
+        "pid 99120 commit 0f9e8d7c6b5a failed at 0x00aa"
+    )

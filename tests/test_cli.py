@@ -861,3 +861,36 @@ def test_status_names_take_any_case_as_type_names_do(runner: CliRunner, in_repo:
     for value, expected in (("ALL", 2), ("Superseded", 1), ("all", 2)):
         code, out, err = run(runner, "list", "--status", value, "--json")
         assert code == 0 and len(json.loads(out)) == expected, (value, err)
+
+
+def test_search_json_and_table_and_filters_on_the_command_line(
+    runner: CliRunner, in_repo: Path, nb: Notebook
+) -> None:
+    options = ["--tag", "jvm", "--tool", "gradle", "--scope", "path:android/**", "--confidence", "0.9"]
+    lesson = add_json(runner, "lesson", "Gradle daemon zebracorn leaks memory", *options)
+    mistake = add_json(runner, "mistake", "Gradle daemon zebracorn hung the build", "--tag", "ci")
+    code, out, err = run(runner, "search", "gradle daemon zebracorn", "--json")
+    hits = json.loads(out)
+    assert code == 0 and {h["id"] for h in hits} == {lesson["id"], mistake["id"]}
+    assert all({"id", "type", "title", "score"} <= set(h) for h in hits)
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+    assert {h["id"]: h["type"] for h in hits} == {lesson["id"]: "lesson", mistake["id"]: "mistake"}
+    code, out, _ = run(runner, "search", "gradle daemon zebracorn")
+    header, first = out.splitlines()[:2]
+    assert header.split() == ["id", "type", "title", "/", "fragment", "conf", "age"]
+    assert first.startswith(hits[0]["id"]) and "0." in first
+    for option, value, expected in (
+        ("--type", "mistake", mistake), ("--tag", "jvm", lesson), ("--tool", "gradle", lesson),
+        ("--scope", "path:android/**", lesson), ("--min-confidence", "0.8", lesson),
+    ):  # fmt: skip
+        code, out, err = run(runner, "search", "gradle daemon zebracorn", option, value, "--json")
+        assert code == 0 and [h["id"] for h in json.loads(out)] == [expected["id"]], (option, err)
+    code, out, _ = run(runner, "search", "gradle daemon zebracorn", "--since", "2099-01-01", "--json")
+    assert code == 0 and json.loads(out) == []
+    # The index deleted: rebuilt, with one line that says so, and the same answer.
+    import shutil
+
+    shutil.rmtree(nb.store.cache_dir / "index")
+    code, out, err = run(runner, "search", "gradle daemon zebracorn", "--json")
+    assert code == 0 and {h["id"] for h in json.loads(out)} == {lesson["id"], mistake["id"]}
+    assert err.count("\n") == 1 and "built the search index" in err

@@ -222,6 +222,43 @@ def test_internal_error_is_silent_and_logged(fixed: Notebook, runner: CliRunner)
     assert "invalid YAML" in (fixed.store.cache_dir / "hooks.log").read_text()
 
 
+def test_an_unexpected_error_inside_a_hook_is_silent_and_logged(
+    fixed: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a bad file or bad input the code expects: a bug. The agent still gets nothing, exit 0."""
+    from errnote import inject
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("selection blew up")
+
+    monkeypatch.setattr(inject, "select", broken)
+    payload = {"session_id": "bug", "cwd": str(fixed.repo_root), "source": "startup"}
+    assert hook(runner, "session-start", payload) == (0, "", "")
+    log = (fixed.store.cache_dir / "hooks.log").read_text()
+    assert "hook session-start" in log and "RuntimeError: selection blew up" in log
+
+
+def test_a_person_running_a_hook_at_a_terminal_is_told_how_it_is_used(fixed: Notebook) -> None:
+    import subprocess
+    import sys
+
+    pty = pytest.importorskip("pty")
+    master, terminal = pty.openpty()  # standard input is a terminal, as at a prompt
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "errnote", "--notebook", str(fixed.root), "hook", "user-prompt"],
+            stdin=terminal,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        os.close(master)
+        os.close(terminal)
+    assert done.returncode == 0 and done.stdout == ""
+    assert "errnote hook user-prompt reads the JSON an agent hook sends on standard input" in done.stderr
+
+
 def test_run_never_raises(tmp_path: Path) -> None:
     assert run("no-such-hook", "{}") == ""
     assert run("user-prompt", '{"cwd": "/definitely/not/here", "prompt": "x"}') == ""

@@ -810,3 +810,20 @@ def test_a_path_outside_the_repository_is_named_in_a_warning(fixed: Notebook, ru
     )
     assert code == 0 and err.count("is outside the repository") == 1  # the file inside is fine
     assert "--path /etc/passwd is outside the repository" in err
+
+
+def test_a_confirmation_for_the_whole_repository_is_always_on(nb: Notebook) -> None:
+    make(nb, "bbbb000001", "confirmation", "User confirmed: quote the test command and its exit status",
+         days=40, scope=("repo",), confidence=0.8)  # fmt: skip
+    make(nb, "bbbb000002", "confirmation", "User confirmed: too unsure to show", days=40, confidence=0.4)
+    got = pick(nb)
+    assert got["bbbb000001"][0] == "always" and "bbbb000002" not in got
+
+
+def test_inject_help_names_every_selection_rule_and_limit(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["inject", "--help"])
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())
+    words = "Rules pinned Recent Query --query Path --changed Tool --command Never superseded retired expired"
+    for word in (*words.split(), "--floor", "--max", "--budget"):
+        assert word in text, word

@@ -185,3 +185,94 @@ def test_a_search_lists_relevant_hits_before_near_ones(nb: Notebook) -> None:
         found = nb.search(query)
         assert found and found[0].relevant, query
         assert all(h.relevant or h.near for h in found), query
+
+
+# --- the formula's parts, each on entries that differ in that part alone ------------------------
+
+
+@pytest.fixture
+def plain(tmp_path: Path) -> Notebook:
+    notebook, _ = Notebook.init(tmp_path / "plain")
+    for i in range(10):  # filler, so that idf means something
+        notebook.add("insight", f"Note {i} about the frontend router", body=f"Router detail number {i}.")
+    return notebook
+
+
+def _order(nb: Notebook, query: str) -> list[str]:
+    return [h.title for h in nb.search(query, threshold=False)]
+
+
+def _with_id(nb: Notebook, entry_id: str, title: str, body: str) -> None:
+    """An entry whose id (and so its place in the index's document order) the test chooses."""
+    made = nb.add("lesson", title, body=body)
+    path = nb.store.path_for(made)
+    text = path.read_text(encoding="utf-8").replace(f"id: {made.id}", f"id: '{entry_id}'")
+    path.with_name(path.name.replace(made.id, entry_id)).write_text(text, encoding="utf-8")
+    path.unlink()
+
+
+@pytest.mark.parametrize(
+    ("title_id", "body_id"), [("aaaa000001", "ffff000002"), ("ffff000001", "aaaa000002")]
+)
+def test_a_word_in_the_title_outweighs_the_same_word_in_the_body(
+    plain: Notebook, title_id: str, body_id: str
+) -> None:
+    """Whichever comes first in the index: Whoosh's own DisjunctionMax scored an entry with the best
+    field of whichever entry its sub-matchers stood on, so the body entry could tie the title one."""
+    _with_id(plain, title_id, "Pin the zorbulax wrapper", "Keep the wrapper pinned.")
+    _with_id(plain, body_id, "Pin the wrapper version", "Keep the zorbulax wrapper pinned.")
+    hits = plain.search("zorbulax wrapper", threshold=False)
+    assert [h.id for h in hits[:2]] == [title_id, body_id]
+    assert hits[0].score > 1.3 * hits[1].score
+
+
+def test_confidence_and_type_order_otherwise_equal_entries(plain: Notebook) -> None:
+    plain.add("lesson", "Vendor the quokkal protobufs (sure)", confidence=0.9)
+    plain.add("lesson", "Vendor the quokkal protobufs (unsure)", confidence=0.5)
+    assert _order(plain, "vendor quokkal protobufs")[:2] == [
+        "Vendor the quokkal protobufs (sure)",
+        "Vendor the quokkal protobufs (unsure)",
+    ]
+    plain.add("mistake", "Skipped the wombatix migration check", confidence=0.7)
+    plain.add("lesson", "Skipped the wombatix migration check!", confidence=0.7)
+    assert _order(plain, "wombatix migration check")[0] == "Skipped the wombatix migration check!"
+
+
+def test_old_entries_fade_but_are_still_found(plain: Notebook) -> None:
+    old = plain.add("lesson", "Run the narwhalix linter before pushing (old)")
+    plain.add("lesson", "Run the narwhalix linter before pushing (new)")
+    path = plain.store.path_for(old)
+    text = path.read_text(encoding="utf-8")
+    stamp = old.provenance.created.strftime("%Y-%m-%dT%H:%M:%SZ")
+    path.write_text(text.replace(f"created: {stamp}", "created: 2023-06-01T10:00:00Z"), encoding="utf-8")
+    assert _order(plain, "narwhalix linter")[:2] == [
+        "Run the narwhalix linter before pushing (new)",
+        "Run the narwhalix linter before pushing (old)",
+    ]
+    assert ranking.freshness(old.provenance.created.replace(year=2023), None, old.provenance.created) < 1.0
+
+
+def test_a_whole_stack_trace_finds_the_entry_of_its_last_line(plain: Notebook) -> None:
+    entry = plain.add(
+        "mistake",
+        "Celery worker died on a pickled datetime with tzinfo",
+        error="kombu.exceptions.EncodeError: Object of type ZoneInfo is not JSON serializable",
+        tool="celery",
+    )
+    frames = "".join(
+        f'  File "/srv/app/.venv/lib/celery/app/task_{i}.py", line {100 + i}, in run\n'
+        f"    return self._run(*args, **kwargs)\n"
+        for i in range(14)
+    )
+    trace = (
+        "Traceback (most recent call last):\n"
+        + frames
+        + "kombu.exceptions.EncodeError: Object of type ZoneInfo is not JSON serializable\n"
+    )
+    assert [h.id for h in plain.search(trace)][:1] == [entry.id]
+
+
+def test_japanese_entries_are_found_in_japanese(plain: Notebook) -> None:
+    entry = plain.add("lesson", "本番データベースへのマイグレーションは必ずバックアップの後に実行する")
+    assert [h.id for h in plain.search("マイグレーションを実行する前にバックアップ")][:1] == [entry.id]
+    assert plain.search("桜の季節の天気予報") == []

@@ -38,7 +38,7 @@ def test_every_sample_entry_reads_cleanly_and_every_link_resolves(tmp_path: Path
     assert len({e.type for e in entries}) == 8  # every type has an example
 
 
-def test_the_readme_demo_finds_the_mistake_and_what_corrects_it(tmp_path: Path) -> None:
+def test_the_readme_demo_finds_the_mistake_and_show_names_what_corrects_it(tmp_path: Path) -> None:
     folder = shutil.copytree(ROOT / "sample-notebook", tmp_path / "sample", ignore=_CACHE)
     args = _readme_demo()
     args[1] = str(folder)
@@ -48,10 +48,11 @@ def test_the_readme_demo_finds_the_mistake_and_what_corrects_it(tmp_path: Path) 
     assert re.search("openssl-sys failed", hits[0]["title"]), hits
     table = CliRunner().invoke(app, args)
     assert table.exit_code == 0 and "warning" not in table.stderr
-    lines = table.stdout.splitlines()
-    assert lines[1].startswith(hits[0]["id"])
+    assert table.stdout.splitlines()[1].startswith(hits[0]["id"])
     fixes = {b.source.id for b in Notebook.locate(folder).backlinks(hits[0]["id"])}
-    assert fixes & {line.split()[0] for line in lines[2:] if line.strip()}  # what corrects it, as a neighbour
+    assert len(fixes) == 2  # its correction and its lesson
+    shown = CliRunner().invoke(app, ["--notebook", str(folder), "show", hits[0]["id"]])
+    assert shown.exit_code == 0 and all(f"<- corrects from {f}" in shown.stdout for f in fixes)
 
 
 def test_the_sample_holds_what_init_writes_today(tmp_path: Path) -> None:
