@@ -394,9 +394,9 @@ class Index:
     def open(self, report: SyncReport) -> Any:
         """The index to search: the one on disk, rebuilt if it cannot be opened, else one in memory.
 
-        A cache that cannot be written (or a lock held before any index existed) means the files are
-        searched directly: an index left behind would miss what changed since. A lock held by another
-        process that is updating the index only makes the answer lag a moment.
+        A cache that cannot be written, a lock held before any index existed, or a busy lock while
+        the index misses changes in a small notebook (`_behind`) means the files are searched
+        directly: an index left behind would miss what changed since.
         """
         if not (report.stale and (report.unwritable or not self.manifest_path.exists() or report.from_files)):
             try:
