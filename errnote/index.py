@@ -179,7 +179,7 @@ def _duplicates(ix: Any, folder: Path, among: set[str] | None = None) -> dict[st
         else:
             shared = sorted(i for i in among if searcher.doc_frequency("id", i) > 1)
         for eid in shared:
-            paths = sorted(d["path"] for d in searcher.documents(id=eid))
+            paths = _paths_of_id(searcher, eid)
             for rel in paths[1:]:
                 found[rel] = _DUPLICATE.format(path=folder / rel, id=eid, first=folder / paths[0])
     return found
@@ -204,7 +204,7 @@ def _build_tag() -> str:
 
 def _pid_of(folder: Path) -> str:
     """The process id in a build folder's name (`index.new-<pid>-<random>`; older: `index.new-<pid>`)."""
-    return folder.name.split("-")[1] if folder.name.count("-") >= 1 else ""
+    return folder.name.split("-")[1]
 
 
 def _worn(ix: Any) -> bool:
@@ -927,10 +927,14 @@ def _run_search(
     return list(unique.values())[:limit]
 
 
+def _paths_of_id(searcher: Any, eid: str) -> list[str]:
+    """The indexed files holding `eid`, by path: the first is the entry (as `Notebook.load` reads it)."""
+    return sorted(str(d["path"]) for d in searcher.documents(id=eid))
+
+
 def _first_of_id(searcher: Any, eid: str, path: str) -> bool:
     """Is `path` the file that holds `eid` for every command (the first by path among its files)?"""
-    first: str = min(d["path"] for d in searcher.documents(id=eid))
-    return path == first
+    return path == _paths_of_id(searcher, eid)[0]
 
 
 def _replaced(searcher: Any, eid: str) -> bool:
