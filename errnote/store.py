@@ -47,6 +47,14 @@ cache/
 """
 
 #: Folder for each type, so a reviewer can browse `lessons/` or `mistakes/` in a pull request.
+#: A file modified less than this before a stat scan (in nanoseconds), or after it, is not vouched
+#: for by its stat key: file times tick every 1-10 ms on Linux, 15.6 ms on Windows ...
+RACY_NS = 50_000_000
+#: ... and every 1-2 s where they hold whole seconds (HFS+, FAT, some network shares).
+RACY_COARSE_NS = 2_000_000_000
+#: A file time this far in the future is taken as clock skew and trusted, or it would be read forever.
+RACY_FUTURE_NS = 60_000_000_000
+_SCANS = itertools.count()
 TYPE_DIRS: dict[EntryType, str] = {t: t.value + "s" for t in EntryType}
 
 # A merge conflict leaves all three markers, in this order (seven or more characters: git's
@@ -518,11 +526,16 @@ class Store:
         """Every entry file (path relative to `entries/`) with its stat key: one stat each, no reading.
 
         This is how the caches (catalog, index) notice edits by hand, `git pull` and `git checkout`.
+        A file modified within a timestamp tick of the scan (`RACY_NS`) gets a key no other scan
+        gives, so the caches read it again until it is older: a rewrite in that same tick, with the
+        same size and inode, would otherwise go unseen (git's "racy" files).
         Entry files that are symlinks or hard links (they can change under another name) are also
         added to `symlinks` when it is given.
         """
         found: dict[str, tuple[int, ...]] = {}
         prefix = len(str(self.entries_dir)) + 1
+        now = time.time_ns()
+        racy = (now, os.getpid(), next(_SCANS))
         for item, linked in self._walk(symlinks):
             try:
                 st = item.stat()
@@ -536,7 +549,13 @@ class Store:
             if symlinks is not None and (linked or item.is_symlink() or st.st_nlink > 1):
                 symlinks.append(item.path[prefix:])
             # ctime and inode too: tools that restore mtimes (cp -p, rsync -a, tar) cannot fake them.
-            found[item.path[prefix:]] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+            key: tuple[int, ...] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+            tick = RACY_COARSE_NS if st.st_mtime_ns % 1_000_000_000 == 0 else RACY_NS
+            if now - tick < st.st_mtime_ns < now + RACY_FUTURE_NS:
+                # Written within a timestamp tick of this scan: a second write in that tick could keep
+                # this key, so the key must never match a later scan's (git's "racy" files).
+                key += racy
+            found[item.path[prefix:]] = key
         return found
 
     def path_for(self, entry: Entry) -> Path:

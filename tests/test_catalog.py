@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import marshal
+import os
+import time
 
 import pytest
 
 from errnote.catalog import Catalog
 from errnote.notebook import Notebook
 from errnote.store import read_entry
+from tests.conftest import settle
 
 
 def test_cached_entries_equal_the_files(nb: Notebook) -> None:
@@ -26,6 +29,7 @@ def test_cached_entries_equal_the_files(nb: Notebook) -> None:
 
 def test_an_unchanged_file_is_served_from_its_record(nb: Notebook) -> None:
     entry = nb.add("lesson", "From the file")
+    settle(nb)
     catalog = Catalog(nb.store)
     catalog.load()
     # Change the record only: while the file's stat is unchanged, the record is what is served.
@@ -82,3 +86,26 @@ def test_an_edit_that_keeps_size_and_mtime_is_still_seen(nb: Notebook) -> None:
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # as `cp -p` or `rsync -a` would
     assert path.stat().st_size == before.st_size
     assert [e.confidence for _p, e in catalog.load()[0]] == [0.1]
+
+
+def test_a_file_written_within_a_tick_of_the_scan_is_never_served_from_its_record(nb: Notebook) -> None:
+    """A rewrite within one timestamp tick of a scan can keep size, mtime, ctime and inode: the record
+    of a file that young is not trusted, as git distrusts "racy" files."""
+    entry = nb.add("lesson", "From the file")
+    path = nb.store.path_for(entry)
+    now = time.time_ns()
+    os.utime(path, ns=(now, now))  # as if written this very moment
+    catalog = Catalog(nb.store)
+    catalog.load()
+    data = marshal.loads(catalog.path.read_bytes())
+    (record,) = data["files"].values()
+    record["e"][2] = "A write the scan did not see"  # what a same-tick rewrite leaves behind
+    catalog.path.write_bytes(marshal.dumps(data))
+    assert [e.title for _p, e in Catalog(nb.store).load()[0]] == ["From the file"]
+    settle(nb)  # once the file is older than a tick, its stat key vouches for it again
+    catalog.load()
+    data = marshal.loads(catalog.path.read_bytes())
+    (record,) = data["files"].values()
+    record["e"][2] = "From the record"
+    catalog.path.write_bytes(marshal.dumps(data))
+    assert [e.title for _p, e in Catalog(nb.store).load()[0]] == ["From the record"]

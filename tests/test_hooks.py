@@ -16,6 +16,7 @@ from errnote.cli.app import app
 from errnote.hooks import prune_sessions, run, session_file
 from errnote.notebook import Notebook
 from errnote.settings import is_errnote_command
+from tests.conftest import settle
 from tests.test_inject import NOW_TEXT, fixture_notebook
 
 
@@ -617,11 +618,13 @@ def test_an_index_far_behind_the_files_is_caught_up_in_the_background(
     from errnote.index import Index
 
     index = Index(fixed)
+    settle(fixed)
     index.sync()
     assert index.pending() == 0
     monkeypatch.setattr(hooks_module, "INLINE_SYNC_MAX", 1)  # two new files count as far behind
     fixed.add("lesson", "Vendor quota: the ledger API answers 429 after ninety calls", reason="quota")
     fixed.add("lesson", "Ledger exports need the finance role", reason="permissions")
+    settle(fixed)
     assert index.pending() == 2
     payload = {"session_id": "behind-1", "cwd": str(fixed.repo_root), "prompt": "ledger API answers 429"}
     out = run("user-prompt", json.dumps(payload))
