@@ -26,7 +26,7 @@ from errnote.model import (
     Source,
     Status,
 )
-from errnote.store import Problem, Store, atomic_write_bytes, read_entry
+from errnote.store import Problem, Store, atomic_write_bytes, make_cache_dir, read_entry
 
 CATALOG_VERSION = 7  # 4: marshal; 5: tags masked; 6: NFC tags; 7: a body keeps its first indentation
 
@@ -154,6 +154,6 @@ class Catalog:
         import marshal
 
         with contextlib.suppress(OSError, TypeError, ValueError):
-            self.store.cache_dir.mkdir(parents=True, exist_ok=True)
+            make_cache_dir(self.store.cache_dir)
             atomic_write_bytes(self.path, marshal.dumps({"version": CATALOG_VERSION, "files": files}))
             (self.store.cache_dir / "catalog.json").unlink(missing_ok=True)  # the JSON of version 3

@@ -97,7 +97,10 @@ def session_file(cache_dir: Path, session_id: str) -> Path:
 def _writable(state: Path) -> bool:
     """Can a session's state be kept (its folder made, its lock file opened)?"""
     try:
-        state.parent.mkdir(parents=True, exist_ok=True)
+        from errnote.store import make_cache_dir
+
+        make_cache_dir(state.parent.parent)
+        state.parent.mkdir(exist_ok=True)
         with open(state.with_suffix(".lock"), "a+b"):
             return True
     except OSError:
@@ -265,7 +268,9 @@ def _build_in_background(nb: Any) -> None:
             return
     except OSError:
         pass
-    mark.parent.mkdir(parents=True, exist_ok=True)
+    from errnote.store import make_cache_dir
+
+    make_cache_dir(mark.parent)
     mark.write_text(f"{os.getpid()}\n", encoding="utf-8")
     subprocess.Popen(
         [sys.executable, "-m", "errnote", "--notebook", str(nb.root), "reindex"],
@@ -283,7 +288,9 @@ def log_error(start: Path | None, notebook: str | Path | None, event: str, exc: 
 
         nb = Notebook.locate(start, override=notebook)
         log = nb.store.cache_dir / "hooks.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
+        from errnote.store import make_cache_dir
+
+        make_cache_dir(log.parent)
         if log.exists() and log.stat().st_size > LOG_MAX_BYTES:
             log.replace(log.with_suffix(".log.1"))  # keep the log small: one old generation
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")

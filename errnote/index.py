@@ -30,7 +30,7 @@ from errnote.analysis import ANALYSIS_VERSION, analyze, cjk_runs, is_cjk
 from errnote.errors import InvalidEntry, UsageError
 from errnote.filters import Filters, make_filters
 from errnote.model import Entry, Relation, Status, nfc
-from errnote.store import file_lock, read_entry
+from errnote.store import file_lock, make_cache_dir, read_entry
 
 if TYPE_CHECKING:
     from errnote.notebook import Notebook
@@ -260,6 +260,8 @@ class Index:
 
     def _lock(self, timeout: float) -> contextlib.AbstractContextManager[bool]:
         """Hold the index write lock; yields False (without waiting longer) when it stays busy."""
+        with contextlib.suppress(OSError):  # the lock's own open names the problem
+            make_cache_dir(self.cache)
         return file_lock(self.cache / "index.lock", timeout)
 
     # --- sync and rebuild ------------------------------------------------------------------
@@ -496,7 +498,7 @@ class Index:
         take the lock for the swap. Changes made meanwhile are in no manifest: the next sync sees them."""
         from whoosh import index as windex
 
-        self.cache.mkdir(parents=True, exist_ok=True)
+        make_cache_dir(self.cache)
         self._clear_leftovers()
         # One folder per build, also per thread: two threads of a process may rebuild at once.
         building = self.cache / f"index.new-{_build_tag()}"

@@ -354,6 +354,19 @@ def _mode_for(path: Path) -> int:
         return 0o666 & ~_umask()
 
 
+#: The cache folder's own `.gitignore`: `.errnote/.gitignore` ignores the cache only where it is
+#: committed, and on a branch from before the notebook it is not.
+CACHE_GITIGNORE = "# errnote's derived data (index, catalog, hook state): never committed.\n*\n"
+
+
+def make_cache_dir(cache_dir: Path) -> None:
+    """Create the cache folder (if missing) with a `.gitignore` that ignores the whole folder."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    if not os.path.exists(cache_dir / ".gitignore"):
+        with contextlib.suppress(OSError):
+            atomic_write_bytes(cache_dir / ".gitignore", CACHE_GITIGNORE.encode())
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` with `data` atomically (caches: a reader sees the old file or the new one)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -610,6 +623,7 @@ class Store:
         timeout = WRITE_LOCK_WAIT if timeout is None else timeout
         with contextlib.ExitStack() as stack:
             try:
+                make_cache_dir(self.cache_dir)
                 got = stack.enter_context(file_lock(path, timeout))
             except OSError as exc:
                 if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):

@@ -1691,8 +1691,9 @@ def _tables(cache_dir: Path | None = None) -> _Tables:
         pass  # no cache yet, or a broken one: build and save it
     tables = _build_tables()
     with contextlib.suppress(OSError):
-        from errnote.store import atomic_write_bytes
+        from errnote.store import atomic_write_bytes, make_cache_dir
 
+        make_cache_dir(cache_dir)
         atomic_write_bytes(path, marshal.dumps((tables.english, tables.chinese, tables.longest)))
         # Tables of another errnote version, unused for a day (two versions sharing one cache, a
         # hook's and a venv's, must not keep deleting each other's).

@@ -616,3 +616,19 @@ def test_a_lock_file_that_cannot_be_made_does_not_stop_entries(
     with pytest.raises(OSError, match="Input/output"):
         nb.add("lesson", "Not recorded")
     assert [e.id for e in nb.entries()] == [entry.id]
+
+
+def test_the_cache_stays_out_of_git_on_a_branch_from_before_the_notebook(repo: Path) -> None:
+    """`.errnote/.gitignore` ignores the cache only where it is committed; the cache ignores itself."""
+    git(repo, "branch", "before-errnote")
+    nb, _ = Notebook.init(repo)
+    nb.add("lesson", "Use pnpm, not npm", reason="the lockfile")
+    git(repo, "add", ".errnote")
+    git(repo, "commit", "-q", "-m", "adopt errnote")
+    from errnote.index import search
+
+    assert search(nb, "pnpm")
+    git(repo, "checkout", "-q", "before-errnote")
+    assert (nb.store.cache_dir / "index").is_dir()  # the ignored cache stays behind on checkout
+    assert search(Notebook.locate(repo), "pnpm") == []
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""

@@ -754,7 +754,9 @@ def edit(
     original = path.read_text(encoding="utf-8", errors="replace")
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or ("notepad" if os.name == "nt" else "vi")
     command = editor_argv(editor, windows=os.name == "nt")  # a bad $EDITOR: refused before any copy
-    nb.store.cache_dir.mkdir(parents=True, exist_ok=True)
+    from errnote.store import make_cache_dir
+
+    make_cache_dir(nb.store.cache_dir)
     fd, tmp_name = tempfile.mkstemp(prefix=f"edit-{entry_id}-", suffix=".md", dir=nb.store.cache_dir)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(original)
