@@ -4,9 +4,10 @@ Two people who edit one entry on two branches both rewrite its `updated` time, a
 the same list (links, tags): git's line merge calls that a conflict even when the edits are
 unrelated. The driver merges in two steps:
 
-1. git's own line merge, with the `updated` lines of both sides set to the later time first. When
-   that is clean and still reads as an entry, it is the result: every line neither side touched
-   stays byte for byte (comments, layout, line ends).
+1. git's own line merge, with the `updated` lines of both sides set to the later time first, and
+   never for one side (`-X`). When that is clean, still reads as an entry and lists no item twice,
+   it is the result: every line neither side touched stays byte for byte (comments, layout, line
+   ends).
 2. Otherwise, field by field against the common ancestor: a field changed on one side only takes
    that side's value, changed alike on both, that value; tags, scope items and links merge as
    sets (what either side added is kept, what either side removed is gone); `confirmed` and
@@ -18,7 +19,8 @@ markers around those lines only, and errnote reports the file as conflicted unti
 Whatever cannot be read as an entry is merged as plain text, as git would have.
 
 git does not tell a merge driver about `-X ours` / `-X theirs`: the driver reads them from the
-command line of the git process that runs it (`favoured_side`), and settles clashes that way.
+command line of the git process that runs it (`favoured_side`), and settles the clashes of step 2
+(fields changed differently on both sides, body lines) that way.
 """
 
 from __future__ import annotations
@@ -104,11 +106,14 @@ def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> Merge
     ) or (o.confirmed == t.confirmed != b.confirmed and o.last_confirmed != t.last_confirmed)
     stamp = _updated_line(ours if o.provenance.updated >= t.provenance.updated else theirs)
     aligned = [_with_updated_line(x, stamp) for x in (ours, theirs)]
-    lines = _text_merge(base, aligned[0], aligned[1], opts)
+    # Never with `-X`: `git merge-file --ours` settles every clashing hunk for one side, and two tags
+    # added at one place are such a hunk; the other side's tag would be lost. The favoured side
+    # settles only what step 2 finds to clash.
+    lines = _text_merge(base, aligned[0], aligned[1], replace(opts, favor=""))
     if not lines.conflicted and not separate_counts:
         try:
-            parse_entry(lines.text)
-            return lines
+            if not _repeats_an_item(lines.text, parse_entry(lines.text)):
+                return lines
         except InvalidEntry:
             pass  # the lines merged into something that is no entry: merge the fields instead
     # 2. Field by field; the body line by line, as written in the files.
@@ -134,6 +139,22 @@ def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> Merge
     named = tuple(sorted(conflicts)) if front.conflicted else ()
     named += ("body",) if body.conflicted else ()
     return MergeResult(text, front.conflicted or body.conflicted, named)
+
+
+def _repeats_an_item(text: str, entry: Entry) -> bool:
+    """Does the merged text list a tag, scope item or link twice? Two sides that added one tag at
+    two places merge cleanly line by line; errnote reads it once, but the file and its diff keep
+    both lines, so the fields are merged as sets instead."""
+    import yaml
+
+    try:
+        raw = yaml.safe_load(text[3 : _front_end(text)])
+    except yaml.YAMLError:
+        return True
+    if not isinstance(raw, dict):
+        return True
+    read = {"tags": len(entry.tags), "scope": len(entry.scope.items), "links": len(entry.links)}
+    return any(isinstance(raw.get(key), list) and len(raw[key]) > n for key, n in read.items())
 
 
 def _front_end(text: str) -> int:

@@ -10,6 +10,7 @@ import time
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from conftest import git
@@ -525,3 +526,54 @@ def test_sides_with_different_line_ends_merge_into_ours_line_ends(ours_crlf: boo
     assert (
         merged_entry.confidence == 0.8 and "toolchain" in merged_entry.tags and "Final" in merged_entry.body
     )
+
+
+@pytest.mark.parametrize("favor", ["ours", "theirs"])
+def test_x_ours_or_theirs_keeps_what_the_other_side_added_to_a_set(favor: Literal["ours", "theirs"]) -> None:
+    """Two tags (or links) added at one place are one clashing hunk for a line merge: `-X` would
+    keep one side's; as sets, both are kept. The favour settles only fields that truly clash."""
+    base = entry(tags=("py",))
+    ours = entry(tags=("py", "alice"), links=(Link(Relation.SUPERSEDES, "aaaa000001"),), provenance=later(1))
+    theirs = entry(tags=("py", "bob"), links=(Link(Relation.RELATED, "bbbb000002"),), provenance=later(2))
+    result = merge_texts(*(render_entry(e) for e in (base, ours, theirs)), MergeOptions(favor=favor))
+    merged_entry = parse_entry(result.text)
+    assert not result.conflicted
+    assert merged_entry.tags == ("py", "alice", "bob")
+    assert {link.target for link in merged_entry.links} == {"aaaa000001", "bbbb000002"}
+    clash = merge_texts(
+        *(
+            render_entry(e)
+            for e in (base, entry(title="Ours", tags=("py",)), entry(title="Theirs", tags=("py", "bob")))
+        ),
+        MergeOptions(favor=favor),
+    )
+    assert not clash.conflicted and parse_entry(clash.text).title == favor.capitalize()
+    assert parse_entry(clash.text).tags == ("py", "bob")
+
+
+def test_one_tag_added_at_two_places_is_written_once() -> None:
+    """A line merge of that is clean, with the tag twice in the file: the fields merge as sets."""
+    base = entry(tags=("py", "test"))
+    ours = render_entry(base).replace("- py\n", "- py\n- ci\n")
+    theirs = render_entry(base).replace("- test\n", "- test\n- ci\n")
+    result = merge_texts(render_entry(base), ours, theirs)
+    assert not result.conflicted and result.text.count("- ci\n") == 1
+    assert parse_entry(result.text).tags == ("py", "ci", "test")
+
+
+def test_x_theirs_in_a_real_merge_keeps_both_sides_tags(team: Path) -> None:
+    lesson = json.loads(cli("add", "lesson", "Run the tests", "--tag", "py", "--json"))
+    git(team, "add", "-A")
+    git(team, "commit", "-qm", "lesson")
+    path = Path(lesson["path"])
+    git(team, "checkout", "-qb", "bob")
+    path.write_text(path.read_text("utf-8").replace("- py\n", "- py\n- bobtag\n"), "utf-8")
+    git(team, "commit", "-qam", "bob")
+    git(team, "checkout", "-q", "-")
+    path.write_text(path.read_text("utf-8").replace("- py\n", "- py\n- alicetag\n"), "utf-8")
+    git(team, "commit", "-qam", "alice")
+    done = subprocess.run(
+        ["git", "merge", "-X", "theirs", "--no-edit", "bob"], cwd=team, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set(parse_entry(path.read_text("utf-8")).tags) == {"py", "alicetag", "bobtag"}
