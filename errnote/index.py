@@ -30,13 +30,13 @@ from errnote.analysis import ANALYSIS_VERSION, analyze, cjk_runs, is_cjk
 from errnote.errors import InvalidEntry, UsageError
 from errnote.filters import Filters, make_filters
 from errnote.model import Entry, Relation, Status, nfc
-from errnote.store import file_lock, make_cache_dir, read_entry
+from errnote.store import duplicate_message, file_lock, make_cache_dir, read_entry
 
 if TYPE_CHECKING:
     from errnote.notebook import Notebook
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 8  # 7: kind, state and tag postings for filters; 8: supersedes links
+SCHEMA_VERSION = 9  # 7: kind, state and tag postings for filters; 8: supersedes links; 9: updated
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 LOCK_TIMEOUT = 3.0
 #: A build folder younger than this (seconds) of a live process is a rebuild under way.
@@ -114,6 +114,7 @@ def _document(rel: str, entry: Entry) -> dict[str, Any]:
         "status": entry.status.value,
         "confidence": entry.confidence,
         "created": entry.provenance.created.timestamp(),
+        "updated": entry.provenance.updated.timestamp(),
         "last_confirmed": entry.last_confirmed.timestamp() if entry.last_confirmed else None,
         "tags": list(entry.tags),
         "tool": entry.tool,
@@ -163,13 +164,12 @@ class SyncReport:
         return self.added + self.updated + self.removed
 
 
-#: How a second file with an id is reported (as `Notebook.load` does: the first path in order wins).
-_DUPLICATE = "{path}: duplicate id {id} (also in {first})"
+#: How a second file with an id is reported (as `Notebook.load` does: the one updated last wins).
 _DUPLICATE_RE = re.compile(r": duplicate id (\S+) \(also in ")
 
 
 def _duplicates(ix: Any, folder: Path, among: set[str] | None = None) -> dict[str, str]:
-    """Files that repeat another file's id (a copy, a bad merge): each but the first, by path.
+    """Files that repeat another file's id (a copy, a bad merge): each but the one that holds the entry.
     `among`: only these ids can be involved (those of the files a sync touched)."""
     found: dict[str, str] = {}
     with ix.searcher() as searcher:
@@ -181,7 +181,7 @@ def _duplicates(ix: Any, folder: Path, among: set[str] | None = None) -> dict[st
         for eid in shared:
             paths = _paths_of_id(searcher, eid)
             for rel in paths[1:]:
-                found[rel] = _DUPLICATE.format(path=folder / rel, id=eid, first=folder / paths[0])
+                found[rel] = f"{folder / rel}: {duplicate_message(eid, folder / paths[0])}"
     return found
 
 
@@ -903,7 +903,7 @@ def _run_search(
             if searcher.doc_frequency("id", meta["id"]) > 1 and not _first_of_id(
                 searcher, meta["id"], hit["path"]
             ):
-                continue  # a copy of another file's id: the first file by path is the entry
+                continue  # a copy of another file's id: the file updated last is the entry
             bm25 = float(hit.score)
             if runs and any(run in nfc(meta["title"]) for run in runs):
                 bm25 *= CJK_WHOLE_BONUS  # 内存超时 in the title, not 内存 here and 超时 there
@@ -930,12 +930,17 @@ def _run_search(
 
 
 def _paths_of_id(searcher: Any, eid: str) -> list[str]:
-    """The indexed files holding `eid`, by path: the first is the entry (as `Notebook.load` reads it)."""
-    return sorted(str(d["path"]) for d in searcher.documents(id=eid))
+    """The indexed files holding `eid`, the entry's first (as `Notebook.load` picks it: the one
+    updated last, then by path)."""
+    docs = [
+        (-float(json.loads(d["meta"]).get("updated") or 0), str(d["path"]))
+        for d in searcher.documents(id=eid)
+    ]
+    return [path for _updated, path in sorted(docs)]
 
 
 def _first_of_id(searcher: Any, eid: str, path: str) -> bool:
-    """Is `path` the file that holds `eid` for every command (the first by path among its files)?"""
+    """Is `path` the file that holds `eid` for every command (see `_paths_of_id`)?"""
     return path == _paths_of_id(searcher, eid)[0]
 
 

@@ -43,6 +43,7 @@ from errnote.store import (
     Problem,
     Store,
     check_writable,
+    duplicate_message,
     file_id,
     new_id,
     parse_entry,
@@ -274,13 +275,20 @@ class Notebook:
         scan = self.store.stat_files()
         good, bad = Catalog(self.store).load(scan)
         folder = self.store.entries_dir
+        # Two files with one id (a copy, or a merge that kept an entry moved on one branch and
+        # cherry-picked on the other): the one updated last is the entry, the first by path on a tie.
+        chosen: dict[str, tuple[str, Entry]] = {}
+        for rel, entry in good:
+            held = chosen.get(entry.id)
+            if held is None or entry.provenance.updated > held[1].provenance.updated:
+                chosen[entry.id] = (rel, entry)
         seen: dict[str, str] = {}
         entries: list[Entry] = []
         problems = list(bad)
         for rel, entry in good:
-            if entry.id in seen:
-                message = f"duplicate id {entry.id} (also in {folder / seen[entry.id]})"
-                problems.append(Problem(folder / rel, message))
+            first = chosen[entry.id][0]
+            if rel != first:
+                problems.append(Problem(folder / rel, duplicate_message(entry.id, folder / first)))
                 continue
             seen[entry.id] = rel
             entries.append(entry)

@@ -359,6 +359,12 @@ def _mode_for(path: Path) -> int:
 CACHE_GITIGNORE = "# errnote's derived data (index, catalog, hook state): never committed.\n*\n"
 
 
+def duplicate_message(entry_id: str, chosen: Path) -> str:
+    """How a second file with an entry's id is reported; `chosen` is the file that holds the entry
+    for every command (the one updated last; on a tie, the first by path)."""
+    return f"duplicate id {entry_id} (also in {chosen})"
+
+
 def make_cache_dir(cache_dir: Path) -> None:
     """Create the cache folder (if missing) with a `.gitignore` that ignores the whole folder."""
     cache_dir.mkdir(parents=True, exist_ok=True)

@@ -894,3 +894,13 @@ def test_search_json_and_table_and_filters_on_the_command_line(
     code, out, err = run(runner, "search", "gradle daemon zebracorn", "--json")
     assert code == 0 and {h["id"] for h in json.loads(out)} == {lesson["id"], mistake["id"]}
     assert err.count("\n") == 1 and "built the search index" in err
+
+
+def test_show_names_another_file_that_holds_the_id(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    good = add_json(runner, "lesson", "Readable")
+    path = Path(str(good["path"]))
+    copy = path.with_name("zz-" + path.name)
+    copy.write_text(path.read_text())
+    code, out, err = run(runner, "show", str(good["id"]))
+    assert code == 0 and "Readable" in out
+    assert f"{copy} holds this id too; {path} is the entry (updated last, or first by path)" in err

@@ -632,3 +632,33 @@ def test_the_cache_stays_out_of_git_on_a_branch_from_before_the_notebook(repo: P
     assert (nb.store.cache_dir / "index").is_dir()  # the ignored cache stays behind on checkout
     assert search(Notebook.locate(repo), "pnpm") == []
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_of_two_files_with_one_id_the_one_updated_last_is_the_entry(nb: Notebook) -> None:
+    """A merge can keep both an entry moved to another type's folder on one branch and its
+    cherry-picked copy on the other: the copy updated last is the entry, whatever the paths."""
+    import re
+
+    from errnote.index import search
+
+    entry = nb.add("lesson", "kubectl ignores the namespace flag", reason="kubeconfig context wins")
+    old = nb.store.path_for(entry)
+    stale = re.sub(r"(created|updated): \S+", r"\1: 2026-01-05T10:00:00Z", old.read_text("utf-8"))
+    nb.update(entry.id, type="tool-quirk", title="kubectl takes the namespace from the context")
+    moved = nb.load().paths[entry.id]
+    assert str(old) < str(moved) and not old.exists()  # lessons/ comes before tool-quirks/
+    old.write_text(stale, "utf-8")  # the stale copy, back from the other branch
+    contents = nb.load()
+    assert [e.title for e in contents.entries] == ["kubectl takes the namespace from the context"]
+    assert contents.paths[entry.id] == moved
+    assert [(p.path, p.message) for p in contents.problems] == [
+        (old, f"duplicate id {entry.id} (also in {moved})")
+    ]
+    assert [h.title for h in search(nb, "kubectl namespace")] == [
+        "kubectl takes the namespace from the context"
+    ]
+    assert nb.get(entry.id).type.value == "tool-quirk"
+    # Updated at one time, the first by path is the entry, for every command.
+    moved.write_text(re.sub(r"(created|updated): \S+", r"\1: 2026-01-05T10:00:00Z", moved.read_text("utf-8")))
+    assert nb.get(entry.id).type.value == "lesson"
+    assert [h.title for h in search(nb, "kubectl namespace")] == ["kubectl ignores the namespace flag"]

@@ -647,6 +647,12 @@ def show(
     note = status_note(entry, inbound, len(contents.problems))
     if note:
         warn(note)
+    for problem in contents.problems:
+        if problem.message.startswith(f"duplicate id {entry.id} "):
+            warn(
+                f"{problem.path} holds this id too; {path} is the entry (updated last, or first by path): "
+                "delete the other"
+            )
     if json_:
         data = entry_to_json(entry)
         data["path"] = str(path)
