@@ -175,6 +175,31 @@ def status_note(entry: Entry, inbound: Sequence[Backlink], unreadable: int = 0) 
     return ""
 
 
+#: The entry files' attribute line as `init` wrote it before entry files kept LF line ends.
+_OLD_ATTRIBUTES = "entries/**/*.md merge=errnote"
+
+
+def _upgrade_gitattributes(path: Path) -> bool:
+    """Give an older notebook's `.gitattributes` today's line for entry files (`text eol=lf`, so a
+    Windows clone never rewrites them whole); the file's other lines stay as they are."""
+    from errnote.merge import GITATTRIBUTES_TEXT
+    from errnote.store import atomic_write
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    lines = text.splitlines(keepends=True)
+    new_line = next(line for line in GITATTRIBUTES_TEXT.splitlines() if line.startswith("entries/"))
+    found = [i for i, line in enumerate(lines) if line.split() == _OLD_ATTRIBUTES.split()]
+    if not found:
+        return False
+    for i in found:
+        lines[i] = new_line + ("\r\n" if lines[i].endswith("\r\n") else "\n")
+    atomic_write(path, "".join(lines))
+    return True
+
+
 def _not_a_file(folder: Path) -> None:
     """A file where the notebook folder belongs is in the way (`init` would fail too): say so."""
     if folder.exists() and not folder.is_dir():
@@ -229,7 +254,8 @@ class Notebook:
     ) -> tuple[Notebook, list[Path]]:
         """Create a notebook (at the top of the git work tree holding `where`); return what was made.
 
-        Running it again on an existing notebook creates only what is missing and changes nothing else.
+        Running it again on an existing notebook creates only what is missing and brings an older
+        `.gitattributes` up to date (see `_upgrade_gitattributes`).
         """
         chosen = override if override else os.environ.get("ERRNOTE_DIR")
         if chosen:
@@ -254,6 +280,8 @@ class Notebook:
         ):
             if not path.exists():
                 atomic_write(path, text)
+                made.append(path)
+            elif path.name == ".gitattributes" and _upgrade_gitattributes(path):
                 made.append(path)
         return cls(root), made
 

@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import git
 from typer.testing import CliRunner
 
 from errnote import __version__
@@ -44,6 +45,29 @@ def test_init_prints_what_it_made_then_nothing(
     monkeypatch.chdir(repo)
     code, _, err = run(runner, "init")
     assert code == 0 and ".errnote/config.yaml" in err
+    code, _, err = run(runner, "init")
+    assert code == 0 and "nothing to do" in err
+
+
+def test_init_gives_an_older_notebooks_gitattributes_the_line_ending_rule(
+    runner: CliRunner, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Notebooks made before entry files kept LF have `merge=errnote` alone: a Windows clone with
+    core.autocrlf would rewrite every entry whole. Other lines of the file are the team's."""
+    monkeypatch.chdir(repo)
+    run(runner, "init")
+    attributes = repo / ".errnote" / ".gitattributes"
+    old = "# Entry files merge field by field (errnote merge-entry).\nentries/**/*.md merge=errnote\n"
+    attributes.write_text(old + "*.png binary\n")
+    code, _, err = run(runner, "init")
+    assert code == 0 and "Updated notebook in" in err and ".errnote/.gitattributes" in err
+    text = attributes.read_text()
+    assert "entries/**/*.md text eol=lf merge=errnote\n" in text and text.endswith("*.png binary\n")
+    assert "entries/**/*.md merge=errnote" not in text
+    assert git(repo, "check-attr", "eol", "merge", "--", ".errnote/entries/lessons/x.md").splitlines() == [
+        ".errnote/entries/lessons/x.md: eol: lf",
+        ".errnote/entries/lessons/x.md: merge: errnote",
+    ]
     code, _, err = run(runner, "init")
     assert code == 0 and "nothing to do" in err
 

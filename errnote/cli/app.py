@@ -316,7 +316,8 @@ def init(ctx: typer.Context) -> None:
 
     Makes .errnote/entries/, config.yaml, a README, a .gitignore that keeps derived data out of
     git and a .gitattributes for entry files, and registers errnote's merge driver for them in this
-    clone's .git/config (run it once in each clone). Running it again changes nothing.
+    clone's .git/config (run it once in each clone). Running it again creates only what is missing
+    and brings an older .gitattributes up to date.
     """
     override = (ctx.find_root().obj or {}).get("notebook")
     nb, made = Notebook.init(override=override)
@@ -327,7 +328,7 @@ def init(ctx: typer.Context) -> None:
         else:
             say(f"Notebook already set up in {nb.root}: nothing to do.")
         return
-    say(f"Created notebook in {nb.root}:")
+    say(f"{'Created' if nb.root in made else 'Updated'} notebook in {nb.root}:")
     for path in made:
         shown = path.relative_to(nb.root.parent)
         say(f"  {shown}{'/' if path.is_dir() else ''}")
