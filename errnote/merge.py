@@ -14,6 +14,9 @@ unrelated. The driver merges in two steps:
    `contradicted` add up what each side counted; `last_confirmed` and `updated` take the later
    time. The front-matter is then written in errnote's key order; the body is merged line by line.
 
+An entry added on both branches (a cherry-pick, then edits on each) has no common ancestor: git
+gives an empty one, and the fields merge against what the two versions share (`_shared`).
+
 A field changed differently on both sides is a real conflict: the result holds git's conflict
 markers around those lines only, and errnote reports the file as conflicted until it is resolved.
 Whatever cannot be read as an entry is merged as plain text, as git would have.
@@ -93,8 +96,12 @@ def merge_texts(base: str, ours: str, theirs: str, options: MergeOptions | None 
 
 
 def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> MergeResult:
+    # No common ancestor (git gives an empty one): the entry was added on both branches, as a
+    # cherry-pick does. The fields merge against what both versions share.
+    two_way = not base.strip()
     try:
-        b, o, t = (parse_entry(text) for text in (base, ours, theirs))
+        o, t = parse_entry(ours), parse_entry(theirs)
+        b = _shared(o, t) if two_way else parse_entry(base)
     except InvalidEntry:
         return _text_merge(base, ours, theirs, opts)
     if not (b.id == o.id == t.id):
@@ -131,7 +138,9 @@ def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> Merge
     # Three front-matters that differ only in the conflicting fields: a line merge of them puts
     # markers around those lines and nowhere else.
     fronts = [
-        render_front_matter(replace(merged, **{name: getattr(side, name) for name in conflicts}))
+        ""
+        if side is b and two_way
+        else render_front_matter(replace(merged, **{n: getattr(side, n) for n in conflicts}))
         for side in (b, o, t)
     ]
     front = _text_merge(fronts[0], fronts[1], fronts[2], opts) if conflicts else MergeResult(fronts[1], False)
@@ -139,6 +148,36 @@ def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> Merge
     named = tuple(sorted(conflicts)) if front.conflicted else ()
     named += ("body",) if body.conflicted else ()
     return MergeResult(text, front.conflicted or body.conflicted, named)
+
+
+#: A value of the shared version that equals neither side's, so that their values clash.
+_NEITHER: Any = object()
+
+
+def _shared(o: Entry, t: Entry) -> Entry:
+    """What two versions of an entry without a common ancestor share, to merge them against:
+    the items of tags, scope and links that both hold, the smaller counts, and for any other field
+    on which they differ a value equal to neither (a clash, settled as any clash is)."""
+    values: dict[str, Any] = {}
+    for f in fields(Entry):
+        name = f.name
+        ours, theirs = getattr(o, name), getattr(t, name)
+        if ours == theirs or name == "body":
+            continue
+        if name in ("tags", "links"):
+            values[name] = tuple(x for x in ours if x in theirs)
+        elif name == "scope":
+            values[name] = Scope(tuple(x for x in ours.items if x in theirs.items))
+        elif name in ("confirmed", "contradicted"):
+            values[name] = min(ours, theirs)
+        elif name == "last_confirmed":
+            values[name] = None if ours is None or theirs is None else _NEITHER
+        elif name == "provenance":
+            differ = [p.name for p in fields(ours) if getattr(ours, p.name) != getattr(theirs, p.name)]
+            values[name] = replace(ours, **dict.fromkeys(differ, _NEITHER))
+        else:
+            values[name] = _NEITHER
+    return replace(o, **values)
 
 
 def _repeats_an_item(text: str, entry: Entry) -> bool:

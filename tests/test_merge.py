@@ -577,3 +577,54 @@ def test_x_theirs_in_a_real_merge_keeps_both_sides_tags(team: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert set(parse_entry(path.read_text("utf-8")).tags) == {"py", "alicetag", "bobtag"}
+
+
+def test_an_entry_added_on_both_branches_merges_its_fields_without_an_ancestor() -> None:
+    """A cherry-picked entry edited on both branches: git finds no common version (an empty base)."""
+    ours = entry(
+        tags=("js", "mainline"), confirmed=1, last_confirmed=T0 + timedelta(days=1), provenance=later(1)
+    )
+    theirs = entry(
+        tags=("js", "release"), confirmed=2, last_confirmed=T0 + timedelta(days=2), provenance=later(2)
+    )
+    result = merge_texts("", render_entry(ours), render_entry(theirs))
+    merged_entry = parse_entry(result.text)
+    assert not result.conflicted
+    assert merged_entry.tags == ("js", "mainline", "release")
+    assert (merged_entry.confirmed, merged_entry.last_confirmed) == (2, T0 + timedelta(days=2))
+    assert merged_entry.provenance.updated == later(2).updated and merged_entry.body == ours.body
+    clash = merge_texts(
+        "", render_entry(entry(title="Ours", tags=("a",))), render_entry(entry(title="Theirs"))
+    )
+    assert clash.conflicted and clash.fields == ("title",)
+    assert "<<<<<<< ours\ntitle: Ours\n=======\ntitle: Theirs\n>>>>>>> theirs\n" in clash.text
+    assert clash.text.count("<<<<<<<") == 1  # the tags merged as sets; only the titles clash
+    settled = merge_texts(
+        "",
+        render_entry(entry(title="Ours")),
+        render_entry(entry(title="Theirs")),
+        MergeOptions(favor="theirs"),
+    )
+    assert not settled.conflicted and parse_entry(settled.text).title == "Theirs"
+
+
+def test_a_cherry_picked_entry_edited_on_both_branches_merges_in_git(team: Path) -> None:
+    git(team, "checkout", "-qb", "release")
+    (team / "release.txt").write_text("1.0\n")
+    git(team, "add", "release.txt")
+    git(team, "commit", "-qm", "release 1.0")
+    git(team, "checkout", "-q", "main")
+    lesson = json.loads(cli("add", "lesson", "Use pnpm in web", "--tag", "js", "--json"))
+    git(team, "add", "-A")
+    git(team, "commit", "-qm", "lesson")
+    path = Path(lesson["path"])
+    git(team, "checkout", "-q", "release")
+    git(team, "cherry-pick", "main")
+    path.write_text(path.read_text("utf-8").replace("- js\n", "- js\n- release\n"), "utf-8")
+    git(team, "commit", "-qam", "tag on release")
+    git(team, "checkout", "-q", "main")
+    path.write_text(path.read_text("utf-8").replace("- js\n", "- js\n- mainline\n"), "utf-8")
+    git(team, "commit", "-qam", "tag on main")
+    done = subprocess.run(["git", "merge", "--no-edit", "release"], cwd=team, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert parse_entry(path.read_text("utf-8")).tags == ("js", "mainline", "release")
