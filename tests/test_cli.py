@@ -928,3 +928,30 @@ def test_show_names_another_file_that_holds_the_id(runner: CliRunner, in_repo: P
     code, out, err = run(runner, "show", str(good["id"]))
     assert code == 0 and "Readable" in out
     assert f"{copy} holds this id too; {path} is the entry (updated last, or first by path)" in err
+
+
+def test_rm_json_says_what_was_deleted_and_what_is_active_again(runner: CliRunner, in_repo: Path) -> None:
+    old = add_json(runner, "lesson", "Use npm ci")
+    new = json.loads(
+        run(
+            runner,
+            "add",
+            "lesson",
+            "Use pnpm install --frozen-lockfile",
+            "--supersedes",
+            str(old["id"]),
+            "--json",
+        )[1]
+    )
+    code, out, err = run(runner, "rm", str(new["id"]), "--json")
+    assert code == 0 and err == ""
+    assert json.loads(out) == {
+        "id": new["id"],
+        "type": "lesson",
+        "title": "Use pnpm install --frozen-lockfile",
+        "path": new["path"],
+        "deleted": True,
+        "restored": [old["id"]],
+    }
+    assert not Path(str(new["path"])).exists()
+    assert json.loads(run(runner, "show", str(old["id"]), "--json")[1])["status"] == "active"

@@ -918,10 +918,24 @@ def rm(
     force: Annotated[
         bool, typer.Option("--force", "-f", help="Delete even when other entries link to it.")
     ] = False,
+    json_: JsonOpt = False,
 ) -> None:
     """Delete an entry's file. Refused while other entries link to it (retire it instead, or --force)."""
     nb = notebook_of(ctx)
     entry, path = nb.remove(id, force=force)
+    if json_:
+        # What an agent needs to undo it (`git checkout -- PATH`) and what became active again.
+        emit_json(
+            {
+                "id": entry.id if entry else None,
+                "type": entry.type.value if entry else None,
+                "title": entry.title if entry else None,
+                "path": str(path),
+                "deleted": True,
+                "restored": list(nb.restored),
+            }
+        )
+        return
     if entry is None:
         say(f"Deleted the unreadable file {path.name}.")
         return
