@@ -81,7 +81,9 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _HEXISH = re.compile(r"^(?=.*\d)(?=.*[a-f])[0-9a-f]{7,}$")
 _HAS_LETTER = re.compile(r"[a-z]")
 _CASE_CHANGE = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
-_VERSION = re.compile(r"^v?\d+(\.\d+)+([-+.]?[a-z0-9]+)*$", re.I)
+# 1.2, v2.0.1, 1.2.3-rc.1, 3.11a4: one character per repetition, so no two ways to read a token
+# (a pattern of nested repetitions took seconds on a long token that did not match).
+_VERSION = re.compile(r"^v?\d+\.\d(?:[-+.]?[a-z0-9])*$", re.I)
 _CODE_WORD = re.compile(r"^(?=.*[a-z])(?=.*\d)[a-z0-9]{2,10}$", re.I)  # E0502, TS2345, utf8, ipv6
 
 

@@ -115,14 +115,19 @@ def load_config(path: Path) -> Config:
         raw = block[key]
         whole = types[name] not in ("float", float)
         # YAML's true is an int to Python, and 2.7 is not a count: neither is taken as a number.
-        number = isinstance(raw, (int, float)) and not isinstance(raw, bool) and math.isfinite(raw)
+        # A 400-digit int overflows a float: too large, like any number above the limit.
+        number = (
+            isinstance(raw, (int, float))
+            and not isinstance(raw, bool)
+            and (isinstance(raw, int) or math.isfinite(raw))
+        )
         if not number or (whole and raw != int(raw)):
             kind = "a whole number" if whole else "a number"
             errors[name] = f"{path}: {section}.{key} must be {kind}, not {raw!r}"
             continue
-        value: float = int(raw) if whole else float(raw)
-        if not 0 <= value <= _LIMITS[name]:
-            errors[name] = f"{path}: {section}.{key} must be from 0 to {_LIMITS[name]:g}, not {raw!r}"
+        if not 0 <= raw <= _LIMITS[name]:  # compared before float(): a huge int overflows one
+            shown = repr(raw) if len(repr(raw)) <= 40 else f"{repr(raw)[:20]}... ({len(repr(raw))} digits)"
+            errors[name] = f"{path}: {section}.{key} must be from 0 to {_LIMITS[name]:g}, not {shown}"
             continue
-        values[name] = value
+        values[name] = int(raw) if whole else float(raw)
     return Config(**values, errors=errors, unknown=tuple(unknown))

@@ -102,6 +102,9 @@ def resolve_now(text: str | None = None) -> datetime:
     except ValueError:
         name = "--now" if text else "$ERRNOTE_NOW"
         raise UsageError(f"{name} {raw!r} is not an ISO date-time", "use e.g. 2026-11-30T12:00:00Z") from None
+    if not 1970 <= stamp.year < 9000:  # windows reach days and years back and ahead of it
+        name = "--now" if text else "$ERRNOTE_NOW"
+        raise UsageError(f"{name} {raw!r} is out of range", "give a time from 1970 to 8999")
     if stamp.tzinfo is None:
         stamp = stamp.replace(tzinfo=timezone.utc)
     return stamp.astimezone(timezone.utc).replace(microsecond=0)

@@ -23,5 +23,10 @@ def fenced_spans(text: str) -> list[tuple[int, int]]:
 
 
 def inside(spans: list[tuple[int, int]], at: int) -> bool:
-    """Is offset `at` inside one of `spans`?"""
-    return any(start <= at < end for start, end in spans)
+    """Is offset `at` inside one of `spans` (sorted, not overlapping, as `fenced_spans` gives)?"""
+    import bisect
+
+    # The last span starting at or before `at` is the only one that can hold it: a file with many
+    # fences and many markers stays linear.
+    i = bisect.bisect_right(spans, (at, float("inf"))) - 1
+    return i >= 0 and spans[i][0] <= at < spans[i][1]

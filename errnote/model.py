@@ -508,11 +508,12 @@ def _string_list(value: object, name: str) -> tuple[str, ...]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)):
         raise InvalidEntry(f"{name} must be a list of text")
-    out: list[str] = []
+    # A dict keeps the first copy of each item in order, in linear time.
+    out: dict[str, None] = {}
     for item in items:
         text = clean_text(item, name, one_line=True)
-        if text and text not in out:
-            out.append(text)
+        if text:
+            out[text] = None
     return tuple(out)
 
 
@@ -523,7 +524,14 @@ def _links(value: object) -> tuple[Link, ...]:
     pairs: list[tuple[object, object]] = []
     if isinstance(value, Mapping):
         for rel, targets in value.items():
-            for target in [targets] if isinstance(targets, str) else list(targets or []):
+            if targets is None or (isinstance(targets, (str, int)) and not isinstance(targets, bool)):
+                # An all-digit id written bare is an int to YAML: still an id.
+                listed: list[object] = [] if targets is None else [targets]
+            elif isinstance(targets, (list, tuple)):
+                listed = list(targets)
+            else:
+                raise InvalidEntry(f"links.{rel} must be an entry id or a list of entry ids")
+            for target in listed:
                 pairs.append((rel, target))
     elif isinstance(value, list):
         for item in value:
@@ -532,13 +540,12 @@ def _links(value: object) -> tuple[Link, ...]:
             pairs.append((item.get("rel"), item.get("id") or item.get("to")))
     else:
         raise InvalidEntry("links must be a mapping of relation to entry ids")
-    links: list[Link] = []
+    links: dict[Link, None] = {}
     for rel, target in pairs:
         link = Link(Relation.parse(rel), clean_text(target, "link target", one_line=True).lower())
         if not ID_PATTERN.match(link.target):
             raise InvalidEntry(f"link target {target!r} is not an entry id")
-        if link not in links:
-            links.append(link)
+        links[link] = None
     return tuple(links)
 
 

@@ -31,6 +31,8 @@ from errnote.model import (
     Source,
     Status,
     clean_text,
+    entry_from_dict,
+    entry_to_dict,
     parse_confidence,
     tag_text,
     validate,
@@ -65,6 +67,28 @@ pull requests like any other change. `cache/` holds derived data (the search ind
 and is ignored by git; it is rebuilt from the files whenever it is missing. `.gitattributes`
 sends entry files to errnote's merge driver: run `errnote init` once in each clone to register it.
 """
+
+
+def _changed(entry: Entry, changes: Mapping[str, Any]) -> Entry:
+    """`entry` with `changes` made, through the same reading and checks as a file's front-matter."""
+    import enum
+
+    data = entry_to_dict(entry)
+    body: object = entry.body
+    for name, value in changes.items():
+        if name == "body":
+            body = value
+        elif isinstance(value, enum.Enum):
+            data[name] = value.value
+        elif isinstance(value, Scope):
+            data[name] = [str(item) for item in value.items]
+        elif name == "links" and isinstance(value, (list, tuple)) and all(isinstance(v, Link) for v in value):
+            data[name] = [{"rel": link.rel.value, "id": link.target} for link in value]
+        else:
+            data[name] = list(value) if isinstance(value, tuple) else value
+    if body is not None and not isinstance(body, str):
+        raise InvalidEntry(f"body must be text, not {type(body).__name__}")
+    return entry_from_dict(data, body or "")
 
 
 def _tags(values: Iterable[str]) -> tuple[str, ...]:
@@ -545,18 +569,18 @@ class Notebook:
         return m, c, lesson_entry
 
     def update(self, ref: str, **changes: Any) -> Entry:
-        """Change fields of an entry (validated again) and rewrite its file in place."""
-        # The Python API takes the words the CLI takes: `type="mistake"`, `status="retired"`.
-        for name, kind in (("type", EntryType), ("status", Status), ("source", Source)):
-            if isinstance(changes.get(name), str):
-                changes[name] = kind.parse(changes[name])
-        if "scope" in changes and not isinstance(changes["scope"], Scope):
-            changes["scope"] = Scope.parse(changes["scope"])
-        if "tags" in changes:
-            changes["tags"] = _tags(changes["tags"])
+        """Change fields of an entry and rewrite its file in place.
+
+        A field takes what its front-matter key takes (`type="mistake"`, `scope=["tool:git"]`,
+        `links={"corrects": [ID]}`) or the model's own value; the changed entry is checked as if it
+        were read from its file, so a value of the wrong kind is refused before anything is written.
+        """
+        for name in ("id", "provenance"):
+            if name in changes:
+                raise InvalidEntry(f"an update does not change the {name}", "add a new entry instead")
         with self.store.lock():
             entry, path = self.locate_entry(ref)
-            new = redact_entry(self._touched(entry, **changes))
+            new = redact_entry(self._touched(_changed(entry, changes)))
             self.store.replace(path, new)
             self.store.move_to_type_folder(path, entry.type, new)
         return new

@@ -31,8 +31,10 @@ _PREFIXED = [
     r"gh[pousr]_[A-Za-z0-9]{36,255}",  # GitHub classic / OAuth / app tokens
     r"github_pat_[A-Za-z0-9_]{22,255}",  # GitHub fine-grained PAT
     r"gl(?:pat|dt|ptt|rt|cbt|oas|ft|imt|soat|sst|ffct|agent)-[A-Za-z0-9_-]{20,}",  # GitLab
-    r"xox[abposer]-[A-Za-z0-9-]{10,}",  # Slack bot / user / refresh tokens
-    r"xapp-\d-[A-Za-z0-9-]{10,}",  # Slack app-level token
+    # `(?<!-)`: a body that may hold its own prefix (`xoxb-xoxb-...`) is read from its first
+    # prefix only; a start at every repeat would read the rest of the run each time (quadratic).
+    r"(?<!-)xox[abposer]-[A-Za-z0-9-]{10,}",  # Slack bot / user / refresh tokens
+    r"(?<!-)xapp-\d-[A-Za-z0-9-]{10,}",  # Slack app-level token
     r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe secret and restricted keys
     r"whsec_[A-Za-z0-9+/=]{24,}",  # Stripe webhook signing secret
     r"sk-ant-[A-Za-z0-9_-]{20,}",  # Anthropic
@@ -81,7 +83,7 @@ _PREFIXED = [
     # then "PRIVATE KEY" at any of the three base64 alignments. Certificates encode differently.
     r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,40}?(?:UFJJVkFURSBLRVk|BSSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/]*={0,2}",
     # JWT: base64url JSON header (always `eyJ`), payload and signature.
-    r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    r"(?<!-)eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
 ]
 # Lookarounds keep a match from starting or ending inside a longer word.
 _SHAPE_RE = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(_PREFIXED) + r")(?![A-Za-z0-9_-])")
@@ -114,8 +116,10 @@ _VENDOR_WEBHOOK_RE = re.compile(
     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?:[A-Za-z0-9]+/)+(?P<s>[A-Za-z0-9]{16,})"
     r"|discord(?:app)?\.com/api/webhooks/\d+/(?P<s2>[A-Za-z0-9_-]{40,})"
 )
+# A dozen path segments at most on either side of `hooks/`: with no bound, a URL made of many
+# `hooks/` segments is tried at every way to split it.
 _WEBHOOK_RE = re.compile(
-    r"https?://[^\s/'\"]+/(?:[^\s/?#'\"]+/)*(?:hooks|webhooks?)/(?:[^\s/?#'\"]+/)*"
+    r"https?://[^\s/'\"]+/(?:[^\s/?#'\"]+/){0,12}(?:hooks|webhooks?)/(?:[^\s/?#'\"]+/){0,12}"
     r"(?P<s>[A-Za-z0-9_-]{20,})(?=[\s'\"?#)\]>,]|$)"
 )
 # Where a route name splits into words: `-`, `_`, a camel-case hump, letters against digits.
@@ -172,10 +176,11 @@ _PASSWORD_COMMAND_RE = re.compile(
 _NETRC_RE = re.compile(r"\blogin[ \t]+\S+\s+password[ \t]+(?P<s>[^\s\"']+)")
 # Go MySQL DSN `user:pass@tcp(host:3306)/db` has no scheme, so the URL rule misses it.
 _GO_DSN_RE = re.compile(r"(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]+:(?P<s>[^\s@/:'\"]+)@(?:tcp|unix|udp)\(")
-_REDIS_A_RE = re.compile(r"\bredis-cli\b[^\n]*?(?<![\w-])-a[ \t]+([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1")
-_STDIN_PASSWORD_RE = re.compile(
-    r"\becho[ \t]+(?:-n[ \t]+)?([\"']?)(?P<s>[^\s\"'|]+)\1[ \t]*\|[^\n]*--password-stdin"
-)
+# `redis-cli ... -a X` and `echo X | docker login --password-stdin`: found line by line (a pattern
+# reaching from each `redis-cli` or `echo` to the end of its line is quadratic on a long line).
+_REDIS_CLI_RE = re.compile(r"\bredis-cli\b")
+_REDIS_A_RE = re.compile(r"(?<![\w-])-a[ \t]+([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1")
+_STDIN_ECHO_RE = re.compile(r"\becho[ \t]+(?:-n[ \t]+)?([\"']?)(?P<s>[^\s\"'|]+)\1[ \t]*\|")
 # `<password>X</password>` (Maven settings.xml, .NET config) and `<add key="ApiKey" value="X"/>`.
 _XML_TAG_RE = re.compile(r"<(?P<name>[A-Za-z_][\w:.-]{0,80})>(?P<s>[^<>\n]+)</(?P=name)>")
 _KEY_VALUE_ATTR_RE = re.compile(r"\bkey=([\"'])(?P<name>[^\"'\n]{1,80})\1\s+value=([\"'])(?P<s>[^\"'\n]+)\3")
@@ -479,10 +484,31 @@ def _flag_spans(text: str) -> Iterator[tuple[int, int]]:
             continue
         if _plausible(value, bare=True, spaced=True):
             yield m.span("s")
-    for regex in (_REDIS_A_RE, _STDIN_PASSWORD_RE, _NETRC_RE, _GO_DSN_RE):
+    for m in _line_scoped(text):
+        if _plausible(m.group("s"), bare=True, spaced=True):
+            yield m.span("s")
+    for regex in (_NETRC_RE, _GO_DSN_RE):
         for m in regex.finditer(text):
             if _plausible(m.group("s"), bare=True, spaced=True):
                 yield m.span("s")
+
+
+def _line_scoped(text: str) -> Iterator[re.Match[str]]:
+    """`-a X` after `redis-cli` on its line; `echo X |` before `--password-stdin` on its line."""
+    for cli in _REDIS_CLI_RE.finditer(text):
+        line_end = text.find("\n", cli.end())
+        line_end = len(text) if line_end < 0 else line_end
+        if cli.start() > 0 and _REDIS_CLI_RE.search(text, text.rfind("\n", 0, cli.start()) + 1, cli.start()):
+            continue  # this line was read from its first `redis-cli`
+        yield from _REDIS_A_RE.finditer(text, cli.end(), line_end)
+    start = 0
+    while (stdin := text.find("--password-stdin", start)) >= 0:
+        line_start = text.rfind("\n", 0, stdin) + 1
+        line_end = text.find("\n", stdin)
+        line_end = len(text) if line_end < 0 else line_end
+        last = text.rfind("--password-stdin", stdin, line_end)  # each line once
+        yield from _STDIN_ECHO_RE.finditer(text, max(line_start, start), last)
+        start = line_end
 
 
 def _last_command(line: str) -> str:
@@ -562,14 +588,36 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
+#: Masking shortens a text, which can bring a secret's label into the reach of a rule that looks a
+#: bounded distance back or ahead; a few passes settle every case met (the fixpoint is what is stored).
+_PASSES = 4
+
+
 def redact(text: str) -> str:
-    """Return `text` with every secret value replaced by `[REDACTED]` and nothing else changed."""
+    """Return `text` with every secret value replaced by `[REDACTED]` and nothing else changed.
+
+    Redacting the result again changes nothing: what is stored is already masked for good.
+    """
+    for _ in range(_PASSES):
+        masked = _mask(text)
+        if masked == text:
+            break
+        text = masked
+    return text
+
+
+def _mask(text: str) -> str:
+    """One pass: each secret found in `text` replaced by the mask."""
     spans = find_secrets(text)
     if not spans:
         return text
     pieces: list[str] = []
     pos = 0
     for start, end in spans:
+        # An escape character glued to the secret would join the mask's `[` into a terminal
+        # sequence (`ESC [ R`) and hide the mask's first letters: it goes with the secret.
+        if start > pos and text[start - 1] == "\x1b":
+            start -= 1
         pieces.append(text[pos:start])
         pieces.append(MASK)
         pos = end

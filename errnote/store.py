@@ -58,8 +58,9 @@ _SCANS = itertools.count()
 TYPE_DIRS: dict[EntryType, str] = {t: t.value + "s" for t in EntryType}
 
 # A merge conflict leaves all three markers, in this order (seven or more characters: git's
-# conflict-marker-size); `=======` alone is a Markdown heading rule.
-_CONFLICT = re.compile(r"^<{7,}(?: |\r?$).*?^={7,}\r?$.*?^>{7,}(?: |\r?$)", re.MULTILINE | re.DOTALL)
+# conflict-marker-size); `=======` alone is a Markdown heading rule. One marker line at a time: a
+# pattern spanning all three backtracks cubically on a file of many half-conflicts.
+_CONFLICT_LINE = re.compile(r"^(?:<{7,}(?: |\r?$)|={7,}\r?$|>{7,}(?: |\r?$))", re.MULTILINE)
 _FILE_ID = re.compile(r"^([0-9a-f]{4,32})(?:-|\.md$)")
 
 
@@ -173,6 +174,21 @@ def render_entry(entry: Entry) -> str:
     return text.rstrip("\n") + "\n"
 
 
+def _readable(entry: Entry, path: Path) -> str:
+    """The file text of an entry, read back first: no write leaves a file that cannot be read (a
+    value of the wrong type given through the Python API, conflict markers outside a code block)."""
+    text = render_entry(entry)
+    try:
+        parse_entry(text)
+    except InvalidEntry as exc:
+        raise InvalidEntry(
+            f"{exc.message}: the entry would not be readable, so nothing was written",
+            exc.hint or "change the value, then try again",
+            path=str(path),
+        ) from None
+    return text
+
+
 def render_front_matter(entry: Entry) -> str:
     """The front-matter block of an entry ("---" lines included) as `render_entry` writes it, without
     masking: for the merge driver, which rewrites text that is already in the files and must not
@@ -196,9 +212,16 @@ def has_conflict_markers(text: str) -> bool:
     from errnote.markdown import fenced_spans, inside
 
     fenced: list[tuple[int, int]] | None = None  # looked for only once markers are found
-    for found in _CONFLICT.finditer(text):
-        fenced = fenced_spans(text) if fenced is None else fenced
-        if not inside(fenced, found.start()):
+    seen = ""  # the markers met so far of one conflict, in order: "", "<", "<="
+    for found in _CONFLICT_LINE.finditer(text):
+        mark = text[found.start()]
+        if not seen and mark == "<":
+            fenced = fenced_spans(text) if fenced is None else fenced
+            if not inside(fenced, found.start()):
+                seen = "<"
+        elif seen == "<" and mark == "=":
+            seen = "<="
+        elif seen == "<=" and mark == ">":
             return True
     return False
 
@@ -583,14 +606,14 @@ class Store:
     def create(self, entry: Entry) -> Path:
         """Write a new entry file; never replaces an existing one."""
         path = self.path_for(entry)
-        atomic_write(path, render_entry(entry), exclusive=True)
+        atomic_write(path, _readable(entry, path), exclusive=True)
         return path
 
     def replace(self, path: Path, entry: Entry) -> None:
         """Rewrite an existing entry file in place (the path stays stable for clean diffs). A file
         with CRLF line ends or a byte-order mark (a Windows editor or checkout) keeps them: a
         one-field change must stay a one-line diff."""
-        text = render_entry(entry)
+        text = _readable(entry, path)
         try:
             with open(path, "rb") as handle:
                 head = handle.read(4096)

@@ -185,3 +185,11 @@ def test_ids_counts_and_hashes_do_not_decide_a_match() -> None:
     assert analyze("pid 48213 commit a1b2c3d4e5f6 failed at 0x7ffd1234") == analyze(
         "pid 99120 commit 0f9e8d7c6b5a failed at 0x00aa"
     )
+
+
+def test_version_numbers_are_noise_and_look_alikes_are_read_quickly() -> None:
+    for version in ("1.2", "v2.0.1", "1.2.3-rc.1", "18.04+git.7"):
+        assert analyze(f"upgrade to {version}") == ["upgrad"], version
+    # A long token that is almost a version is a term, read once per character (nested
+    # repetitions tried every split of it: seconds at 25 letters, tripling with each one more).
+    assert "a" * 60 in analyze("_1.1" + "a" * 60 + "$")

@@ -598,6 +598,8 @@ def test_config_sets_the_defaults(fixed: Notebook) -> None:
         ("floor: high", "inject.floor must be a number"),
         ("budget: .inf", "inject.budget must be a whole number"),
         ("floor: .nan", "inject.floor must be a number"),
+        ("budget: " + "9" * 400, "inject.budget must be from 0"),  # too large for a float
+        ("floor: " + "9" * 400, "inject.floor must be from 0 to 1, not 99999"),
     ],
 )
 def test_bad_config_values_name_the_file_and_the_key(
@@ -624,6 +626,8 @@ def test_a_bad_setting_stops_only_what_uses_it(fixed: Notebook, runner: CliRunne
     config.write_text("inject: 5\n")
     assert "inject must be a mapping of settings" in invoke(runner, fixed)[2]
     assert runner.invoke(app, [*search, "--json"]).exit_code == 0
+    config.write_text("inject:\n  budget: " + "9" * 400 + "\n")  # too large even for a float
+    assert runner.invoke(app, [*search, "--json"]).exit_code == 0
     config.write_bytes(b"inject:\n  floor: 0.5 # caf\xe9\n")
     result = runner.invoke(app, [*search, "--json"])
     assert result.exit_code == 1 and f"{config}: not UTF-8 text (byte 26)" in result.stderr
@@ -637,6 +641,9 @@ def test_a_bad_time_names_where_it_came_from(
     monkeypatch.setenv("ERRNOTE_NOW", "tomorrow")
     result = runner.invoke(app, ["--notebook", str(fixed.root), "inject"])
     assert result.exit_code == 2 and "$ERRNOTE_NOW 'tomorrow' is not an ISO date-time" in result.stderr
+    for far in ("0001-01-01", "9999-12-31T23:59:59"):  # days back or ahead of it are not dates
+        result = runner.invoke(app, ["--notebook", str(fixed.root), "inject", "--now", far])
+        assert result.exit_code == 2 and f"--now '{far}' is out of range" in result.stderr
 
 
 def test_bad_option_values(fixed: Notebook, runner: CliRunner) -> None:

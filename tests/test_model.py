@@ -78,6 +78,23 @@ def test_link_relations_and_targets_are_validated() -> None:
         entry_from_dict(raw(links={"fixes": ["1234567890"]}))
     with pytest.raises(InvalidEntry, match="not an entry id"):
         entry_from_dict(raw(links={"related": ["not an id!"]}))
+    # A hand edit may give any YAML value: each is refused with a message, never a crash.
+    for bad in ({"a": 1}, True, 5.5):
+        with pytest.raises(InvalidEntry, match="corrects"):
+            entry_from_dict(raw(links={"corrects": bad}))
+    with pytest.raises(InvalidEntry, match="not an entry id"):
+        entry_from_dict(raw(links={"corrects": 5}))
+    bare = entry_from_dict(raw(links={"corrects": 1234567890, "related": None}))  # YAML reads an int
+    assert [(link.rel, link.target) for link in bare.links] == [(Relation.CORRECTS, "1234567890")]
+
+
+def test_repeated_tags_scope_and_links_are_kept_once_in_order() -> None:
+    many = [f"t{i % 5000}" for i in range(40_000)]
+    links = {"related": ["1234567890"] * 3 + ["abcd123456"]}
+    entry = entry_from_dict(raw(tags=many, scope=["repo", "tool:git", "repo"], links=links))
+    assert entry.tags == tuple(f"t{i}" for i in range(5000))
+    assert [str(item) for item in entry.scope.items] == ["repo", "tool:git"]
+    assert [link.target for link in entry.links] == ["1234567890", "abcd123456"]
 
 
 def test_self_link_is_refused() -> None:

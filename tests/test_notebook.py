@@ -441,6 +441,54 @@ def test_update_takes_the_words_the_cli_takes(nb: Notebook) -> None:
     assert nb.store.path_for(nb.get(made.id)).parent.name == "mistakes"
 
 
+@pytest.mark.parametrize(
+    ("changes", "complaint"),
+    [
+        ({"confidence": 5}, "confidence"),
+        ({"pinned": "false"}, "pinned must be true or false"),
+        ({"confirmed": -1}, "confirmed must be a whole number"),
+        ({"confirmed": True}, "confirmed must be a whole number"),
+        ({"links": ["1234567890"]}, "each link must be a mapping"),
+        ({"links": {"corrects": {"a": 1}}}, "links.corrects"),
+        ({"reason": ["a", "b"]}, "reason must be text"),
+        ({"body": 5}, "body must be text"),
+        ({"expires": "next year"}, "expires"),
+        ({"colour": "red"}, "colour"),
+        ({"id": "1234567890"}, "does not change the id"),
+        ({"body": "<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs"}, "merge-conflict markers"),
+    ],
+)
+def test_an_update_that_would_not_read_back_writes_nothing(
+    nb: Notebook, changes: dict[str, object], complaint: str
+) -> None:
+    made = nb.add("lesson", "Pin the toolchain", reason="reproducible")
+    path = nb.store.path_for(made)
+    before = path.read_bytes()
+    with pytest.raises(InvalidEntry, match=complaint):
+        nb.update(made.id, **changes)
+    assert path.read_bytes() == before and nb.load().problems == ()
+
+
+def test_an_update_reads_values_as_the_front_matter_does(nb: Notebook) -> None:
+    made = nb.add("lesson", "Pin the toolchain")
+    other = nb.add("mistake", "Used the floating toolchain")
+    changed = nb.update(
+        made.id,
+        title="Pin the\ntoolchain",
+        tool="cargo\nbuild",
+        reason=5,
+        confidence="0.8",
+        links={"corrects": other.id},
+        body=None,
+    )
+    assert (changed.title, changed.tool, changed.reason) == ("Pin the toolchain", "cargo build", "5")
+    assert (changed.confidence, changed.body) == (0.8, "")
+    assert [(link.rel, link.target) for link in changed.links] == [(Relation.CORRECTS, other.id)]
+    assert nb.update(made.id, links=changed.links).links == changed.links  # the model's own values too
+    scoped = nb.update(made.id, scope=["tool:cargo", "!path:vendor/**"])
+    assert nb.update(made.id, scope=scoped.scope).scope == scoped.scope == nb.get(made.id).scope
+
+
 def test_a_crlf_file_with_a_byte_order_mark_keeps_both_when_rewritten(nb: Notebook) -> None:
     """A Windows checkout or editor: one changed field must stay a small diff, not a whole file."""
     entry = nb.add("lesson", "Pin the toolchain", body="First line.\n\nSecond line.", tags=["rust"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -206,7 +207,9 @@ def _with_id(nb: Notebook, entry_id: str, title: str, body: str) -> None:
     """An entry whose id (and so its place in the index's document order) the test chooses."""
     made = nb.add("lesson", title, body=body)
     path = nb.store.path_for(made)
-    text = path.read_text(encoding="utf-8").replace(f"id: {made.id}", f"id: '{entry_id}'")
+    # The line as written: YAML quotes an id that would read as a number (`id: '1234567890'`).
+    text = re.sub(r"(?m)^id: .*$", f"id: '{entry_id}'", path.read_text(encoding="utf-8"), count=1)
+    assert f"id: '{entry_id}'" in text
     path.with_name(path.name.replace(made.id, entry_id)).write_text(text, encoding="utf-8")
     path.unlink()
 

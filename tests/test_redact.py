@@ -315,12 +315,48 @@ def test_redact_is_idempotent() -> None:
     assert redact(once) == once
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The `-p` password's command is more than 512 characters back until the token is masked.
+        "mysql " + "gl" + "pat-" + "a1" * 300 + " -p hunter22",
+        # An escape character glued to a password: the mask must not become a terminal sequence.
+        "password=\x1bhunter22",
+    ],
+)
+def test_a_second_redaction_changes_nothing(text: str) -> None:
+    once = redact(text)
+    assert "hunter22" not in once and MASK in once
+    assert redact(once) == once
+
+
+def test_redis_cli_and_password_stdin_are_read_per_line() -> None:
+    secret = "S3cretPw12"
+    assert redact(f"redis-cli -h cache -a {secret} ping") == f"redis-cli -h cache -a {MASK} ping"
+    assert redact(f"redis-cli ping\nls -a {secret}") == f"redis-cli ping\nls -a {secret}"  # another line
+    assert redact(f"ls -a {secret} && redis-cli ping") == f"ls -a {secret} && redis-cli ping"  # before it
+    login = f"echo {secret} | docker login -u me --password-stdin"
+    assert redact(login) == login.replace(secret, MASK)
+    assert redact(f"echo {secret} | wc -c") == f"echo {secret} | wc -c"
+    two = f"{login}\necho hello | cat\n{login}"
+    assert redact(two) == two.replace(secret, MASK)
+
+
 def test_pathological_input_is_read_whole() -> None:
     # Shapes that make a backtracking pattern take hours (a hang here is the failure); nothing in
     # them is a secret, and a secret after them is still found.
     secret = fake(20, seed=75)
     text = "a:" * 50_000 + "a-" * 50_000 + "-p x " * 5_000
     assert redact(text) == text
+    # A prefix repeated inside its own body, and commands repeated on one line (quadratic, minutes).
+    for text in (
+        "xo" + "xb-" + "xoxb-" * 20_000 + "_",
+        "eyJ-" * 25_000 + "_",
+        "https://h/" + "hooks/" * 16_000 + "!",
+        "redis-cli " * 20_000,
+        "echo a |" * 25_000,
+    ):
+        assert redact(text) == text
     masked = redact(f"{text} password={secret}")
     assert secret not in masked and masked.startswith(text)
 

@@ -252,6 +252,20 @@ def test_conflict_markers_shown_in_a_code_example_are_not_a_conflict() -> None:
     assert has_conflict_markers(real.replace("<<<<<<<", "<<<<<<<<<").replace(">>>>>>>", ">>>>>>>>>"))
 
 
+def test_many_half_conflicts_are_read_in_one_pass() -> None:
+    from errnote.store import has_conflict_markers
+
+    # Thousands of start and middle markers with no end marker: a pattern spanning all three
+    # markers backtracked over every pair (minutes); the line scan reads each line once.
+    halves = "<<<<<<< a\n=======\n" * 3000
+    assert not has_conflict_markers(halves)
+    assert has_conflict_markers(halves + ">>>>>>> b\n")
+    fenced = "```\n<<<<<<< a\n```\n" * 3000  # as many fences as markers
+    assert not has_conflict_markers(fenced + "=======\n>>>>>>> b\n")
+    assert has_conflict_markers(fenced + "<<<<<<< a\n=======\n>>>>>>> b\n")
+    assert not has_conflict_markers("=======\n>>>>>>> b\n<<<<<<< a\n")  # out of order
+
+
 def test_a_file_younger_than_a_tick_gets_a_key_no_other_scan_repeats(tmp_path: Path) -> None:
     from errnote.store import RACY_COARSE_NS, RACY_FUTURE_NS, Store
 
