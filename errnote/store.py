@@ -270,6 +270,10 @@ def parse_entry(text: str, path: Path | None = None) -> Entry:
         return entry_from_dict(metadata, content)
     except InvalidEntry as exc:
         raise InvalidEntry(exc.message, exc.hint, path=where) from None
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError, RecursionError) as exc:
+        # A value of a shape no check foresaw: still one unreadable file, never a failed command.
+        problem = f"a front-matter value cannot be read ({type(exc).__name__}: {exc})"
+        raise InvalidEntry(problem, path=where) from None
 
 
 class _RepeatedKey(Exception):

@@ -314,6 +314,74 @@ def test_session_ids_are_safe_file_names_and_old_state_is_pruned(tmp_path: Path)
     assert prune_sessions(folder) == 1 and not old.exists() and new.exists()
 
 
+def test_a_session_remembers_every_entry_it_was_shown(fixed: Notebook, runner: CliRunner) -> None:
+    """Each hook adds to what the session saw; none replaces it."""
+    base = {"session_id": "s-union", "cwd": str(fixed.repo_root)}
+    start = {**base, "source": "startup"}
+    rules = context(hook(runner, "session-start", start)[1], "SessionStart")
+    assert "id aaaa000001" in rules
+    quota = {**base, "prompt": "ledger API rate limit 429 per token"}
+    assert "aaaa00000e" in hook(runner, "user-prompt", quota)[1]
+    shown = set(json.loads(session_file(fixed.store.cache_dir, "s-union").read_text())["shown"])
+    assert {"aaaa000001", "aaaa00000e"} <= shown
+    assert hook(runner, "session-start", {**start, "source": "resume"})[1] == ""  # the rules, still known
+
+
+def test_session_start_prunes_only_state_older_than_a_week(fixed: Notebook, runner: CliRunner) -> None:
+    folder = session_file(fixed.store.cache_dir, "x").parent
+    folder.mkdir(parents=True, exist_ok=True)
+    ages = {"month.json": 30 * 86400, "day.json": 86400, "six-days.json": 6 * 86400}
+    for name, age in ages.items():
+        (folder / name).write_text("{}")
+        stamp = time.time() - age
+        os.utime(folder / name, (stamp, stamp))
+    hook(runner, "user-prompt", {"session_id": "p", "cwd": str(fixed.repo_root), "prompt": "ledger 429"})
+    assert (folder / "month.json").exists()  # only a session's start prunes
+    hook(runner, "session-start", {"session_id": "s", "cwd": str(fixed.repo_root), "source": "startup"})
+    assert not (folder / "month.json").exists()
+    assert (folder / "day.json").exists() and (folder / "six-days.json").exists()
+
+
+def test_a_state_file_that_cannot_be_written_still_gives_context(fixed: Notebook, runner: CliRunner) -> None:
+    state = session_file(fixed.store.cache_dir, "s-blocked")
+    state.mkdir(parents=True)  # a folder where the file goes: the rename fails
+    start = {"session_id": "s-blocked", "cwd": str(fixed.repo_root), "source": "startup"}
+    code, out, _ = hook(runner, "session-start", start)
+    assert code == 0 and "id aaaa000001" in context(out, "SessionStart")
+    assert [p.name for p in state.parent.iterdir() if p.name.endswith(".tmp")] == []  # no leftover
+
+
+def test_a_session_lock_wait_ends_well_before_the_hook_timeout() -> None:
+    from errnote import hooks
+
+    # Claude Code kills a hook at its timeout: a stuck sibling must cost a fraction of it.
+    assert 0 < hooks.SESSION_LOCK_WAIT <= hooks.HOOK_TIMEOUT / 4
+
+
+def test_a_background_build_is_started_once_while_its_mark_is_fresh(
+    fixed: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errnote.hooks as hooks_module
+    from errnote.index import Index
+
+    monkeypatch.setattr(hooks_module, "INLINE_BUILD_MAX", 3)  # this notebook counts as big
+    shutil.rmtree(fixed.store.cache_dir, ignore_errors=True)
+    mark = fixed.store.cache_dir / "index.building"
+    mark.parent.mkdir(parents=True)
+    mark.write_text("4242\n")  # another hook started a build a moment ago
+    payload = {"session_id": "mark-1", "cwd": str(fixed.repo_root), "prompt": "the ledger API answers 429"}
+    run("user-prompt", json.dumps(payload))
+    assert mark.read_text() == "4242\n"  # not started a second time
+    stamp = time.time() - 2 * hooks_module.BUILD_MARK_AGE
+    os.utime(mark, (stamp, stamp))  # that build died long ago: start one
+    run("user-prompt", json.dumps(payload))
+    index = Index(fixed)
+    deadline = time.monotonic() + 60
+    while mark.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not mark.exists() and index.manifest_path.exists(), "the background build never ran"
+
+
 # --- hooks install / uninstall ----------------------------------------------------------------
 
 EXISTING = {

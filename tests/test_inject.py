@@ -628,6 +628,9 @@ def test_a_bad_setting_stops_only_what_uses_it(fixed: Notebook, runner: CliRunne
     assert runner.invoke(app, [*search, "--json"]).exit_code == 0
     config.write_text("inject:\n  budget: " + "9" * 400 + "\n")  # too large even for a float
     assert runner.invoke(app, [*search, "--json"]).exit_code == 0
+    config.write_text("colours:\n  title: red\n")  # a section errnote does not have
+    result = runner.invoke(app, [*search, "--json"])
+    assert result.exit_code == 0 and "config.yaml: colours is not a setting, ignored" in result.stderr
     config.write_bytes(b"inject:\n  floor: 0.5 # caf\xe9\n")
     result = runner.invoke(app, [*search, "--json"])
     assert result.exit_code == 1 and f"{config}: not UTF-8 text (byte 26)" in result.stderr

@@ -240,3 +240,28 @@ def test_path_globs_that_made_a_regular_expression_backtrack() -> None:
     assert not path_matches("a/" + "**/" * 10 + "z", "a/" + "b/" * 25 + "y")
     assert not path_matches("**x" * 5 + "q", "x" * 200)
     assert path_matches("**x" * 5 + "q", "x" * 200 + "q")
+
+
+def test_front_matter_shapes_a_hand_edit_may_give() -> None:
+    # A quoted date-time is a date for `expires` (an editor or another tool wrote the time too).
+    assert entry_from_dict(raw(expires="2027-01-01T09:30:00Z")).expires == date(2027, 1, 1)
+    with pytest.raises(InvalidEntry, match="no 'title'"):
+        entry_from_dict(raw(title=""))
+    with pytest.raises(InvalidEntry, match="provenance must be a mapping"):
+        entry_from_dict(raw(provenance="me, yesterday"))
+    for pinned in ("false", 1, "yes"):
+        with pytest.raises(InvalidEntry, match="pinned must be true or false"):
+            entry_from_dict(raw(pinned=pinned))
+    for count in (-1, True, 1.5):
+        with pytest.raises(InvalidEntry, match="confirmed must be a whole number"):
+            entry_from_dict(raw(confirmed=count))
+    assert entry_from_dict(raw(confirmed=3)).confirmed == 3
+
+
+def test_a_changed_copy_is_validated_again() -> None:
+    entry = entry_from_dict(raw())
+    with pytest.raises(InvalidEntry, match="one line"):
+        entry.with_changes(title="two\nlines")
+    with pytest.raises(InvalidEntry, match="confidence"):
+        entry.with_changes(confidence=1.5)
+    assert entry.with_changes(confidence=0.9).confidence == 0.9

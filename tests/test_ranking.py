@@ -279,3 +279,39 @@ def test_japanese_entries_are_found_in_japanese(plain: Notebook) -> None:
     entry = plain.add("lesson", "本番データベースへのマイグレーションは必ずバックアップの後に実行する")
     assert [h.id for h in plain.search("マイグレーションを実行する前にバックアップ")][:1] == [entry.id]
     assert plain.search("桜の季節の天気予報") == []
+
+
+def test_the_documented_formula_term_by_term() -> None:
+    """The module docstring is the user's reference: each of its numbers is checked here."""
+    from datetime import datetime, timedelta, timezone
+
+    now = datetime(2026, 12, 1, tzinfo=timezone.utc)
+    year = timedelta(days=365.25)
+    assert ranking.freshness(now - 0.9 * year, None, now) == 1.0  # a year at full weight
+    assert ranking.freshness(now - 2 * year, None, now) == pytest.approx(0.925)  # then linear ...
+    assert ranking.freshness(now - 3 * year, None, now) == pytest.approx(0.85)  # ... to 0.85
+    assert ranking.freshness(now - 10 * year, None, now) == pytest.approx(0.85)  # and no lower
+    assert ranking.freshness(now - 10 * year, now - 0.5 * year, now) == 1.0  # confirmed: fresh again
+    ev = ranking.Evidence(bm25=8.0, matched_idf=3.0, query_idf=6.0, matched=2, has_code_token=False)
+    assert ranking.relevance(ev) == pytest.approx(8.0 * (0.25 + 0.5))
+    # score = relevance x type x (0.75 + 0.25 x confidence) x freshness
+    fresh = datetime.now(timezone.utc)
+    base = ranking.score(ev, "lesson", 1.0, fresh, None)
+    assert base == pytest.approx(ranking.relevance(ev))
+    assert ranking.score(ev, "lesson", 0.0, fresh, None) == pytest.approx(0.75 * base)
+    assert ranking.score(ev, "insight", 1.0, fresh, None) == pytest.approx(0.95 * base)
+    assert ranking.score(ev, "mistake", 1.0, fresh, None) == pytest.approx(0.9 * base)
+    assert ranking.FIELD_WEIGHTS == {"title": 3.0, "keys": 2.5, "error": 2.0, "text": 1.0}
+    # A synonym of weight w carries w ** 0.5 of the word's information.
+    assert ranking.ALT_INFO_POWER == 0.5
+
+
+def test_the_threshold_rules_as_documented() -> None:
+    # strength >= 1.85 with coverage >= 0.2 ...
+    assert ranking.relevant(_ev(1.9, 0.21)) and not ranking.relevant(_ev(1.9, 0.19))
+    assert not ranking.relevant(_ev(1.8, 0.5))
+    # ... or strength >= 0.95 matching most of a short query, or two ideas with a code token.
+    assert ranking.relevant(_ev(1.0, 0.61)) and not ranking.relevant(_ev(0.9, 0.61))
+    match = {"bm25": 5.0, "matched_idf": 4.0, "query_idf": 10.0, "has_code_token": True, "unit": 4.0}
+    assert ranking.relevant(ranking.Evidence(matched=2, **match))
+    assert not ranking.relevant(ranking.Evidence(matched=1, **match))  # a code token alone is not enough

@@ -290,3 +290,15 @@ def test_a_file_younger_than_a_tick_gets_a_key_no_other_scan_repeats(tmp_path: P
     coarse = now // 10**9 * 10**9 - RACY_COARSE_NS - 10**9
     os.utime(folder / "coarse.md", ns=(coarse, coarse))
     assert store.stat_files()[f"lessons{os.sep}coarse.md"] == store.stat_files()[f"lessons{os.sep}coarse.md"]
+
+
+def test_a_failed_write_leaves_no_temporary_file(tmp_path: Path) -> None:
+    from errnote.store import atomic_write, atomic_write_bytes
+
+    target = tmp_path / "entry.md"
+    target.mkdir()  # the rename onto it fails, after the temporary file was written
+    with pytest.raises(OSError):
+        atomic_write(target, "text")
+    with pytest.raises(OSError):
+        atomic_write_bytes(target, b"data")
+    assert [p.name for p in tmp_path.iterdir()] == ["entry.md"]
