@@ -82,13 +82,24 @@ def _changed(entry: Entry, changes: Mapping[str, Any]) -> Entry:
             data[name] = value.value
         elif isinstance(value, Scope):
             data[name] = [str(item) for item in value.items]
-        elif name == "links" and isinstance(value, (list, tuple)) and all(isinstance(v, Link) for v in value):
-            data[name] = [{"rel": link.rel.value, "id": link.target} for link in value]
+        elif name == "links" and isinstance(value, (list, tuple)):
+            # Links as `add` takes them too: Link objects or (relation, id) pairs.
+            data[name] = [_link_item(item) for item in value]
         else:
             data[name] = list(value) if isinstance(value, tuple) else value
     if body is not None and not isinstance(body, str):
         raise InvalidEntry(f"body must be text, not {type(body).__name__}")
     return entry_from_dict(data, body or "")
+
+
+def _link_item(item: object) -> object:
+    """One link given to the Python API, as the front-matter's list form writes it."""
+    if isinstance(item, Link):
+        return {"rel": item.rel.value, "id": item.target}
+    if isinstance(item, tuple) and len(item) == 2:
+        rel, target = item
+        return {"rel": rel.value if isinstance(rel, Relation) else rel, "id": target}
+    return item  # a mapping, or something the front-matter check refuses with a message
 
 
 def _tags(values: Iterable[str]) -> tuple[str, ...]:

@@ -485,6 +485,7 @@ def test_an_update_reads_values_as_the_front_matter_does(nb: Notebook) -> None:
     assert (changed.confidence, changed.body) == (0.8, "")
     assert [(link.rel, link.target) for link in changed.links] == [(Relation.CORRECTS, other.id)]
     assert nb.update(made.id, links=changed.links).links == changed.links  # the model's own values too
+    assert nb.update(made.id, links=[(Relation.RELATED, other.id)]).links_to(Relation.RELATED) == [other.id]
     scoped = nb.update(made.id, scope=["tool:cargo", "!path:vendor/**"])
     assert nb.update(made.id, scope=scoped.scope).scope == scoped.scope == nb.get(made.id).scope
 
