@@ -840,10 +840,11 @@ def _candidates(searcher: Any, plan: _Plan, filters: Filters, limit: int, wide: 
 
 
 def _evidence(
-    plan: _Plan, found_terms: set[str], bm25: float, literal: str
+    plan: _Plan, found_terms: set[str], bm25: float, literal: str, title_terms: frozenset[str] = frozenset()
 ) -> tuple[ranking.Evidence, list[str]]:
     """What one candidate's match rests on, and the query terms it matched (most informative first)."""
     matched_idf = 0.0
+    title_idf = 0.0
     matched = 0
     words = 0
     code = False
@@ -855,6 +856,7 @@ def _evidence(
                 best = max(best, info)
                 code = code or (idea.code and weight >= 1.0 and info > 2.0)
                 shown.append((info, " ".join(terms)))
+        title_idf += max((i for t, _w, i in idea.alts if all(x in title_terms for x in t)), default=0.0)
         if best:
             matched += 1
             words += max(1, sum(1 for t in idea.literals if t in found_terms))  # held words only
@@ -868,6 +870,7 @@ def _evidence(
         unit=plan.unit,
         whole_word=bool(literal) and literal in found_terms,
         words=words,
+        title_idf=title_idf,
     )
     return ev, list(dict.fromkeys(t for _i, t in sorted(shown, key=lambda x: -x[0])))
 
@@ -907,7 +910,8 @@ def _run_search(
             bm25 = float(hit.score)
             if runs and any(run in nfc(meta["title"]) for run in runs):
                 bm25 *= CJK_WHOLE_BONUS  # 内存超时 in the title, not 内存 here and 超时 there
-            ev, terms_shown = _evidence(plan, set(hit["terms"].split()), bm25, literal)
+            title_terms = frozenset(analyze(meta["title"]))
+            ev, terms_shown = _evidence(plan, set(hit["terms"].split()), bm25, literal, title_terms)
             if threshold and not ranking.near(ev):
                 continue  # not even a near neighbour: never shown
             created = datetime.fromtimestamp(meta["created"], timezone.utc)

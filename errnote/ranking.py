@@ -35,10 +35,12 @@ freshness
 An entry is returned only when it clears the relevance threshold. Its strength is the information
 it matches in units of the idf of a word only one entry uses (so the threshold means the same in a
 notebook of 100 entries and of 10,000). It must have strength >= MIN_MATCHED (1.85) and coverage >=
-MIN_COVERAGE (0.2); or, matching a short query almost whole, strength >= MIN_MATCHED_FOCUSED (0.95)
-with coverage >= HIGH_COVERAGE (0.6) or at least two ideas including an exact compound code token;
-or match every idea of a query of two or more ideas (in a small notebook about one topic every
-word is common, and a full match is still a match); or hold the word of a one-word query
+MIN_COVERAGE (0.2); or strength >= MIN_MATCHED_TITLE (1.6) in its title alone, with the same
+coverage (a title that holds rare words of the query says what the entry is about); or, matching
+a short query almost whole, strength >= MIN_MATCHED_FOCUSED (0.95) with coverage >=
+HIGH_COVERAGE (0.6) or at least two ideas including an exact compound code token; or match
+every idea of a query of two or more ideas (in a small notebook about one topic every word is
+common, and a full match is still a match); or hold the word of a one-word query
 (`openssl`, `OpenSSL`, `cargo`) that is not a word every text about software uses (strength >=
 MIN_SINGLE, 0).
 A query that shares only common words with the notebook returns nothing: an unrelated memory in a
@@ -78,6 +80,9 @@ TYPE_WEIGHTS: dict[str, float] = {
 MIN_MATCHED = 1.85  # information matched by an ordinary hit ...
 MIN_COVERAGE = 0.2  # ... which must also cover this share of the query
 MIN_MATCHED_FOCUSED = 0.95  # information matched by a hit that covers most of a short query
+#: Information matched by the entry's title alone: a title that holds this much of the query is
+#: about it, though the whole entry matches less than MIN_MATCHED (with coverage >= MIN_COVERAGE).
+MIN_MATCHED_TITLE = 1.6
 HIGH_COVERAGE = 0.6
 FULL_COVERAGE = 0.999
 #: A one-word query matched whole: its word must carry at least this much information (none: in a
@@ -182,6 +187,7 @@ class Evidence:
     unit: float = 1.0  # idf of a word used by exactly one entry of the notebook
     whole_word: bool = False  # the query is one plain word (`openssl`, `OpenSSL`) that the entry holds
     words: int = 0  # the query's words in the ideas it matches (a phrase such as `docker images` is 2)
+    title_idf: float = 0.0  # information of the query's ideas the entry's title holds
 
     @property
     def coverage(self) -> float:
@@ -197,6 +203,8 @@ def relevant(ev: Evidence) -> bool:
     """The threshold: does this match carry enough of the query to be worth showing?"""
     if ev.strength >= MIN_MATCHED and ev.coverage >= MIN_COVERAGE:
         return True
+    if ev.unit > 0 and ev.title_idf / ev.unit >= MIN_MATCHED_TITLE and ev.coverage >= MIN_COVERAGE:
+        return True  # the title alone holds rare words of the query: the entry is about it
     if max(ev.matched, ev.words) >= 2 and ev.coverage >= FULL_COVERAGE:
         # Every idea of the query is in the entry: relevant however common its words are in this
         # notebook (in a small notebook about one topic, every word is common).

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -13,10 +14,11 @@ from conftest import git, settle
 
 from errnote.filters import make_filters
 from errnote.index import Index, search, search_with_report
+from errnote.model import Entry
 from errnote.notebook import Notebook
 
 
-def ids(hits: list[object]) -> list[str]:
+def ids(hits: Sequence[object]) -> list[str]:
     return [h.id for h in hits]  # type: ignore[attr-defined]
 
 
@@ -610,3 +612,221 @@ def test_one_word_of_a_phrase_is_not_the_phrase(nb: Notebook) -> None:
     hits = search(nb, "docker images")
     assert hits[0].id == both.id
     assert not any(h.id in {e.id for e in only_docker} and not h.near for h in hits)
+
+
+def _outdated(index: Index) -> None:
+    """Make the index on disk look built by another errnote version (every process must rebuild it)."""
+    import marshal
+
+    index.manifest_path.write_bytes(
+        marshal.dumps({"version": "an older errnote", "files": {}, "problems": {}})
+    )
+
+
+def test_a_busy_index_missing_changes_answers_from_the_files_only_up_to_files_answer_max(
+    nb: Notebook, filled: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above the limit an in-memory index of every file would take too long: the stale index answers."""
+    from errnote import index as index_module
+    from errnote.store import file_lock
+
+    settle(nb)
+    index = Index(nb)
+    index.sync()
+    new = nb.add("insight", "Narwhal queue drops messages")
+    settle(nb)
+    files = len(index.scan())
+    with file_lock(nb.store.cache_dir / "index.lock"):  # another process holds it
+        monkeypatch.setattr(index_module, "FILES_ANSWER_MAX", files)
+        at_limit = search_with_report(nb, "narwhal queue", report=index.sync(timeout=0.1))
+        assert at_limit.report.from_files and ids(at_limit.hits) == [new.id]
+        assert at_limit.report.notices == [
+            "the search index is busy in another process: searched the entry files"
+        ]
+        monkeypatch.setattr(index_module, "FILES_ANSWER_MAX", files - 1)
+        above = search_with_report(nb, "narwhal queue", report=index.sync(timeout=0.1))
+        assert above.report.stale and not above.report.from_files and ids(above.hits) == []
+        assert above.report.notices == [
+            "the search index is busy in another process and misses 1 changed entry files: "
+            "results may lag a moment"
+        ]
+
+
+def test_a_busy_index_that_misses_nothing_answers_without_a_notice(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """The lock holder may catch the index up while a sync waits for the lock: then nothing is behind."""
+    from errnote.index import SyncReport
+    from errnote.store import file_lock
+
+    settle(nb)
+    index = Index(nb)
+    index.sync()
+    with file_lock(nb.store.cache_dir / "index.lock"):
+        report = index._behind(index.scan(), SyncReport())
+    assert report.stale and report.behind == 0 and not report.from_files and report.notices == []
+
+
+def test_a_rebuild_that_cannot_get_the_lock_to_swap_keeps_the_old_index(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """The swap needs the lock: without it the fresh build is dropped and the index left stale."""
+    from errnote.store import file_lock
+
+    settle(nb)
+    index = Index(nb)
+    index.sync()
+    nb.add("insight", "Narwhal queue drops messages")
+    settle(nb)
+    with file_lock(nb.store.cache_dir / "index.lock"):
+        report = index.sync(rebuild=True, timeout=0.1)
+    assert report.stale and not report.rebuilt
+    assert index.pending() == 1  # the old index, which misses the new entry
+    assert list(nb.store.cache_dir.glob("index.new-*")) == []
+
+
+def test_a_rebuild_counts_entries_not_files_when_two_files_share_an_id(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    source = nb.store.path_for(nb.get(filled["redis"]))
+    (source.parent / f"{filled['redis']}-zz-copy.md").write_text(source.read_text())
+    report = Index(nb).sync(rebuild=True)
+    assert report.added == len(filled) and len(report.problems) == 1
+
+
+def test_a_build_folder_of_this_very_process_is_not_a_build_elsewhere_nor_a_leftover(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """Another thread of this process may be building there: it is neither waited for nor deleted."""
+    index = Index(nb)
+    index.sync()
+    _outdated(index)
+    own = nb.store.cache_dir / f"index.new-{os.getpid()}-abc"
+    own.mkdir()
+    report = index.sync()
+    assert report.rebuilt and not report.stale
+    assert own.exists()
+
+
+def test_an_old_build_folder_of_a_live_process_is_not_a_build_under_way(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """A leftover whose process id was reused by a live process must not block rebuilds for ever."""
+    import subprocess
+
+    index = Index(nb)
+    index.sync()
+    _outdated(index)
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        folder = nb.store.cache_dir / f"index.new-{other.pid}-abc"
+        folder.mkdir()
+        old = time.time() - 3600  # an hour: no build takes that long (REBUILD_FRESH is ten minutes)
+        os.utime(folder, (old, old))
+        report = index.sync()
+        assert report.rebuilt and not report.stale
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_the_first_index_of_an_empty_notebook_makes_no_news(nb: Notebook) -> None:
+    """A notice about building an index of nothing would only be noise on the first command."""
+    index = Index(nb)
+    report = index.sync()
+    assert report.rebuilt and report.notices == []
+    nb.add("insight", "Narwhal queue drops messages")
+    shutil.rmtree(index.dir)
+    report = index.sync()
+    assert report.rebuilt and report.notices == ["built the search index from 1 entry files (first use here)"]
+
+
+def test_a_sync_compacts_only_when_old_versions_pass_the_worn_share(nb: Notebook) -> None:
+    """Compacting rewrites the index: worth it only once old versions skew its statistics."""
+    made = [nb.add("lesson", f"Lesson about topic {i}") for i in range(9)]  # WORN_SHARE is 0.1
+    settle(nb)
+    Index(nb).sync()
+
+    def edit(entry: Entry) -> bool:
+        path = nb.store.path_for(entry)
+        path.write_text(path.read_text("utf-8") + "\nEdited.\n", "utf-8")
+        settle(nb)
+        report = Index(nb).sync()
+        assert report.updated == 1
+        return report.compacted
+
+    assert not edit(made[0])  # exactly the share: 1 old version of 10 documents
+    assert edit(made[1])  # 2 of 11
+
+
+def test_a_duplicate_id_stays_reported_until_a_copy_is_deleted(nb: Notebook, filled: dict[str, str]) -> None:
+    """An incremental sync rechecks only the ids it touched, and those of the duplicates it knows."""
+    settle(nb)
+    Index(nb).sync()
+    source = nb.store.path_for(nb.get(filled["redis"]))
+    copy = source.parent / f"{filled['redis']}-zz-copy.md"
+    copy.write_text(source.read_text())
+    settle(nb)
+    assert list(Index(nb).sync().problems) == [f"lessons/{copy.name}"]
+    other = nb.store.path_for(nb.get(filled["pnpm"]))
+    other.write_text(other.read_text("utf-8") + "\nEdited.\n", "utf-8")
+    settle(nb)
+    report = Index(nb).sync()
+    assert report.changed == 1 and list(report.problems) == [f"lessons/{copy.name}"]
+    source.unlink()  # the copy is now the only file of the id
+    assert Index(nb).sync().problems == {}
+
+
+def test_an_entry_edited_into_a_broken_file_is_not_served_and_stays_reported_until_fixed(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """The index must not answer with a version of the entry that its file no longer holds."""
+    path = nb.store.path_for(nb.get(filled["redis"]))
+    good = path.read_text("utf-8")
+    rel = str(path.relative_to(nb.store.entries_dir))
+    assert raw(nb, "redis production") == [filled["redis"]]
+    path.write_text("---\ntitle: [unclosed\n---\nredis production\n", "utf-8")
+    result = search_with_report(nb, "redis production", threshold=False)
+    assert ids(result.hits) == [] and list(result.report.problems) == [rel]
+    other = nb.store.path_for(nb.get(filled["pnpm"]))
+    other.write_text(other.read_text("utf-8") + "\nEdited.\n", "utf-8")
+    settle(nb)
+    assert list(Index(nb).sync().problems) == [rel]  # a sync that reads other files keeps it
+    assert list(Index(nb).sync().problems) == [rel]  # and one that reads nothing
+    path.write_text(good, "utf-8")
+    result = search_with_report(nb, "redis production", threshold=False)
+    assert ids(result.hits) == [filled["redis"]] and result.report.problems == {}
+
+
+def test_a_sync_counts_the_files_deleted(nb: Notebook, filled: dict[str, str]) -> None:
+    settle(nb)
+    Index(nb).sync()
+    for key in ("redis", "pnpm"):
+        nb.store.path_for(nb.get(filled[key])).unlink()
+    report = Index(nb).sync()
+    assert report.removed == 2 and report.changed == 2
+
+
+def test_a_rebuild_removes_the_marker_of_a_background_build(nb: Notebook, filled: dict[str, str]) -> None:
+    """A hook marks its background build with the file: while it exists, hooks start no second one."""
+    marker = nb.store.cache_dir / "index.building"
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text("")
+    assert Index(nb).sync(rebuild=True).rebuilt
+    assert not marker.exists()
+
+
+def test_an_edited_entry_still_answers_a_longer_query_of_its_rare_words(nb: Notebook) -> None:
+    """Its old version, still in the index, must not halve its rare words' information: the entry
+    would fall below the threshold for a query that also holds words no entry uses."""
+    for word in ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"):
+        nb.add("lesson", f"Lesson about {word}")
+    target = nb.add("lesson", "Run migrations with the zorbulax wrapper from quindle")
+    settle(nb)
+    query = "zorbulax quindle plonkety wibblesnort gnarfle"
+    assert ids(search(nb, query)) == [target.id]
+    path = nb.store.path_for(target)
+    path.write_text(path.read_text("utf-8") + "\nEdited.\n", "utf-8")
+    settle(nb)
+    assert not Index(nb).sync().compacted  # the old version stays in the index
+    assert ids(search(nb, query)) == [target.id]

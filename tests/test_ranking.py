@@ -315,3 +315,28 @@ def test_the_threshold_rules_as_documented() -> None:
     match = {"bm25": 5.0, "matched_idf": 4.0, "query_idf": 10.0, "has_code_token": True, "unit": 4.0}
     assert ranking.relevant(ranking.Evidence(matched=2, **match))
     assert not ranking.relevant(ranking.Evidence(matched=1, **match))  # a code token alone is not enough
+
+
+def test_a_title_holding_rare_words_of_the_query_clears_the_threshold() -> None:
+    def ev(title_strength: float, coverage: float) -> ranking.Evidence:
+        unit = 4.0
+        strength = 1.7  # below MIN_MATCHED: the entry as a whole matches too little
+        return ranking.Evidence(
+            bm25=5.0, matched_idf=strength * unit, query_idf=strength * unit / coverage, matched=2,
+            has_code_token=False, unit=unit, title_idf=title_strength * unit,
+        )  # fmt: skip
+
+    assert ranking.relevant(ev(1.7, 0.3))  # all of it in the title
+    assert not ranking.relevant(ev(1.0, 0.3))  # spread over the body
+    assert not ranking.relevant(ev(1.7, 0.15))  # a sliver of a long query
+
+
+def test_the_title_part_of_a_match_is_measured_on_the_title(plain: Notebook) -> None:
+    plain.add("lesson", "Quokkal exports need the zorbulax flag", body="Plain words here.")
+    plain.add("lesson", "Unrelated title", body="The quokkal exports mention zorbulax in the body.")
+    plain.add("lesson", "Another entry about nothing", body="Filler.")
+    hits = {h.title: h.evidence for h in plain.search("quokkal zorbulax", threshold=False)}
+    in_title, in_body = hits["Quokkal exports need the zorbulax flag"], hits["Unrelated title"]
+    assert in_title is not None and in_body is not None
+    assert in_title.title_idf == pytest.approx(in_title.matched_idf) and in_title.title_idf > 0
+    assert in_body.title_idf == 0.0 and in_body.matched_idf > 0
