@@ -368,8 +368,9 @@ class Index:
         first_use = not self.dir.exists()
         self._rebuild(current, report, timeout)
         if report.rebuilt and (report.added or not first_use):  # an empty notebook needs no news
+            entries = f"{report.added} entr{'y' if report.added == 1 else 'ies'}"
             report.notices.append(
-                f"built the search index from {report.added} entry files (first use here)"
+                f"built the search index from {entries} (first use here)"
                 if first_use
                 else "the search index was out of date or unreadable: rebuilt it from the entry files"
             )

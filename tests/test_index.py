@@ -738,7 +738,7 @@ def test_the_first_index_of_an_empty_notebook_makes_no_news(nb: Notebook) -> Non
     nb.add("insight", "Narwhal queue drops messages")
     shutil.rmtree(index.dir)
     report = index.sync()
-    assert report.rebuilt and report.notices == ["built the search index from 1 entry files (first use here)"]
+    assert report.rebuilt and report.notices == ["built the search index from 1 entry (first use here)"]
 
 
 def test_a_sync_compacts_only_when_old_versions_pass_the_worn_share(nb: Notebook) -> None:
