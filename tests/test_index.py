@@ -18,6 +18,14 @@ from errnote.model import Entry
 from errnote.notebook import Notebook
 
 
+def synced(nb: Notebook) -> Index:
+    """The notebook's index, in step with files old enough that no later scan re-reads them."""
+    settle(nb)
+    index = Index(nb)
+    index.sync()
+    return index
+
+
 def ids(hits: Sequence[object]) -> list[str]:
     return [h.id for h in hits]  # type: ignore[attr-defined]
 
@@ -121,9 +129,7 @@ def test_sync_picks_up_add_edit_delete_and_rename_by_hand(nb: Notebook, filled: 
 
 
 def test_no_change_sync_reads_nothing(nb: Notebook, filled: dict[str, str]) -> None:
-    settle(nb)
-    index = Index(nb)
-    index.sync()
+    index = synced(nb)
     report = index.sync()
     assert report.changed == 0 and not report.rebuilt and report.notices == []
 
@@ -630,9 +636,7 @@ def test_a_busy_index_missing_changes_answers_from_the_files_only_up_to_files_an
     from errnote import index as index_module
     from errnote.store import file_lock
 
-    settle(nb)
-    index = Index(nb)
-    index.sync()
+    index = synced(nb)
     new = nb.add("insight", "Narwhal queue drops messages")
     settle(nb)
     files = len(index.scan())
@@ -659,9 +663,7 @@ def test_a_busy_index_that_misses_nothing_answers_without_a_notice(
     from errnote.index import SyncReport
     from errnote.store import file_lock
 
-    settle(nb)
-    index = Index(nb)
-    index.sync()
+    index = synced(nb)
     with file_lock(nb.store.cache_dir / "index.lock"):
         report = index._behind(index.scan(), SyncReport())
     assert report.stale and report.behind == 0 and not report.from_files and report.notices == []
@@ -673,9 +675,7 @@ def test_a_rebuild_that_cannot_get_the_lock_to_swap_keeps_the_old_index(
     """The swap needs the lock: without it the fresh build is dropped and the index left stale."""
     from errnote.store import file_lock
 
-    settle(nb)
-    index = Index(nb)
-    index.sync()
+    index = synced(nb)
     nb.add("insight", "Narwhal queue drops messages")
     settle(nb)
     with file_lock(nb.store.cache_dir / "index.lock"):
