@@ -390,7 +390,7 @@ class Index:
         elif report.behind:
             report.notices.append(
                 f"the search index is busy in another process and misses {report.behind} changed "
-                "entry files: results may lag a moment"
+                f"entry file{'' if report.behind == 1 else 's'}: results may lag a moment"
             )
         return report
 

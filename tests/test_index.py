@@ -651,7 +651,7 @@ def test_a_busy_index_missing_changes_answers_from_the_files_only_up_to_files_an
         above = search_with_report(nb, "narwhal queue", report=index.sync(timeout=0.1))
         assert above.report.stale and not above.report.from_files and ids(above.hits) == []
         assert above.report.notices == [
-            "the search index is busy in another process and misses 1 changed entry files: "
+            "the search index is busy in another process and misses 1 changed entry file: "
             "results may lag a moment"
         ]
 
