@@ -423,6 +423,11 @@ def clean_text(value: object, name: str, *, one_line: bool = False, indented: bo
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
         raise InvalidEntry(f"{name} must be text, not {type(value).__name__}")
     text = strip_controls(str(value))
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate, from Python code: no file can hold it
+            raise InvalidEntry(f"{name} is not valid UTF-8 text (a lone surrogate)") from None
     if one_line:
         return " ".join(text.split())
     if not indented:
@@ -462,7 +467,7 @@ def parse_confidence(value: object) -> float:
     """A confidence from text or a number, refused unless it is within 0..1."""
     try:
         number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidEntry(
             f"confidence {_shown(value)} is not a number", "give a number from 0 to 1"
         ) from None
@@ -546,7 +551,10 @@ def _links(value: object) -> tuple[Link, ...]:
         if not ID_PATTERN.match(link.target):
             raise InvalidEntry(f"link target {target!r} is not an entry id")
         links[link] = None
-    return tuple(links)
+    # In the order the file writes them (by relation, each relation's targets as given): an entry
+    # read back from its file is the entry that was written.
+    order = list(Relation)
+    return tuple(sorted(links, key=lambda link: order.index(link.rel)))
 
 
 def validate(entry: Entry) -> Entry:
@@ -674,7 +682,8 @@ def entry_to_dict(entry: Entry) -> dict[str, Any]:
 
 def iso(stamp: datetime) -> str:
     """A time stamp as the files store it: UTC, to the second, with a Z."""
-    return stamp.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # isoformat, not strftime: glibc's %Y writes the year 999 as "999", which no reader takes.
+    return stamp.astimezone(timezone.utc).replace(tzinfo=None, microsecond=0).isoformat() + "Z"
 
 
 def entry_to_json(entry: Entry) -> dict[str, Any]:

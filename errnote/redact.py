@@ -16,6 +16,7 @@ public material, placeholders (`${X}`, `<your-key>`) and already-masked values a
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
@@ -167,10 +168,13 @@ _USER_FLAG_RE = re.compile(
 # `-p X` / `-pX`: a password only where the command takes one (mysql, docker login, twine...);
 # elsewhere `-p` is a port or a parent flag, so _short_p_ok() checks the command line first.
 _SHORT_P_RE = re.compile(r"(?<![\w-])-p(?:[ \t]+)?([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1(?=[\s\"']|$)")
+# Where a command that takes a password with `-p` is named, found once in the whole text; a `-p`
+# counts when one of these lies between the start of its own command and itself.
 _PASSWORD_COMMAND_RE = re.compile(
     # `sudo -u deploy`, `docker exec -u root`, `runuser -u app`: a user to run as, not a login.
-    r"(?:^|(?<!\bsudo)(?<!\bexec)(?<!\brun)(?<!\brunuser)\s)(?:-u|-U|--user(?:name)?)(?:[ \t=]|$)"
-    r"|\b(?:mysql\w*|mariadb\w*|sshpass|login)\b"
+    r"(?:^|(?<=[;|&])|(?<!\bsudo)(?<!\bexec)(?<!\brun)(?<!\brunuser)\s)(?:-u|-U|--user(?:name)?)(?:[ \t=]|$)"
+    r"|\b(?:mysql\w*|mariadb\w*|sshpass|login)\b",
+    re.MULTILINE,
 )
 # `.netrc` / `machine h login u password p`: a space, not `=` or `:`, separates the value.
 _NETRC_RE = re.compile(r"\blogin[ \t]+\S+\s+password[ \t]+(?P<s>[^\s\"']+)")
@@ -476,14 +480,7 @@ def _flag_spans(text: str) -> Iterator[tuple[int, int]]:
         value = m.group("s")
         if not value.isdigit() and _plausible(value, bare=False, spaced=False):  # `-u 1000:1000` is uid:gid
             yield m.span("s")
-    for m in _SHORT_P_RE.finditer(text):
-        value = m.group("s")
-        # Only this command of the line: `npm login && mkdir -p dist` is not a login.
-        command = _last_command(_line_before(text, m.start()))
-        if _PORTS_RE.match(value) or not _PASSWORD_COMMAND_RE.search(command):
-            continue
-        if _plausible(value, bare=True, spaced=True):
-            yield m.span("s")
+    yield from _short_p_spans(text)
     for m in _line_scoped(text):
         if _plausible(m.group("s"), bare=True, spaced=True):
             yield m.span("s")
@@ -511,21 +508,57 @@ def _line_scoped(text: str) -> Iterator[re.Match[str]]:
         start = line_end
 
 
-def _last_command(line: str) -> str:
-    """The last command of a shell line: after its last `;`, `|` or `&` outside quotes (not the `&`
-    of a redirection such as `2>&1`). A quote left open (`can't`) is read as no quote at all."""
-    start = 0
-    quote = ""
-    for i, c in enumerate(line):
-        if quote:
-            quote = "" if c == quote else quote
-        elif c in "'\"":
-            quote = c
-        elif c in ";|" or (c == "&" and line[i - 1 : i] not in (">", "<") and line[i + 1 : i + 2] != ">"):
-            start = i + 1
-    if quote:
-        return re.split(r"[;|]|(?<![<>])&(?!>)", line)[-1]
-    return line[start:]
+def _short_p_spans(text: str) -> Iterator[tuple[int, int]]:
+    """`-p X` where this command of the line takes a password: `npm login && mkdir -p dist` is not
+    a login. One pass over each line, however long, and however many `-p` it holds."""
+    commands: list[re.Match[str]] | None = None  # found only once a `-p` is
+    starts: list[int] = []
+    scan = _ShellScan(text, 0)
+    for m in _SHORT_P_RE.finditer(text):
+        value = m.group("s")
+        if _PORTS_RE.match(value) or not _plausible(value, bare=True, spaced=True):
+            continue
+        if commands is None:
+            commands = list(_PASSWORD_COMMAND_RE.finditer(text))
+            starts = [c.start() for c in commands]
+        if m.start() > scan.line_end:
+            scan = _ShellScan(text, m.start())
+        command_start = scan.command_start(m.start())
+        # `- 1`: a `-u` opening a line is found with the line break before it (`\s-u`).
+        k = bisect.bisect_left(starts, command_start - 1)
+        if k < len(commands) and commands[k].end() <= m.start():
+            yield m.span("s")
+
+
+class _ShellScan:
+    """One line of text read as shell, left to right: where the command holding an offset starts."""
+
+    def __init__(self, text: str, at: int) -> None:
+        self.text = text
+        self.i = self.quoted = self.any = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        self.line_end = len(text) if end < 0 else end
+        self.quote = ""
+
+    def command_start(self, stop: int) -> int:
+        """After the last `;`, `|` or `&` before `stop` outside quotes (not the `&` of a redirection
+        such as `2>&1`); a quote left open (`can't`) is read as no quote at all. `stop` only grows."""
+        text, i = self.text, self.i
+        while i < stop:
+            c = text[i]
+            redirection = text[i - 1 : i] in (">", "<") or text[i + 1 : i + 2] == ">"
+            separator = c in ";|" or (c == "&" and not redirection)
+            if separator:
+                self.any = i + 1
+            if self.quote:
+                self.quote = "" if c == self.quote else self.quote
+            elif c in "'\"":
+                self.quote = c
+            elif separator:
+                self.quoted = i + 1
+            i += 1
+        self.i = i
+        return self.any if self.quote else self.quoted
 
 
 def _aws_secret_spans(text: str) -> Iterator[tuple[int, int]]:

@@ -259,6 +259,12 @@ def parse_entry(text: str, path: Path | None = None) -> Entry:
         raise InvalidEntry(f"invalid YAML front-matter: {problem}", path=where) from None
     except (ValueError, OverflowError, TypeError) as exc:  # e.g. `created: 2026-02-30`
         raise InvalidEntry(f"invalid value in the front-matter: {exc}", path=where) from None
+    except (AttributeError, KeyError, IndexError):  # PyYAML's constructors on `title: !!timestamp x`
+        raise InvalidEntry(
+            "a front-matter value does not fit its YAML tag (such as !!timestamp or !!bool)",
+            "remove the tag or correct the value",
+            path=where,
+        ) from None
     if not metadata or not isinstance(metadata, dict):
         raise InvalidEntry("the YAML front-matter is empty or not a mapping", path=where)
     # The body as written after the closing line: python-frontmatter strips it, and with it the

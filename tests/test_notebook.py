@@ -456,6 +456,10 @@ def test_update_takes_the_words_the_cli_takes(nb: Notebook) -> None:
         ({"colour": "red"}, "colour"),
         ({"id": "1234567890"}, "does not change the id"),
         ({"body": "<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs"}, "merge-conflict markers"),
+        ({"confidence": 10**400}, "confidence"),  # too large for a float
+        ({"title": "Pin \ud800"}, "not valid UTF-8"),  # a lone surrogate: no file can hold it
+        ({"tags": ["\udcff"]}, "not valid UTF-8"),
+        ({"body": "a\ud800"}, "not valid UTF-8"),
     ],
 )
 def test_an_update_that_would_not_read_back_writes_nothing(
@@ -486,6 +490,8 @@ def test_an_update_reads_values_as_the_front_matter_does(nb: Notebook) -> None:
     assert [(link.rel, link.target) for link in changed.links] == [(Relation.CORRECTS, other.id)]
     assert nb.update(made.id, links=changed.links).links == changed.links  # the model's own values too
     assert nb.update(made.id, links=[(Relation.RELATED, other.id)]).links_to(Relation.RELATED) == [other.id]
+    both = nb.update(made.id, links={"related": [other.id], "corrects": [other.id]})
+    assert both == nb.get(made.id)  # in the order the file holds them
     scoped = nb.update(made.id, scope=["tool:cargo", "!path:vendor/**"])
     assert nb.update(made.id, scope=scoped.scope).scope == scoped.scope == nb.get(made.id).scope
 

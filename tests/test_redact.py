@@ -322,12 +322,25 @@ def test_redact_is_idempotent() -> None:
         "mysql " + "gl" + "pat-" + "a1" * 300 + " -p hunter22",
         # An escape character glued to a password: the mask must not become a terminal sequence.
         "password=\x1bhunter22",
+        # Six long passwords of one command: each masked one brought the next within 512 characters.
+        "mysql" + "".join(f" -p hunter22{c * 500}" for c in "ABCDEF"),
     ],
 )
 def test_a_second_redaction_changes_nothing(text: str) -> None:
     once = redact(text)
     assert "hunter22" not in once and MASK in once
     assert redact(once) == once
+
+
+def test_a_short_p_is_a_password_only_in_a_command_that_takes_one() -> None:
+    assert redact("mysql -u root -e 'SHOW DATABASES; SELECT 1' -pS3cretPw").endswith(f"-p{MASK}")
+    assert redact("echo can't; mysql -phunter22") == f"echo can't; mysql -p{MASK}"  # a quote left open
+    assert redact("mysql -phunter22 | grep -p hunter23") == f"mysql -p{MASK} | grep -p hunter23"
+    assert redact("-u root\n-p hunter22") == "-u root\n-p hunter22"  # another line, another command
+    assert redact("cd /srv && -u root -p hunter22") == f"cd /srv && -u root -p {MASK}"  # `-u` opens it
+    far = "mysql " + "x " * 2000 + "-p hunter22"  # the command far back on a long line
+    assert redact(far) == far.replace("hunter22", MASK)
+    assert redact("npm login && mkdir -p dist") == "npm login && mkdir -p dist"
 
 
 def test_redis_cli_and_password_stdin_are_read_per_line() -> None:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -302,3 +303,20 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         atomic_write_bytes(target, b"data")
     assert [p.name for p in tmp_path.iterdir()] == ["entry.md"]
+
+
+@pytest.mark.parametrize("value", ["!!timestamp soon", "!!bool maybe", "!!map x"])
+def test_a_value_that_does_not_fit_its_yaml_tag_is_one_unreadable_file(value: str) -> None:
+    text = ENTRY_TEXT.replace("confidence: 0.5", f"confidence: 0.5\ntool: {value}")
+    with pytest.raises(InvalidEntry) as err:
+        parse_entry(text, Path("x.md"))
+    assert str(err.value).startswith("x.md: ")
+
+
+def test_times_before_the_year_1000_are_written_as_four_digits() -> None:
+    from errnote.model import iso
+
+    assert iso(datetime(999, 1, 2, 3, 4, 5, 678, tzinfo=timezone.utc)) == "0999-01-02T03:04:05Z"
+    entry = parse_entry(ENTRY_TEXT)
+    old = entry.with_changes(last_confirmed=datetime(999, 1, 1, tzinfo=timezone.utc))
+    assert parse_entry(render_entry(old)).last_confirmed == old.last_confirmed
