@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from errnote.notebook import Notebook
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 9  # 7: kind, state and tag postings for filters; 8: supersedes links; 9: updated
+SCHEMA_VERSION = 10  # 7: kind, state, tag postings; 8: supersedes links; 9: updated; 10: title terms
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 LOCK_TIMEOUT = 3.0
 #: A build folder younger than this (seconds) of a live process is a rebuild under way.
@@ -124,6 +124,8 @@ def _document(rel: str, entry: Entry) -> dict[str, Any]:
         "fix": entry.fix[:300],
         "reason": entry.reason[:300],
         "snippet": (entry.body or entry.error)[:300],
+        # What the title alone holds (`ranking.MIN_MATCHED_TITLE`): analysed once, here.
+        "title_terms": sorted(set(analyze(entry.title))),
     }
     return {
         "path": rel,
@@ -911,7 +913,7 @@ def _run_search(
             bm25 = float(hit.score)
             if runs and any(run in nfc(meta["title"]) for run in runs):
                 bm25 *= CJK_WHOLE_BONUS  # 内存超时 in the title, not 内存 here and 超时 there
-            title_terms = frozenset(analyze(meta["title"]))
+            title_terms = frozenset(meta.get("title_terms") or ())
             ev, terms_shown = _evidence(plan, set(hit["terms"].split()), bm25, literal, title_terms)
             if threshold and not ranking.near(ev):
                 continue  # not even a near neighbour: never shown
