@@ -93,6 +93,13 @@ def load_config(path: Path) -> Config:
         raise ErrnoteError(
             f"{path}: invalid YAML: {' '.join(str(exc).split())}", "fix the settings file or delete it"
         ) from None
+    except (ValueError, OverflowError, TypeError, AttributeError, KeyError, IndexError) as exc:
+        # PyYAML's constructors: a number of over 4,300 digits, `!!timestamp soon`, ...
+        raise ErrnoteError(
+            f"{path}: a value cannot be read (a number thousands of digits long, or a value that does not "
+            f"fit its YAML tag: {type(exc).__name__})",
+            "fix the settings file or delete it",
+        ) from None
     if not isinstance(data, dict):
         raise ErrnoteError(f"{path}: the settings must be a mapping", "see 'errnote init' for the layout")
     values: dict[str, Any] = {}

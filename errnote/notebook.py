@@ -591,10 +591,30 @@ class Notebook:
                 raise InvalidEntry(f"an update does not change the {name}", "add a new entry instead")
         with self.store.lock():
             entry, path = self.locate_entry(ref)
-            new = redact_entry(self._touched(_changed(entry, changes)))
+            new = _changed(entry, changes)
+            targets: list[tuple[Entry, Path]] = []
+            released: list[str] = []
+            if new.links != entry.links:
+                # As `link` and `edit` do: an id prefix names its entry, a new target must exist, and
+                # what the entry now supersedes (or no longer does) changes status with it.
+                links = tuple(Link(link.rel, self._resolved_target(link, entry.links)) for link in new.links)
+                new = new.with_changes(links=tuple(dict.fromkeys(links)))
+                targets, released = self._link_changes(entry.id, entry.links, new.links)
+            new = redact_entry(self._touched(new))
             self.store.replace(path, new)
             self.store.move_to_type_folder(path, entry.type, new)
+            self._supersede(targets)
+            self.restored = self._release(released)
         return new
+
+    def _resolved_target(self, link: Link, kept: Sequence[Link]) -> str:
+        """A new link's target as a full id (a unique prefix names its entry, as in `link`)."""
+        if link in kept:
+            return link.target
+        try:
+            return self.resolve(link.target)
+        except EntryNotFound:
+            return link.target  # refused by `_link_changes`, which names it
 
     def link(self, source_ref: str, rel: Relation | str, target_ref: str) -> Entry:
         """Add a typed link from one entry to another (`supersedes` also marks the target superseded)."""
@@ -696,33 +716,43 @@ class Notebook:
             if edited.id != entry_id:
                 raise InvalidEntry(f"the id changed from {entry_id} to {edited.id}", "keep the id as it was")
             old_links = entry.links if entry is not None else ()
-            ids = self._id_paths()
-            before = {link.target for link in old_links if link.rel is Relation.SUPERSEDES}
-            after = set(edited.links_to(Relation.SUPERSEDES))
-            for link in edited.links:
-                if link not in old_links and link.target not in ids:
-                    raise InvalidEntry(
-                        f"the new link {link.rel.value} {link.target} names no entry",
-                        "'errnote list' shows the ids",
-                    )
-            for target in sorted(after - before):
-                self._refuse_loop(entry_id, target)
-            # Every new target read before anything is written (as `link` does): an unreadable one
-            # refuses the edit with the file as it was.
-            targets = [self._find(target, ids) for target in sorted(after - before)]
-            for old, old_path in targets:
-                if old.status is Status.ACTIVE:
-                    check_writable(old_path)  # and writable: a refusal leaves every file as it was
+            targets, released = self._link_changes(entry_id, old_links, edited.links)
             edited = redact_entry(self._touched(edited))
             self.store.replace(path, edited)
             by_folder = {folder: t for t, folder in TYPE_DIRS.items()}
             old_type = entry.type if entry is not None else by_folder.get(path.parent.name, edited.type)
             self.store.move_to_type_folder(path, old_type, edited)
-            for old, old_path in targets:
-                if old.status is Status.ACTIVE:
-                    self.store.replace(old_path, self._touched(old, status=Status.SUPERSEDED))
-            self.restored = self._release(sorted(before - after))
+            self._supersede(targets)
+            self.restored = self._release(released)
         return edited
+
+    def _link_changes(
+        self, entry_id: str, old_links: Sequence[Link], new_links: Sequence[Link]
+    ) -> tuple[list[tuple[Entry, Path]], list[str]]:
+        """Check the links a change adds (each names an entry; no `supersedes` loop) and read the
+        entries newly superseded, before anything is written: an unreadable or read-only one
+        refuses the change with every file as it was. Returns them, and the ids no longer superseded."""
+        ids = self._id_paths()
+        before = {link.target for link in old_links if link.rel is Relation.SUPERSEDES}
+        after = {link.target for link in new_links if link.rel is Relation.SUPERSEDES}
+        for link in new_links:
+            if link not in old_links and link.target not in ids:
+                raise InvalidEntry(
+                    f"the new link {link.rel.value} {link.target} names no entry",
+                    "'errnote list' shows the ids",
+                )
+        for target in sorted(after - before):
+            self._refuse_loop(entry_id, target)
+        targets = [self._find(target, ids) for target in sorted(after - before)]
+        for old, old_path in targets:
+            if old.status is Status.ACTIVE:
+                check_writable(old_path)
+        return targets, sorted(before - after)
+
+    def _supersede(self, targets: Sequence[tuple[Entry, Path]]) -> None:
+        for old, old_path in targets:
+            if old.status is Status.ACTIVE:
+                self.store.replace(old_path, self._touched(old, status=Status.SUPERSEDED))
 
     def _refuse_loop(self, source: str, target: str) -> None:
         """`source supersedes target` must not close a loop (both would be hidden for good)."""

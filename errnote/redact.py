@@ -32,10 +32,11 @@ _PREFIXED = [
     r"gh[pousr]_[A-Za-z0-9]{36,255}",  # GitHub classic / OAuth / app tokens
     r"github_pat_[A-Za-z0-9_]{22,255}",  # GitHub fine-grained PAT
     r"gl(?:pat|dt|ptt|rt|cbt|oas|ft|imt|soat|sst|ffct|agent)-[A-Za-z0-9_-]{20,}",  # GitLab
-    # `(?<!-)`: a body that may hold its own prefix (`xoxb-xoxb-...`) is read from its first
-    # prefix only; a start at every repeat would read the rest of the run each time (quadratic).
-    r"(?<!-)xox[abposer]-[A-Za-z0-9-]{10,}",  # Slack bot / user / refresh tokens
-    r"(?<!-)xapp-\d-[A-Za-z0-9-]{10,}",  # Slack app-level token
+    # `(?<![A-Za-z0-9-]-)`: a body that may hold its own prefix (`xoxb-xoxb-...`) is read from the
+    # start of its run only; a start at every repeat would read the rest of the run each time
+    # (quadratic). A dash that opens the run still may come before it (`${T:-xoxb-...}`, a diff).
+    r"(?<![A-Za-z0-9-]-)xox[abposer]-[A-Za-z0-9-]{10,}",  # Slack bot / user / refresh tokens
+    r"(?<![A-Za-z0-9-]-)xapp-\d-[A-Za-z0-9-]{10,}",  # Slack app-level token
     r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe secret and restricted keys
     r"whsec_[A-Za-z0-9+/=]{24,}",  # Stripe webhook signing secret
     r"sk-ant-[A-Za-z0-9_-]{20,}",  # Anthropic
@@ -84,7 +85,7 @@ _PREFIXED = [
     # then "PRIVATE KEY" at any of the three base64 alignments. Certificates encode differently.
     r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,40}?(?:UFJJVkFURSBLRVk|BSSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/]*={0,2}",
     # JWT: base64url JSON header (always `eyJ`), payload and signature.
-    r"(?<!-)eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    r"(?<![A-Za-z0-9_-]-)eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
 ]
 # Lookarounds keep a match from starting or ending inside a longer word.
 _SHAPE_RE = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(_PREFIXED) + r")(?![A-Za-z0-9_-])")
@@ -167,7 +168,12 @@ _USER_FLAG_RE = re.compile(
 )
 # `-p X` / `-pX`: a password only where the command takes one (mysql, docker login, twine...);
 # elsewhere `-p` is a port or a parent flag, so _short_p_ok() checks the command line first.
-_SHORT_P_RE = re.compile(r"(?<![\w-])-p(?:[ \t]+)?([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1(?=[\s\"']|$)")
+# A bare value ends at a shell operator (`-pS3cret; mkdir -p out`: `;` is not the password's, and
+# masking it would join the next command to this one); a quoted one is taken whole.
+_SHORT_P_RE = re.compile(
+    r"(?<![\w-])-p(?:[ \t]+)?(?:([\"'])(?P<q>[^\s\"'-][^\s\"']*)\1(?=[\s\"';|&<>]|$)"
+    r"|(?P<s>[^\s\"'\-;|&<>][^\s\"';|&<>]*)(?=[\s\"';|&<>]|$))"
+)
 # Where a command that takes a password with `-p` is named, found once in the whole text; a `-p`
 # counts when one of these lies between the start of its own command and itself.
 _PASSWORD_COMMAND_RE = re.compile(
@@ -515,7 +521,8 @@ def _short_p_spans(text: str) -> Iterator[tuple[int, int]]:
     starts: list[int] = []
     scan = _ShellScan(text, 0)
     for m in _SHORT_P_RE.finditer(text):
-        value = m.group("s")
+        group = "s" if m.group("s") is not None else "q"
+        value = m.group(group)
         if _PORTS_RE.match(value) or not _plausible(value, bare=True, spaced=True):
             continue
         if commands is None:
@@ -527,7 +534,7 @@ def _short_p_spans(text: str) -> Iterator[tuple[int, int]]:
         # `- 1`: a `-u` opening a line is found with the line break before it (`\s-u`).
         k = bisect.bisect_left(starts, command_start - 1)
         if k < len(commands) and commands[k].end() <= m.start():
-            yield m.span("s")
+            yield m.span(group)
 
 
 class _ShellScan:

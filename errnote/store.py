@@ -181,10 +181,11 @@ def _readable(entry: Entry, path: Path) -> str:
     try:
         parse_entry(text)
     except InvalidEntry as exc:
+        hint = exc.hint or "change the value, then try again"
+        if has_conflict_markers(text):  # in the text given, not (yet) in the file
+            hint = "show conflict markers inside a fenced code block (```), or leave them out"
         raise InvalidEntry(
-            f"{exc.message}: the entry would not be readable, so nothing was written",
-            exc.hint or "change the value, then try again",
-            path=str(path),
+            f"{exc.message}: the entry would not be readable, so nothing was written", hint, path=str(path)
         ) from None
     return text
 

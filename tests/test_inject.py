@@ -599,6 +599,8 @@ def test_config_sets_the_defaults(fixed: Notebook) -> None:
         ("budget: .inf", "inject.budget must be a whole number"),
         ("floor: .nan", "inject.floor must be a number"),
         ("budget: " + "9" * 400, "inject.budget must be from 0"),  # too large for a float
+        ("budget: " + "9" * 5000, "a value cannot be read"),  # over Python's 4,300 digits
+        ("floor: !!timestamp soon", "a value cannot be read"),
         ("floor: " + "9" * 400, "inject.floor must be from 0 to 1, not 99999"),
     ],
 )

@@ -455,7 +455,7 @@ def test_update_takes_the_words_the_cli_takes(nb: Notebook) -> None:
         ({"expires": "next year"}, "expires"),
         ({"colour": "red"}, "colour"),
         ({"id": "1234567890"}, "does not change the id"),
-        ({"body": "<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs"}, "merge-conflict markers"),
+        ({"body": "<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs"}, "merge-conflict markers.*fenced code"),
         ({"confidence": 10**400}, "confidence"),  # too large for a float
         ({"title": "Pin \ud800"}, "not valid UTF-8"),  # a lone surrogate: no file can hold it
         ({"tags": ["\udcff"]}, "not valid UTF-8"),
@@ -471,6 +471,22 @@ def test_an_update_that_would_not_read_back_writes_nothing(
     with pytest.raises(InvalidEntry, match=complaint):
         nb.update(made.id, **changes)
     assert path.read_bytes() == before and nb.load().problems == ()
+
+
+def test_an_update_changes_links_as_link_and_edit_do(nb: Notebook) -> None:
+    lesson = nb.add("lesson", "Pin the toolchain")
+    old = nb.add("lesson", "Use the floating toolchain")
+    mistake = nb.add("mistake", "Built with the floating toolchain")
+    changed = nb.update(lesson.id, links={"supersedes": [old.id[:6]], "corrects": [mistake.id[:6]]})
+    assert changed.links_to(Relation.SUPERSEDES) == [old.id]  # a prefix names its entry
+    assert changed.links_to(Relation.CORRECTS) == [mistake.id]
+    assert nb.get(old.id).status is Status.SUPERSEDED  # as `link ... supersedes` does
+    with pytest.raises(InvalidEntry, match="names no entry"):
+        nb.update(lesson.id, links={"related": ["abcdef9999"]})
+    with pytest.raises(InvalidEntry, match="loop"):
+        nb.update(old.id, links={"supersedes": [lesson.id]})
+    nb.update(lesson.id, links={"corrects": [mistake.id]})  # no longer supersedes it
+    assert nb.get(old.id).status is Status.ACTIVE and nb.restored == [old.id]
 
 
 def test_an_update_reads_values_as_the_front_matter_does(nb: Notebook) -> None:

@@ -343,6 +343,21 @@ def test_a_short_p_is_a_password_only_in_a_command_that_takes_one() -> None:
     assert redact("npm login && mkdir -p dist") == "npm login && mkdir -p dist"
 
 
+def test_a_token_after_a_dash_that_opens_it_is_still_masked() -> None:
+    jwt = "eyJ" + fake(20, seed=90) + ".eyJ" + fake(20, seed=91) + "." + fake(30, seed=92)
+    slack = "xo" + "xb-1234567890-" + fake(24, seed=93)
+    assert redact(f'TOKEN="${{JWT:-{jwt}}}"') == f'TOKEN="${{JWT:-{MASK}}}"'  # a shell default
+    assert redact(f"-{slack}\n+{slack}") == f"-{MASK}\n+{MASK}"  # a line of a diff
+
+
+def test_a_bare_short_p_password_ends_at_a_shell_operator() -> None:
+    # The `;` is not the password's: masking it would join the next command to this one.
+    line = "mysql -u root -pS3cretPass1; mkdir -p backup_dir2"
+    assert redact(line) == f"mysql -u root -p{MASK}; mkdir -p backup_dir2" == redact(redact(line))
+    assert redact("mysql -pX9pass&&make -p out9") == f"mysql -p{MASK}&&make -p out9"
+    assert redact("mysql -p'Tr0ub&3' db") == f"mysql -p'{MASK}' db"  # quoted: `&` is the password's
+
+
 def test_redis_cli_and_password_stdin_are_read_per_line() -> None:
     secret = "S3cretPw12"
     assert redact(f"redis-cli -h cache -a {secret} ping") == f"redis-cli -h cache -a {MASK} ping"
