@@ -630,7 +630,7 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 #: Masking shortens a text, which can bring a secret's label into the reach of a rule that looks a
 #: bounded distance back or ahead; a few passes settle every case met (the fixpoint is what is stored).
-_PASSES = 4
+_PASSES = 8
 
 
 def redact(text: str) -> str:
