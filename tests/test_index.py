@@ -620,13 +620,17 @@ def test_one_word_of_a_phrase_is_not_the_phrase(nb: Notebook) -> None:
     assert not any(h.id in {e.id for e in only_docker} and not h.near for h in hits)
 
 
-def _outdated(index: Index) -> None:
-    """Make the index on disk look built by another errnote version (every process must rebuild it)."""
+def _outdated(nb: Notebook) -> Index:
+    """The notebook's index, built, then made to look built by another errnote version (every
+    process must rebuild it)."""
     import marshal
 
+    index = Index(nb)
+    index.sync()
     index.manifest_path.write_bytes(
         marshal.dumps({"version": "an older errnote", "files": {}, "problems": {}})
     )
+    return index
 
 
 def test_a_busy_index_missing_changes_answers_from_the_files_only_up_to_files_answer_max(
@@ -698,9 +702,7 @@ def test_a_build_folder_of_this_very_process_is_not_a_build_elsewhere_nor_a_left
     nb: Notebook, filled: dict[str, str]
 ) -> None:
     """Another thread of this process may be building there: it is neither waited for nor deleted."""
-    index = Index(nb)
-    index.sync()
-    _outdated(index)
+    index = _outdated(nb)
     own = nb.store.cache_dir / f"index.new-{os.getpid()}-abc"
     own.mkdir()
     report = index.sync()
@@ -714,9 +716,7 @@ def test_an_old_build_folder_of_a_live_process_is_not_a_build_under_way(
     """A leftover whose process id was reused by a live process must not block rebuilds for ever."""
     import subprocess
 
-    index = Index(nb)
-    index.sync()
-    _outdated(index)
+    index = _outdated(nb)
     other = subprocess.Popen(["sleep", "60"])
     try:
         folder = nb.store.cache_dir / f"index.new-{other.pid}-abc"
