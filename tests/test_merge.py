@@ -269,6 +269,24 @@ def cli(*args: str) -> str:
     return result.stdout
 
 
+def committed_lesson(team: Path, *args: str) -> Path:
+    """A lesson added through the CLI and committed: the file both branches then change."""
+    lesson = json.loads(cli("add", "lesson", *args, "--json"))
+    git(team, "add", "-A")
+    git(team, "commit", "-qm", "lesson")
+    return Path(lesson["path"])
+
+
+def diverge(team: Path, path: Path, theirs: str, ours: str, branch: str = "theirs") -> None:
+    """Commit `theirs` as the file's text on a new `branch`, then `ours` on the current one."""
+    git(team, "checkout", "-qb", branch)
+    path.write_text(theirs, "utf-8")
+    git(team, "commit", "-qam", branch)
+    git(team, "checkout", "-q", "-")
+    path.write_text(ours, "utf-8")
+    git(team, "commit", "-qam", "ours")
+
+
 def test_init_registers_the_driver_once_and_a_fresh_clone_gets_it_from_init(
     team: Path, tmp_path: Path
 ) -> None:
@@ -316,20 +334,10 @@ def test_two_branches_editing_one_entry_merge_without_conflict(team: Path) -> No
 
 
 def test_a_real_conflict_is_left_for_a_person_and_named(team: Path) -> None:
-    lesson = json.loads(cli("add", "lesson", "Pin the toolchain in CI", "--reason", "reproducible", "--json"))
-    git(team, "add", "-A")
-    git(team, "commit", "-qm", "lesson")
-    path = Path(lesson["path"])
-    git(team, "checkout", "-qb", "theirs")
-    path.write_text(
-        path.read_text("utf-8").replace("title: Pin the toolchain in CI", "title: Pin rustc"), "utf-8"
-    )
-    git(team, "commit", "-qam", "theirs")
-    git(team, "checkout", "-q", "-")
-    path.write_text(
-        path.read_text("utf-8").replace("title: Pin the toolchain in CI", "title: Pin rust"), "utf-8"
-    )
-    git(team, "commit", "-qam", "ours")
+    path = committed_lesson(team, "Pin the toolchain in CI", "--reason", "reproducible")
+    text = path.read_text("utf-8")
+    title = "title: Pin the toolchain in CI"
+    diverge(team, path, text.replace(title, "title: Pin rustc"), text.replace(title, "title: Pin rust"))
     done = subprocess.run(
         ["git", "merge", "-q", "--no-edit", "theirs"], cwd=team, capture_output=True, text=True
     )
@@ -363,16 +371,14 @@ def test_a_driver_that_cannot_run_falls_back_to_git_s_line_merge(team: Path) -> 
     git(team, "config", "merge.errnote.driver",
         git(team, "config", "merge.errnote.driver").replace("-m errnote", "-m errnote_is_gone").replace(
             "errnote merge-entry", "errnote-is-gone merge-entry"))  # fmt: skip
-    lesson = json.loads(cli("add", "lesson", "Pin the toolchain in CI", "--reason", "reproducible", "--json"))
-    git(team, "add", "-A")
-    git(team, "commit", "-qm", "lesson")
-    path = Path(lesson["path"])
-    git(team, "checkout", "-qb", "theirs")
-    path.write_text(path.read_text("utf-8").replace("confidence: 0.6", "confidence: 0.7"), "utf-8")
-    git(team, "commit", "-qam", "theirs")
-    git(team, "checkout", "-q", "-")
-    path.write_text(path.read_text("utf-8").replace("confidence: 0.6", "confidence: 0.8"), "utf-8")
-    git(team, "commit", "-qam", "ours")
+    path = committed_lesson(team, "Pin the toolchain in CI", "--reason", "reproducible")
+    text = path.read_text("utf-8")
+    diverge(
+        team,
+        path,
+        text.replace("confidence: 0.6", "confidence: 0.7"),
+        text.replace("confidence: 0.6", "confidence: 0.8"),
+    )
     done = subprocess.run(
         ["git", "merge", "-q", "--no-edit", "theirs"], cwd=team, capture_output=True, text=True
     )
@@ -457,21 +463,14 @@ def test_a_rebase_continued_after_a_stop_keeps_its_x_option(team: Path) -> None:
 def test_x_theirs_and_x_ours_settle_clashes_in_entry_files(team: Path, command: list[str]) -> None:
     """git never tells a merge driver about -X: the driver reads it from the git command line.
     (In a rebase, "ours" is the branch being rebased onto: here `theirs`, as git defines it.)"""
-    lesson = json.loads(cli("add", "lesson", "Pin the toolchain in CI", "--reason", "reproducible", "--json"))
-    git(team, "add", "-A")
-    git(team, "commit", "-qm", "lesson")
-    path = Path(lesson["path"])
-    git(team, "checkout", "-qb", "theirs")
+    path = committed_lesson(team, "Pin the toolchain in CI", "--reason", "reproducible")
     text = path.read_text("utf-8")
-    path.write_text(
-        text.replace("confidence: 0.6", "confidence: 0.7").replace("reproducible", "theirs"), "utf-8"
+    diverge(
+        team,
+        path,
+        text.replace("confidence: 0.6", "confidence: 0.7").replace("reproducible", "theirs"),
+        text.replace("confidence: 0.6", "confidence: 0.8").replace("reproducible", "ours"),
     )
-    git(team, "commit", "-qam", "theirs")
-    git(team, "checkout", "-q", "-")
-    path.write_text(
-        text.replace("confidence: 0.6", "confidence: 0.8").replace("reproducible", "ours"), "utf-8"
-    )
-    git(team, "commit", "-qam", "ours")
     done = subprocess.run(["git", *command], cwd=team, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     merged_entry = parse_entry(path.read_text("utf-8"))
@@ -562,16 +561,15 @@ def test_one_tag_added_at_two_places_is_written_once() -> None:
 
 
 def test_x_theirs_in_a_real_merge_keeps_both_sides_tags(team: Path) -> None:
-    lesson = json.loads(cli("add", "lesson", "Run the tests", "--tag", "py", "--json"))
-    git(team, "add", "-A")
-    git(team, "commit", "-qm", "lesson")
-    path = Path(lesson["path"])
-    git(team, "checkout", "-qb", "bob")
-    path.write_text(path.read_text("utf-8").replace("- py\n", "- py\n- bobtag\n"), "utf-8")
-    git(team, "commit", "-qam", "bob")
-    git(team, "checkout", "-q", "-")
-    path.write_text(path.read_text("utf-8").replace("- py\n", "- py\n- alicetag\n"), "utf-8")
-    git(team, "commit", "-qam", "alice")
+    path = committed_lesson(team, "Run the tests", "--tag", "py")
+    text = path.read_text("utf-8")
+    diverge(
+        team,
+        path,
+        text.replace("- py\n", "- py\n- bobtag\n"),
+        text.replace("- py\n", "- py\n- alicetag\n"),
+        "bob",
+    )
     done = subprocess.run(
         ["git", "merge", "-X", "theirs", "--no-edit", "bob"], cwd=team, capture_output=True, text=True
     )
