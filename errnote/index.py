@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from errnote.notebook import Notebook
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 10  # 7: kind, state, tag postings; 8: supersedes links; 9: updated; 10: title terms
+SCHEMA_VERSION = 11  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 LOCK_TIMEOUT = 3.0
 #: A build folder younger than this (seconds) of a live process is a rebuild under way.
@@ -166,14 +166,11 @@ class SyncReport:
         return self.added + self.updated + self.removed
 
 
-#: How a second file with an id is reported (as `Notebook.load` does: the one updated last wins).
-_DUPLICATE_RE = re.compile(r": duplicate id (\S+) \(also in ")
-
-
-def _duplicates(ix: Any, folder: Path, among: set[str] | None = None) -> dict[str, str]:
-    """Files that repeat another file's id (a copy, a bad merge): each but the one that holds the entry.
-    `among`: only these ids can be involved (those of the files a sync touched)."""
-    found: dict[str, str] = {}
+def _duplicates(ix: Any, folder: Path, among: set[str] | None = None) -> dict[str, tuple[str, str]]:
+    """Files that repeat another file's id (a copy, a bad merge): each but the one that holds the entry
+    (as `Notebook.load` picks it), as {path: (id, message)}. `among`: only these ids can be involved
+    (those of the files a sync touched)."""
+    found: dict[str, tuple[str, str]] = {}
     with ix.searcher() as searcher:
         if among is None:
             terms = (t for t, info in searcher.reader().iter_field("id") if info.doc_frequency() > 1)
@@ -183,7 +180,7 @@ def _duplicates(ix: Any, folder: Path, among: set[str] | None = None) -> dict[st
         for eid in shared:
             paths = _paths_of_id(searcher, eid)
             for rel in paths[1:]:
-                found[rel] = f"{folder / rel}: {duplicate_message(eid, folder / paths[0])}"
+                found[rel] = (eid, f"{folder / rel}: {duplicate_message(eid, folder / paths[0])}")
     return found
 
 
@@ -232,7 +229,8 @@ class Index:
         return self.nb.store.stat_files()
 
     def _read_manifest(self) -> dict[str, Any] | None:
-        """What the index holds: {"version", "files": {path: stat key}, "problems": {path: message}}.
+        """What the index holds: {"version", "files": {path: stat key}, "problems": {path: message},
+        "duplicates": {path: id of the entry another file holds}}.
 
         marshal, not JSON: it loads ten thousand stat keys as tuples in a few milliseconds, and a
         file from another Python version simply fails to load and is rebuilt, like any cache.
@@ -250,12 +248,14 @@ class Index:
             return None
         return data
 
-    def _write_manifest(self, target_dir: Path, files: dict[str, Any], problems: dict[str, str]) -> None:
+    def _write_manifest(
+        self, target_dir: Path, files: dict[str, Any], problems: dict[str, str], duplicates: dict[str, str]
+    ) -> None:
         import marshal
 
         from errnote.store import atomic_write_bytes
 
-        data = {"version": INDEX_VERSION, "files": files, "problems": problems}
+        data = {"version": INDEX_VERSION, "files": files, "problems": problems, "duplicates": duplicates}
         atomic_write_bytes(target_dir / "manifest.marshal", marshal.dumps(data))
 
     # --- locking ---------------------------------------------------------------------------
@@ -482,19 +482,19 @@ class Index:
                 writer.commit(optimize=True)
                 report.compacted = True
             # A duplicate comes or goes only with a file of its id: recheck those ids alone.
-            for rel, message in list(problems.items()):
-                duplicate = _DUPLICATE_RE.search(message)
-                if duplicate:
-                    touched.add(duplicate.group(1))
-                    del problems[rel]
-            problems.update(_duplicates(ix, self.nb.store.entries_dir, touched))
+            for rel, eid in (manifest.get("duplicates") or {}).items():
+                touched.add(eid)
+                problems.pop(rel, None)
+            found = _duplicates(ix, self.nb.store.entries_dir, touched)
+            problems.update((rel, message) for rel, (_eid, message) in found.items())
+            duplicates = {rel: eid for rel, (eid, _message) in found.items()}
         except BaseException:
             writer.cancel()
             raise
         finally:
             ix.close()
         report.problems = problems
-        self._write_manifest(self.dir, known, problems)
+        self._write_manifest(self.dir, known, problems, duplicates)
 
     def _rebuild(self, current: dict[str, tuple[int, ...]], report: SyncReport, timeout: float) -> None:
         """Build a fresh index aside, without the lock (17 s at 10k: nobody waits that long), then
@@ -523,11 +523,12 @@ class Index:
                     writer.cancel()
                     raise
                 copies = _duplicates(ix, self.nb.store.entries_dir)
-                report.problems.update(copies)
+                report.problems.update((rel, message) for rel, (_eid, message) in copies.items())
                 report.added -= len(copies)  # entries, not files
             finally:
                 ix.close()
-            self._write_manifest(building, known, report.problems)
+            duplicates = {rel: eid for rel, (eid, _message) in copies.items()}
+            self._write_manifest(building, known, report.problems, duplicates)
             with self._lock(timeout) as got:
                 if not got:
                     report.stale = True

@@ -351,7 +351,7 @@ class Notebook:
         for rel, entry in good:
             first = chosen[entry.id][0]
             if rel != first:
-                problems.append(Problem(folder / rel, duplicate_message(entry.id, folder / first)))
+                problems.append(Problem(folder / rel, duplicate_message(entry.id, folder / first), entry.id))
                 continue
             seen[entry.id] = rel
             entries.append(entry)

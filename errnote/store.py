@@ -495,6 +495,7 @@ class Problem:
 
     path: Path
     message: str
+    duplicate_of: str = ""  # the id, when the problem is that another file holds this entry
 
 
 class Store:

@@ -777,6 +777,25 @@ def test_a_duplicate_id_stays_reported_until_a_copy_is_deleted(nb: Notebook, fil
     assert Index(nb).sync().problems == {}
 
 
+def test_a_broken_file_whose_name_reads_like_a_duplicate_stays_reported(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """Duplicates are known by id in the manifest, not by reading problem messages: a broken file
+    whose path looks like a duplicate's message is still reported after an incremental sync."""
+    settle(nb)
+    Index(nb).sync()
+    odd = nb.store.entries_dir / "lessons" / "x: duplicate id zz (also in y.md"
+    odd.write_text("---\ntitle: [unclosed\n---\n", "utf-8")
+    settle(nb)
+    rel = f"lessons/{odd.name}"
+    assert list(Index(nb).sync().problems) == [rel]
+    other = nb.store.path_for(nb.get(filled["pnpm"]))
+    other.write_text(other.read_text("utf-8") + "\nEdited.\n", "utf-8")
+    settle(nb)
+    report = Index(nb).sync()
+    assert report.changed == 1 and list(report.problems) == [rel]
+
+
 def test_an_entry_edited_into_a_broken_file_is_not_served_and_stays_reported_until_fixed(
     nb: Notebook, filled: dict[str, str]
 ) -> None:

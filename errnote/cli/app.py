@@ -649,7 +649,7 @@ def show(
     if note:
         warn(note)
     for problem in contents.problems:
-        if problem.message.startswith(f"duplicate id {entry.id} "):
+        if problem.duplicate_of == entry.id:
             warn(
                 f"{problem.path} holds this id too; {path} is the entry (updated last, or first by path): "
                 "delete the other"
