@@ -40,7 +40,7 @@ from typing import Any, Literal, TypeVar
 
 from errnote.errors import ErrnoteError, InvalidEntry
 from errnote.model import Entry, Link, Relation, Scope
-from errnote.store import parse_entry, render_front_matter
+from errnote.store import carry_comments, parse_entry, render_front_matter
 
 #: The attribute line that sends entry files to the driver (`.errnote/.gitattributes`).
 GITATTRIBUTES_TEXT = (
@@ -145,6 +145,8 @@ def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> Merge
     ]
     front = _text_merge(fronts[0], fronts[1], fronts[2], opts) if conflicts else MergeResult(fronts[1], False)
     text = front.text + body.text
+    if not front.conflicted:
+        text = carry_comments(ours, text)  # ours' YAML comments stay beside their lines
     named = tuple(sorted(conflicts)) if front.conflicted else ()
     named += ("body",) if body.conflicted else ()
     return MergeResult(text, front.conflicted or body.conflicted, named)

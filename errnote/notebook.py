@@ -718,7 +718,7 @@ class Notebook:
             old_links = entry.links if entry is not None else ()
             targets, released = self._link_changes(entry_id, old_links, edited.links)
             edited = redact_entry(self._touched(edited))
-            self.store.replace(path, edited)
+            self.store.replace(path, edited, written=text)
             by_folder = {folder: t for t, folder in TYPE_DIRS.items()}
             old_type = entry.type if entry is not None else by_folder.get(path.parent.name, edited.type)
             self.store.move_to_type_folder(path, old_type, edited)

@@ -207,6 +207,127 @@ def render_front_matter(entry: Entry) -> str:
     return f"---\n{data}---\n"
 
 
+#: Comments are carried over from files up to this size (an entry is a few kilobytes).
+_COMMENTED_MAX = 1_000_000
+
+
+def _front_matter(text: str) -> tuple[list[str], int] | None:
+    """The front-matter lines of an entry text ("---" lines excluded) and the index of the closing
+    line, with line ends and a byte-order mark removed; None when there is no front-matter."""
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
+    if not lines or not _FRONT_MATTER_LINE.fullmatch(lines[0]):
+        return None
+    for i in range(1, len(lines)):
+        if _FRONT_MATTER_LINE.fullmatch(lines[i]):
+            return lines[1:i], i
+    return None
+
+
+def front_matter_comments(text: str) -> list[tuple[int, int]]:
+    """Where the YAML comments of an entry text's front-matter are: (line, column) of each `#`
+    that starts one (line 0 is the first line after "---"). A `#` inside a value is not one."""
+    import yaml
+
+    found = _front_matter(text)
+    if found is None:
+        return []
+    lines = found[0]
+    if not any("#" in line for line in lines):
+        return []
+    spans: dict[int, list[tuple[int, int]]] = {}  # line -> columns taken by values
+    try:
+        for token in yaml.scan("\n".join(lines), Loader=yaml.SafeLoader):
+            if not isinstance(token, yaml.ScalarToken):
+                continue
+            start, end = token.start_mark, token.end_mark
+            for row in range(start.line, end.line + 1):
+                first = start.column if row == start.line else 0
+                last = end.column if row == end.line else len(lines[row]) if row < len(lines) else 0
+                spans.setdefault(row, []).append((first, last))
+    except yaml.YAMLError:
+        return []
+    comments: list[tuple[int, int]] = []
+    for row, line in enumerate(lines):
+        taken = spans.get(row, [])
+        for column, char in enumerate(line):
+            if char != "#" or (column and not line[column - 1].isspace()):
+                continue
+            if not any(first <= column < last for first, last in taken):
+                comments.append((row, column))
+                break
+    return comments
+
+
+def carry_comments(old: str, new: str) -> str:
+    """`new` (an entry text as errnote writes it) with the YAML comments of `old`'s front-matter put
+    back: a comment line before the line it stood before (or before its key, or at the end of the
+    front-matter), a comment at the end of a line after the same line (or above its key when the
+    value changed). Returns `new` unchanged when there is nothing to carry, or when the result
+    would not read back as the same entry."""
+    comments = front_matter_comments(old)
+    before, after = _front_matter(old), _front_matter(new)
+    if not comments or before is None or after is None:
+        return new
+    old_lines = before[0]
+    new_lines, closing = after
+    body = new.replace("\r\n", "\n").split("\n")[closing:]
+    # What goes where: line index of `new_lines` -> comment lines above it / a comment after it.
+    above: dict[int, list[str]] = {}
+    trailing: dict[int, str] = {}
+    at_end: list[str] = []
+    by_row = dict(comments)
+    used: set[int] = set()
+
+    def place(code: str, key_line: str) -> int | None:
+        for i, line in enumerate(new_lines):
+            if line == code and i not in used:
+                return i
+        indent = len(key_line) - len(key_line.lstrip())
+        key = key_line.strip().split(":", 1)[0] + ":"
+        for i, line in enumerate(new_lines):
+            if line.startswith(" " * indent + key) and (len(line) - len(line.lstrip())) == indent:
+                return i
+        return None
+
+    pending: list[str] = []
+    for row, line in enumerate(old_lines):
+        column = by_row.get(row)
+        code = line if column is None else line[:column].rstrip()
+        if column is not None and not code.strip():
+            pending.append(line)  # a comment line: it annotates the next line with a value
+            continue
+        if not code.strip():
+            continue
+        target = place(code, code)
+        if target is not None:
+            used.add(target)
+            if pending:
+                above.setdefault(target, []).extend(pending)
+            if column is not None:
+                if new_lines[target] == code:
+                    trailing[target] = line[len(code) :]
+                else:
+                    indent = code[: len(code) - len(code.lstrip())]
+                    above.setdefault(target, []).append(indent + line[column:])
+        else:
+            at_end.extend(pending)
+            if column is not None:
+                at_end.append(line[column:])
+        pending = []
+    at_end.extend(pending)
+    out: list[str] = [new.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")[0]]
+    for i, line in enumerate(new_lines):
+        out.extend(above.get(i, []))
+        out.append(line + trailing.get(i, ""))
+    out.extend(at_end)
+    result = "\n".join([*out, *body])
+    try:
+        same = parse_entry(result) == parse_entry(new)
+    except InvalidEntry:
+        same = False
+    return result if same else new
+
+
 def has_conflict_markers(text: str) -> bool:
     """Does the text hold an unresolved git merge conflict (all three markers, in order)? Markers
     shown inside a fenced code block are an example (a lesson about resolving conflicts), not one."""
@@ -621,16 +742,23 @@ class Store:
         atomic_write(path, _readable(entry, path), exclusive=True)
         return path
 
-    def replace(self, path: Path, entry: Entry) -> None:
+    def replace(self, path: Path, entry: Entry, *, written: str | None = None) -> None:
         """Rewrite an existing entry file in place (the path stays stable for clean diffs). A file
-        with CRLF line ends or a byte-order mark (a Windows editor or checkout) keeps them: a
-        one-field change must stay a one-line diff."""
+        with CRLF line ends or a byte-order mark (a Windows editor or checkout) keeps them, and the
+        YAML comments of its front-matter stay with the lines they annotate (see `carry_comments`):
+        a one-field change must stay a one-line diff. `written`: the text the entry was parsed
+        from, when it is not the file's (an edit), to take the comments from."""
         text = _readable(entry, path)
         try:
             with open(path, "rb") as handle:
-                head = handle.read(4096)
+                old = handle.read(_COMMENTED_MAX + 1)
         except OSError:
-            head = b""
+            old = b""
+        head = old[:4096]
+        if written is None and len(old) <= _COMMENTED_MAX:
+            written = old.decode("utf-8", errors="replace")
+        if written:
+            text = carry_comments(written, text)
         first_line = head.split(b"\n", 1)[0]
         if first_line.endswith(b"\r"):
             text = text.replace("\n", "\r\n")

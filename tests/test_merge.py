@@ -173,6 +173,23 @@ def test_when_lines_clash_the_fields_merge_and_the_body_stays_as_written() -> No
     assert "hunter2" in result.text
 
 
+def test_a_field_by_field_merge_keeps_ours_comments() -> None:
+    """The line merge clashes (a tag added at the end on both sides), so the front-matter is
+    rewritten field by field: the YAML comments of ours stay beside the lines they annotate."""
+    base = entry()
+    ours = entry(tags=("ci", "rust", "msrv"), provenance=later(1))
+    theirs = entry(tags=("ci", "rust", "cargo"), confidence=0.8)
+    texts = [render_entry(e) for e in (base, ours, theirs)]
+    texts[1] = texts[1].replace("reason:", "# agreed with the release team\nreason:")
+    texts[1] = texts[1].replace("confidence: 0.6", "confidence: 0.6  # until the next review")
+    assert _git_merge_file(*texts).returncode != 0
+    result = merge_texts(*texts)
+    assert not result.conflicted, result.text
+    assert "# agreed with the release team\nreason: builds must be reproducible\n" in result.text
+    assert "# until the next review\nconfidence: 0.8\n" in result.text  # theirs changed the value
+    assert parse_entry(result.text).tags == ("ci", "rust", "msrv", "cargo")
+
+
 def test_the_same_confirmation_on_both_sides_counts_once() -> None:
     """A cherry-picked confirmation is the same change on both sides, not two confirmations."""
     base = entry()

@@ -530,6 +530,38 @@ def test_a_crlf_file_with_a_byte_order_mark_keeps_both_when_rewritten(nb: Notebo
     assert nb.get(entry.id).links_to(Relation.CORRECTS) == [other.id]
 
 
+def test_comments_written_by_hand_survive_link_retire_and_edit(nb: Notebook) -> None:
+    """A team annotates entries in review; errnote's own writes must not drop what they wrote."""
+    entry = nb.add("lesson", "Pin the toolchain", reason="CI uses 1.70", tags=["rust"])
+    other = nb.add("mistake", "Used the floating toolchain")
+    path = nb.store.path_for(entry)
+    text = path.read_text("utf-8").replace("reason:", "# agreed in the March review\nreason:")
+    text = text.replace("- rust", "- rust  # the only toolchain we pin")
+    path.write_text(text, "utf-8")
+    nb.link(entry.id, "corrects", other.id)
+    after = path.read_text("utf-8")
+    assert "# agreed in the March review\nreason: CI uses 1.70\n" in after
+    assert "- rust  # the only toolchain we pin\n" in after
+    assert nb.get(entry.id).links_to(Relation.CORRECTS) == [other.id]
+    edited = after.replace("title: Pin the toolchain", "# renamed\ntitle: Pin the Rust toolchain")
+    nb.replace_text(entry.id, edited, expected=after)
+    final = path.read_text("utf-8")
+    assert "# renamed\ntitle: Pin the Rust toolchain\n" in final and "# agreed in the March review" in final
+    nb.retire(entry.id, "replaced by rust-toolchain.toml")
+    assert "# renamed\n" in path.read_text("utf-8") and nb.get(entry.id).status is Status.RETIRED
+
+
+def test_comments_in_a_crlf_file_keep_its_line_ends(nb: Notebook) -> None:
+    entry = nb.add("lesson", "Pin the toolchain")
+    other = nb.add("mistake", "Used the floating toolchain")
+    path = nb.store.path_for(entry)
+    windows = path.read_text("utf-8").replace("title:", "# why\ntitle:").replace("\n", "\r\n")
+    path.write_bytes(windows.encode("utf-8"))
+    nb.link(entry.id, "corrects", other.id)
+    data = path.read_bytes()
+    assert b"# why\r\ntitle:" in data and b"\n" not in data.replace(b"\r\n", b"")
+
+
 def test_a_body_whose_first_line_is_unicode_blank_survives_a_rewrite(nb: Notebook) -> None:
     entry = nb.add("lesson", "Check the settings", body="\u3000\n「設定」を確認する\n---\nfooter")
     assert entry.body == "「設定」を確認する\n---\nfooter"  # a blank line, however blank, is not text

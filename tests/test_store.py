@@ -16,7 +16,16 @@ import pytest
 
 from errnote.errors import InvalidEntry
 from errnote.model import entry_from_dict
-from errnote.store import atomic_write, new_id, parse_entry, read_entry, render_entry, slugify
+from errnote.store import (
+    atomic_write,
+    carry_comments,
+    front_matter_comments,
+    new_id,
+    parse_entry,
+    read_entry,
+    render_entry,
+    slugify,
+)
 
 ENTRY_TEXT = textwrap.dedent(
     """\
@@ -320,3 +329,56 @@ def test_times_before_the_year_1000_are_written_as_four_digits() -> None:
     entry = parse_entry(ENTRY_TEXT)
     old = entry.with_changes(last_confirmed=datetime(999, 1, 1, tzinfo=timezone.utc))
     assert parse_entry(render_entry(old)).last_confirmed == old.last_confirmed
+
+
+# --- YAML comments in hand-written front-matter ------------------------------------------------
+
+COMMENTED = (
+    ENTRY_TEXT.replace("type: mistake\n", "type: mistake\n# kept by the team: see the wiki\n")
+    .replace("confidence: 0.5\n", "confidence: 0.5  # lowered after the review\n")
+    .replace("  source: user\n", "  # imported by hand\n  source: user\n")
+)
+
+
+def test_comments_are_found_and_a_hash_inside_a_value_is_not_one() -> None:
+    assert front_matter_comments(COMMENTED) == [(2, 0), (5, 17), (12, 2)]
+    values = ENTRY_TEXT.replace(
+        "title: Ran cargo build --all-features", "title: 'C# and # in quotes'"
+    ).replace("  Could not find", "  # not a comment in a literal block\n  Could not find")
+    values = values.replace("status: active", "status: active # but this one is")
+    assert parse_entry(values).title == "C# and # in quotes"
+    assert front_matter_comments(values) == [(3, 15)]
+    assert front_matter_comments(ENTRY_TEXT) == []
+    assert front_matter_comments("no front-matter # here") == []
+
+
+def test_a_rewrite_keeps_comments_beside_the_lines_they_annotate() -> None:
+    entry = parse_entry(COMMENTED)
+    assert carry_comments(COMMENTED, render_entry(entry)) == COMMENTED
+    changed = carry_comments(COMMENTED, render_entry(entry.with_changes(confidence=0.7, tags=("rust",))))
+    assert "# kept by the team: see the wiki\ntitle:" in changed
+    # the value changed: its comment goes above the key rather than after a value it did not describe
+    assert "# lowered after the review\nconfidence: 0.7\n" in changed
+    assert "  # imported by hand\n  source: user\n" in changed
+    assert parse_entry(changed) == parse_entry(
+        render_entry(entry.with_changes(confidence=0.7, tags=("rust",)))
+    )
+
+
+def test_a_comment_whose_line_is_gone_moves_to_the_end_of_the_front_matter() -> None:
+    text = ENTRY_TEXT.replace("  Could not find directory of OpenSSL installation\n", "").replace(
+        "error: |-\n", "# the full log is in CI\nerror: |-\n"
+    )
+    entry = parse_entry(text)
+    new = render_entry(entry.with_changes(error=""))
+    kept = carry_comments(text, new)
+    assert "# the full log is in CI\n---\n" in kept and parse_entry(kept) == parse_entry(new)
+
+
+def test_comments_that_would_change_the_entry_are_not_carried() -> None:
+    """Put back above a line of a literal block, a comment would become part of the value."""
+    entry = parse_entry(COMMENTED).with_changes(reason="source: user\nsecond line")
+    new = render_entry(entry)
+    assert "reason: |-\n  source: user\n" in new  # the same line as provenance's, inside a value
+    assert carry_comments(COMMENTED, new) == new
+    assert parse_entry(new) == entry
