@@ -6,6 +6,7 @@ renamed into place, so a crash or a second process never leaves half an entry be
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import errno
 import itertools
@@ -258,6 +259,12 @@ def front_matter_comments(text: str) -> list[tuple[int, int]]:
     return comments
 
 
+def _key_of(line: str) -> str:
+    """A front-matter line's key with its indent (`  source:`); a list item or text has none."""
+    key, colon, _value = line.partition(":")
+    return key + colon if colon and key.strip() and not key.lstrip().startswith(("-", "#")) else ""
+
+
 def carry_comments(old: str, new: str) -> str:
     """`new` (an entry text as errnote writes it) with the YAML comments of `old`'s front-matter put
     back: a comment line before the line it stood before (or before its key, or at the end of the
@@ -276,17 +283,21 @@ def carry_comments(old: str, new: str) -> str:
     trailing: dict[int, str] = {}
     at_end: list[str] = []
     by_row = dict(comments)
-    used: set[int] = set()
+    # Each line of `old` is found in `new` after the one found before it (the same line may be in two
+    # fields), else by its key at the same indent: a bisect each, linear in the size of the file.
+    positions: dict[str, list[int]] = {}
+    keyed: dict[str, list[int]] = {}
+    for i, line in enumerate(new_lines):
+        positions.setdefault(line, []).append(i)
+        keyed.setdefault(_key_of(line), []).append(i)
+    cursor = -1
 
-    def place(code: str, key_line: str) -> int | None:
-        for i, line in enumerate(new_lines):
-            if line == code and i not in used:
-                return i
-        indent = len(key_line) - len(key_line.lstrip())
-        key = key_line.strip().split(":", 1)[0] + ":"
-        for i, line in enumerate(new_lines):
-            if line.startswith(" " * indent + key) and (len(line) - len(line.lstrip())) == indent:
-                return i
+    def place(code: str) -> int | None:
+        key = _key_of(code)
+        for found in (positions.get(code), keyed.get(key) if key else None):
+            if found:
+                k = bisect.bisect_right(found, cursor)
+                return found[k] if k < len(found) else found[-1]
         return None
 
     pending: list[str] = []
@@ -298,9 +309,9 @@ def carry_comments(old: str, new: str) -> str:
             continue
         if not code.strip():
             continue
-        target = place(code, code)
+        target = place(code)
         if target is not None:
-            used.add(target)
+            cursor = max(cursor, target)
             if pending:
                 above.setdefault(target, []).extend(pending)
             if column is not None:

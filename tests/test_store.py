@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -377,8 +378,23 @@ def test_a_comment_whose_line_is_gone_moves_to_the_end_of_the_front_matter() -> 
 
 def test_comments_that_would_change_the_entry_are_not_carried() -> None:
     """Put back above a line of a literal block, a comment would become part of the value."""
-    entry = parse_entry(COMMENTED).with_changes(reason="source: user\nsecond line")
+    old = COMMENTED.replace(
+        "  # imported by hand\n  source: user\n", "  source: user\n  # on main\n  branch: main\n"
+    )
+    assert parse_entry(old).provenance.branch == "main"
+    entry = parse_entry(old)
+    entry = entry.with_changes(
+        reason="first line\nbranch: main", provenance=replace(entry.provenance, branch="")
+    )
     new = render_entry(entry)
-    assert "reason: |-\n  source: user\n" in new  # the same line as provenance's, inside a value
-    assert carry_comments(COMMENTED, new) == new
+    assert "reason: |-\n  first line\n  branch: main\n" in new  # the line is now inside a value only
+    assert carry_comments(old, new) == new
     assert parse_entry(new) == entry
+
+
+def test_a_line_in_two_fields_takes_its_comment_to_the_right_one() -> None:
+    old = COMMENTED
+    entry = parse_entry(old).with_changes(reason="first line\nsource: user")
+    kept = carry_comments(old, render_entry(entry))
+    assert "  # imported by hand\n  source: user\n" in kept.split("provenance:")[1]
+    assert parse_entry(kept) == entry
