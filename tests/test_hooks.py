@@ -260,6 +260,50 @@ def test_a_person_running_a_hook_at_a_terminal_is_told_how_it_is_used(fixed: Not
     assert "errnote hook user-prompt reads the JSON an agent hook sends on standard input" in done.stderr
 
 
+@pytest.mark.parametrize(
+    "words",
+    [["user-prompt", "--json"], ["bogus"], ["user-prompt", "extra"], []],
+    ids=["unknown-option", "unknown-event", "extra-argument", "no-event"],
+)
+def test_a_hook_an_agent_calls_with_bad_arguments_exits_0_silently(fixed: Notebook, words: list[str]) -> None:
+    """Claude Code reads exit status 2 as "block the prompt or tool call", and a usage error exits 2
+    (a hook option that only a newer errnote knows): from an agent, it is logged instead."""
+    import subprocess
+    import sys
+
+    payload = json.dumps({"session_id": "s-bad", "cwd": str(fixed.repo_root), "prompt": "redis production"})
+    done = subprocess.run(
+        [sys.executable, "-m", "errnote", "--notebook", str(fixed.root), "hook", *words],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    log = (fixed.store.cache_dir / "hooks.log").read_text("utf-8")
+    assert f"hook {' '.join(words) or '(no event)'}: " in log
+
+
+def test_a_bad_hook_command_at_a_terminal_is_a_usage_error(fixed: Notebook) -> None:
+    import subprocess
+    import sys
+
+    pty = pytest.importorskip("pty")
+    master, terminal = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "errnote", "--notebook", str(fixed.root), "hook", "bogus"],
+            stdin=terminal,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        os.close(master)
+        os.close(terminal)
+    assert done.returncode == 2 and "No such command 'bogus'" in done.stderr
+
+
 def test_run_never_raises(tmp_path: Path) -> None:
     assert run("no-such-hook", "{}") == ""
     assert run("user-prompt", '{"cwd": "/definitely/not/here", "prompt": "x"}') == ""

@@ -22,7 +22,49 @@ def main() -> None:
             stream.reconfigure(errors="replace")
     from errnote.cli.app import app
 
+    if _hook_call(args) and sys.stdin is not None and not sys.stdin.isatty():
+        _guarded(app, args)
     app(prog_name="errnote")
+
+
+def _hook_call(args: list[str]) -> bool:
+    """Is this `errnote [--notebook P] hook ...`?"""
+    at = 0
+    while at < len(args) and args[at].startswith("-"):  # the group's own options come first
+        at += 2 if args[at] == "--notebook" else 1
+    return at < len(args) and args[at] == "hook"
+
+
+def _guarded(app: object, args: list[str]) -> None:
+    """Run a hook called by an agent so that it never blocks it: Claude Code reads exit status 2 as
+    "block the prompt or the tool call", and a usage error (an option this version does not know,
+    from a hook a newer errnote installed) exits 2. Whatever happens, exit 0 with no message; the
+    error goes to hooks.log."""
+    import contextlib
+    import io
+
+    said, out = io.StringIO(), io.StringIO()
+    code: object = 0
+    try:
+        # stdout too: Claude Code adds a hook's plain output to the context (help text, say).
+        with contextlib.redirect_stderr(said), contextlib.redirect_stdout(out):
+            app(prog_name="errnote")  # type: ignore[operator]
+    except SystemExit as exc:
+        code = exc.code
+    except Exception as exc:  # noqa: BLE001 - a hook must never block the agent
+        code, said = 1, io.StringIO(f"{type(exc).__name__}: {exc}")
+    if code not in (0, None):
+        from errnote.hooks import log_error
+
+        given = args[args.index("hook") + 1 :]
+        notebook = args[args.index("--notebook") + 1] if "--notebook" in args[: args.index("hook")] else None
+        problem = " ".join(said.getvalue().split()) or f"exit status {code}"
+        log_error(None, notebook, " ".join(given) or "(no event)", RuntimeError(problem))
+    else:
+        with contextlib.suppress(OSError, ValueError):  # the agent stopped reading: nothing to do
+            sys.stdout.write(out.getvalue())
+            sys.stdout.flush()
+    sys.exit(0)
 
 
 def _utf8(stream: object) -> bool:
