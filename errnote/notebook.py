@@ -63,8 +63,10 @@ NOTEBOOK_README = """\
 
 Entries recorded with `errnote` (an error notebook for AI coding agents): one Markdown file per entry
 under `entries/<type>s/`, YAML front-matter on top. Commit them with the code and review them in
-pull requests like any other change. `cache/` holds derived data (the search index, hook state)
-and is ignored by git; it is rebuilt from the files whenever it is missing. `.gitattributes`
+pull requests like any other change. `cache/` is ignored by git and belongs to this clone: the
+search index, the catalog and hook state are rebuilt from the files whenever they are missing; it
+also keeps the record of what `errnote hooks install` added (for `uninstall`) and the text of an
+edit that `errnote edit` refused (the error names the file). `.gitattributes`
 sends entry files to errnote's merge driver: run `errnote init` once in each clone to register it.
 """
 

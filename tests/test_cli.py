@@ -195,7 +195,10 @@ def test_add_expires_is_written_shown_and_ends_injection(runner: CliRunner, in_r
             2,
             "--source:",
         ),
-        (["add", "lesson", ""], 1, "title is empty"),
+        (["add", "lesson", ""], 2, "Invalid value for 'TITLE': it is empty"),
+        (["show", " "], 2, "Invalid value for 'ID': it is empty"),
+        (["link", "", "related", "bbbb"], 2, "Invalid value for 'SOURCE': it is empty"),
+        (["triple", "--mistake", "", "--correction", "c", "--lesson", "l"], 2, "'--mistake': it is empty"),
         (["add", "lesson", "x", "--corrects", "deadbeef00"], 1, "no such entry"),
         (["add", "lesson", "x", "--confidence", "lots"], 2, "lots"),
         (["show", "ffffffffff"], 1, "no entry with id"),
@@ -207,7 +210,7 @@ def test_add_expires_is_written_shown_and_ends_injection(runner: CliRunner, in_r
         (["inject", "--recent-days", "99999999999"], 2, "--recent-days must be from 0 to 36500"),
         (["link", "aaaa", "fixes", "bbbb"], 2, "unknown link relation"),
         (["link", "aaaa", "related", "bbbb"], 1, "no entry"),
-        (["retire", "aaaa", "--why", ""], 1, "why"),
+        (["retire", "aaaa", "--why", ""], 2, "Invalid value for '--why': it is empty"),
     ],
 )
 def test_user_errors_exit_non_zero_without_traceback(

@@ -405,12 +405,20 @@ def _complete_ids(ctx: typer.Context, incomplete: str) -> list[tuple[str, str]]:
     return sorted((e.id, e.title[:60]) for e in entries if e.id.startswith(key))
 
 
+def _given(value: str | None) -> str | None:
+    """A value given on the command line must not be blank: `errnote show ""` is a usage error."""
+    if value is not None and not value.strip():
+        raise typer.BadParameter("it is empty")
+    return value
+
+
 IdArg = Annotated[
     str,
     typer.Argument(
         metavar="ID",
         help="Entry id or a unique prefix of it (at least 4 characters).",
         autocompletion=_complete_ids,
+        callback=_given,
     ),
 ]
 TypeArg = Annotated[
@@ -465,7 +473,12 @@ def add(
     type: TypeArg,
     title: Annotated[
         str,
-        typer.Argument(metavar="TITLE", help="One line: what happened or what to do.", show_default=False),
+        typer.Argument(
+            metavar="TITLE",
+            help="One line: what happened or what to do.",
+            show_default=False,
+            callback=_given,
+        ),
     ],
     body: Annotated[Optional[str], typer.Option(help="Markdown details; '-' reads standard input.")] = None,
     reason: Annotated[
@@ -584,9 +597,11 @@ def _esc(text: str) -> str:
 @app.command(short_help="Record a mistake, its correction and the lesson, linked.")
 def triple(
     ctx: typer.Context,
-    mistake: Annotated[str, typer.Option(help="What went wrong.", show_default=False)],
-    correction: Annotated[str, typer.Option(help="What to do instead.", show_default=False)],
-    lesson: Annotated[str, typer.Option(help="The general rule learned.", show_default=False)],
+    mistake: Annotated[str, typer.Option(help="What went wrong.", show_default=False, callback=_given)],
+    correction: Annotated[str, typer.Option(help="What to do instead.", show_default=False, callback=_given)],
+    lesson: Annotated[
+        str, typer.Option(help="The general rule learned.", show_default=False, callback=_given)
+    ],
     reason: Annotated[Optional[str], typer.Option("--reason", "-r", help="Why.")] = None,
     scope: ScopeOpt = None,
     tag: TagOpt = None,
@@ -869,7 +884,12 @@ def link(
     ctx: typer.Context,
     source: Annotated[
         str,
-        typer.Argument(metavar="SOURCE", help="The entry that gets the link.", autocompletion=_complete_ids),
+        typer.Argument(
+            metavar="SOURCE",
+            help="The entry that gets the link.",
+            autocompletion=_complete_ids,
+            callback=_given,
+        ),
     ],
     rel: Annotated[
         str,
@@ -878,7 +898,10 @@ def link(
         ),
     ],
     target: Annotated[
-        str, typer.Argument(metavar="TARGET", help="The entry it points to.", autocompletion=_complete_ids)
+        str,
+        typer.Argument(
+            metavar="TARGET", help="The entry it points to.", autocompletion=_complete_ids, callback=_given
+        ),
     ],
     json_: JsonOpt = False,
 ) -> None:
@@ -899,7 +922,10 @@ def retire(
     ctx: typer.Context,
     id: IdArg,
     why: Annotated[
-        str, typer.Option(help="Why it no longer applies (kept in the entry).", show_default=False)
+        str,
+        typer.Option(
+            help="Why it no longer applies (kept in the entry).", show_default=False, callback=_given
+        ),
     ],
     json_: JsonOpt = False,
 ) -> None:

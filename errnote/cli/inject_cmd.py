@@ -137,7 +137,9 @@ def inject(
     ] = False,
     now: Annotated[
         Optional[str],
-        typer.Option("--now", hidden=True, help="Pretend it is this time (tests; also $ERRNOTE_NOW)."),
+        typer.Option(
+            "--now", help="Select and render as at this time (ISO date or time; also $ERRNOTE_NOW)."
+        ),
     ] = None,
     json_: JsonOpt = False,
 ) -> None:
