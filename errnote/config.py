@@ -93,11 +93,20 @@ def load_config(path: Path) -> Config:
         raise ErrnoteError(
             f"{path}: invalid YAML: {' '.join(str(exc).split())}", "fix the settings file or delete it"
         ) from None
-    except (ValueError, OverflowError, TypeError, AttributeError, KeyError, IndexError) as exc:
-        # PyYAML's constructors: a number of over 4,300 digits, `!!timestamp soon`, ...
+    except (
+        ValueError,
+        OverflowError,
+        TypeError,
+        AttributeError,
+        KeyError,
+        IndexError,
+        RecursionError,
+    ) as exc:
+        # PyYAML's constructors: a number of over 4,300 digits, `!!timestamp soon`, `[[[...]]]`
+        # nested thousands deep, ...
         raise ErrnoteError(
-            f"{path}: a value cannot be read (a number thousands of digits long, or a value that does not "
-            f"fit its YAML tag: {type(exc).__name__})",
+            f"{path}: a value cannot be read (a number thousands of digits long, a value nested thousands "
+            f"of levels deep, or a value that does not fit its YAML tag: {type(exc).__name__})",
             "fix the settings file or delete it",
         ) from None
     if not isinstance(data, dict):

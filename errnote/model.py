@@ -409,7 +409,10 @@ def _shown(value: object) -> str:
 
     short = reprlib.Repr()  # keyword arguments only from Python 3.12
     short.maxstring, short.maxother, short.maxlist, short.maxdict, short.maxlevel = 60, 60, 4, 4, 2
-    return short.repr(value)
+    try:
+        return short.repr(value)
+    except ValueError:  # an int past Python's 4,300-digit limit for text
+        return "a number thousands of digits long"
 
 
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[^\S\n]*\n)+")  # lines of nothing but (any) blanks
@@ -611,6 +614,8 @@ def entry_from_dict(data: Mapping[str, Any], body: str = "") -> Entry:
     for name, number in (("confirmed", confirmed), ("contradicted", contradicted)):
         if not isinstance(number, int) or isinstance(number, bool) or number < 0:
             raise InvalidEntry(f"{name} must be a whole number >= 0, not {_shown(number)}")
+        if number > MAX_COUNT:  # a count no notebook reaches, and past 4,300 digits no text holds it
+            raise InvalidEntry(f"{name} is too large", f"give a count up to {MAX_COUNT}")
     confidence = data.get("confidence")
     entry = Entry(
         id=clean_text(data["id"], "id", one_line=True).lower(),
@@ -722,6 +727,10 @@ def entry_to_json(entry: Entry) -> dict[str, Any]:
 
 _RELATIVE = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|y)\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
+
+
+#: The largest confirmation or contradiction count (a signed 64-bit integer, as other tools store it).
+MAX_COUNT = 2**63 - 1
 
 
 def parse_since(text: str, now: datetime | None = None) -> datetime:

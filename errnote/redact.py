@@ -32,11 +32,7 @@ _PREFIXED = [
     r"gh[pousr]_[A-Za-z0-9]{36,255}",  # GitHub classic / OAuth / app tokens
     r"github_pat_[A-Za-z0-9_]{22,255}",  # GitHub fine-grained PAT
     r"gl(?:pat|dt|ptt|rt|cbt|oas|ft|imt|soat|sst|ffct|agent)-[A-Za-z0-9_-]{20,}",  # GitLab
-    # `(?<![A-Za-z0-9-]-)`: a body that may hold its own prefix (`xoxb-xoxb-...`) is read from the
-    # start of its run only; a start at every repeat would read the rest of the run each time
-    # (quadratic). A dash that opens the run still may come before it (`${T:-xoxb-...}`, a diff).
-    r"(?<![A-Za-z0-9-]-)xox[abposer]-[A-Za-z0-9-]{10,}",  # Slack bot / user / refresh tokens
-    r"(?<![A-Za-z0-9-]-)xapp-\d-[A-Za-z0-9-]{10,}",  # Slack app-level token
+    # Slack tokens and JWTs: see _slack_spans and _jwt_spans.
     r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe secret and restricted keys
     r"whsec_[A-Za-z0-9+/=]{24,}",  # Stripe webhook signing secret
     r"sk-ant-[A-Za-z0-9_-]{20,}",  # Anthropic
@@ -84,11 +80,19 @@ _PREFIXED = [
     # A base64-encoded PEM private key (kubeconfig `client-key-data`, k8s Secret data): "-----BEGIN "
     # then "PRIVATE KEY" at any of the three base64 alignments. Certificates encode differently.
     r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,40}?(?:UFJJVkFURSBLRVk|BSSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/]*={0,2}",
-    # JWT: base64url JSON header (always `eyJ`), payload and signature.
-    r"(?<![A-Za-z0-9_-]-)eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
 ]
 # Lookarounds keep a match from starting or ending inside a longer word.
 _SHAPE_RE = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(_PREFIXED) + r")(?![A-Za-z0-9_-])")
+# Slack tokens (`xoxb-`, `xoxp-` ... and app-level `xapp-1-`) and JWTs (`eyJ` header, payload and
+# signature) may hold their own prefix in their body (`xoxb-xoxb-...`, `-eyJ-eyJ-...`): a pattern
+# started at every repeat reads the rest of the run each time (quadratic). They are found by
+# reading each run of token characters once (`_slack_spans`, `_jwt_spans`).
+_SLACK_PREFIX_RE = re.compile(r"xox[abposer]-|xapp-\d-")
+_JWT_PREFIX_RE = re.compile(r"eyJ")
+_SLACK_RUN_END_RE = re.compile(r"[A-Za-z0-9_-]*")
+_JWT_RUN_END_RE = re.compile(r"[A-Za-z0-9_.-]*")
+_SLACK_BODY_MIN = 10
+_JWT_PART_MIN = 8
 # Telegram bot tokens often sit right after `/bot` in an API URL, so no left word boundary.
 _TELEGRAM_RE = re.compile(r"(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])")
 
@@ -118,12 +122,11 @@ _VENDOR_WEBHOOK_RE = re.compile(
     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?:[A-Za-z0-9]+/)+(?P<s>[A-Za-z0-9]{16,})"
     r"|discord(?:app)?\.com/api/webhooks/\d+/(?P<s2>[A-Za-z0-9_-]{40,})"
 )
-# A dozen path segments at most on either side of `hooks/`: with no bound, a URL made of many
-# `hooks/` segments is tried at every way to split it.
-_WEBHOOK_RE = re.compile(
-    r"https?://[^\s/'\"]+/(?:[^\s/?#'\"]+/){0,12}(?:hooks|webhooks?)/(?:[^\s/?#'\"]+/){0,12}"
-    r"(?P<s>[A-Za-z0-9_-]{20,})(?=[\s'\"?#)\]>,]|$)"
-)
+# Any other URL with a `hooks/` (or `webhook/`) segment: its path is read segment by segment
+# (`_webhook_spans`); a pattern would try a URL made of many `hooks/` at every way to split it.
+_HTTP_URL_RE = re.compile(r"https?://[^\s/'\"]+/(?P<path>[^\s'\"?#]*)")
+_HOOK_SEGMENTS = frozenset({"hooks", "webhook", "webhooks"})
+_TOKEN_SEGMENT_RE = re.compile(r"[A-Za-z0-9_-]{20,}")
 # Where a route name splits into words: `-`, `_`, a camel-case hump, letters against digits.
 _ROUTE_PARTS_RE = re.compile(r"[-_]|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 
@@ -162,9 +165,10 @@ _FLAG_RE = re.compile(
     r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?:[ \t]+|=)"
     r"(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'-][^\s\"']*))"
 )
-# `-u user:password` / `--user user:password` (curl and friends).
+# `-u user:password` / `--user user:password` (curl and friends). A user name of 256 characters at
+# most: unbounded, a line of `-u=-u=...` would be read to its end from every `-u` (quadratic).
 _USER_FLAG_RE = re.compile(
-    r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)([\"']?)[^\s:\"']*:(?P<s>[^\s\"']+)\1(?=\s|$)"
+    r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)([\"']?)[^\s:\"']{0,256}:(?P<s>[^\s\"']+)\1(?=\s|$)"
 )
 # `-p X` / `-pX`: a password only where the command takes one (mysql, docker login, twine...);
 # elsewhere `-p` is a port or a parent flag, so _short_p_ok() checks the command line first.
@@ -368,6 +372,72 @@ def _shape_spans(text: str) -> Iterator[tuple[int, int]]:
     for m in _SHAPE_RE.finditer(text):
         if _shape_ok(m.group()):
             yield m.span()
+    yield from _slack_spans(text)
+    yield from _jwt_spans(text)
+
+
+def _run_around(text: str, pos: int, chars: str, end_re: re.Pattern[str]) -> tuple[int, int]:
+    """The run of `chars` characters holding `pos`: (start, end)."""
+    start = pos
+    while start > 0 and text[start - 1] in chars:
+        start -= 1
+    return start, end_re.match(text, pos).end()  # type: ignore[union-attr]  # `*` always matches
+
+
+_SLACK_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+_JWT_CHARS = _SLACK_CHARS + "."
+
+
+def _slack_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Slack tokens: a prefix that starts its run or follows a dash in it (`${T:-xoxb-...}`,
+    `slack-xoxb-...`), then token characters to the end of the run, with no `_` (not Slack's)."""
+    done = 0  # runs end before here are read
+    for m in _SLACK_PREFIX_RE.finditer(text):
+        if m.start() < done:
+            continue
+        start, end = _run_around(text, m.start(), _SLACK_CHARS, _SLACK_RUN_END_RE)
+        done = end
+        first = max(start, text.rfind("_", start, end) + 1)
+        for c in _SLACK_PREFIX_RE.finditer(text, first, end):
+            if c.start() > start and text[c.start() - 1] != "-":
+                continue  # inside a word (`abcxoxb-`): not where a token starts
+            if end - c.end() >= _SLACK_BODY_MIN and _shape_ok(text[c.start() : end]):
+                yield c.start(), end
+            break  # the first start is the longest token: a later one is part of it
+
+
+def _jwt_spans(text: str) -> Iterator[tuple[int, int]]:
+    """JWTs: three dot-separated parts of token characters, the first from an `eyJ` that starts its
+    part or follows a dash in it, each part at least 8 characters after the prefix."""
+    done = 0
+    for m in _JWT_PREFIX_RE.finditer(text):
+        if m.start() < done:
+            continue
+        start, end = _run_around(text, m.start(), _JWT_CHARS, _JWT_RUN_END_RE)
+        done = end
+        parts: list[tuple[int, int]] = []
+        at = start
+        while at <= end:
+            dot = text.find(".", at, end)
+            stop = end if dot < 0 else dot
+            parts.append((at, stop))
+            at = stop + 1
+        i = 0
+        while i + 2 < len(parts):
+            head, tail = parts[i], parts[i + 2]
+            q = text.find("eyJ", head[0], head[1])
+            while q > head[0] and text[q - 1] != "-":
+                q = text.find("eyJ", q + 1, head[1])
+            if (
+                q >= 0
+                and head[1] - q - 3 >= _JWT_PART_MIN
+                and all(b - a >= _JWT_PART_MIN for a, b in parts[i + 1 : i + 3])
+                and _shape_ok(text[q : tail[1]])
+            ):
+                yield q, tail[1]
+                i += 3
+            else:
+                i += 1
 
 
 def _url_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -382,14 +452,32 @@ def _url_spans(text: str) -> Iterator[tuple[int, int]]:
         group = "s" if m.group("s") is not None else "s2"
         if not _MASKED_RE.search(m.group(group)):  # the docs' `.../XXXXXXXXXXXXXXXXXXXXXXXX`
             yield m.span(group)
-    for m in _WEBHOOK_RE.finditer(text):
-        value = m.group("s")
-        # Any other `/hooks/` URL: a random segment with a digit, not a route name.
-        if _random_like(value) and any(c.isdigit() for c in value) and not _route_like(value):
-            yield m.span("s")
+    yield from _webhook_spans(text)
     for m in _SAS_SIGNATURE_RE.finditer(text):
         if not _MASKED_RE.search(m.group("s")):
             yield m.span("s")
+
+
+def _webhook_spans(text: str) -> Iterator[tuple[int, int]]:
+    """The token segment of a URL after a `hooks/` segment: a random segment with a digit, not a
+    route name, that ends the path (or is followed by `)`, `]`, `>` or `,` as in prose or Markdown)."""
+    for m in _HTTP_URL_RE.finditer(text):
+        at = m.start("path")
+        after_hook = False
+        segments = m.group("path").split("/")
+        for i, segment in enumerate(segments):
+            found = _TOKEN_SEGMENT_RE.match(segment) if after_hook else None
+            rest = segment[found.end() :] if found else ""
+            ends = rest[:1] in (")", "]", ">", ",") or (not rest and i == len(segments) - 1)
+            if found and ends and _webhook_token(found.group()):
+                yield at, at + found.end()
+            after_hook = after_hook or segment in _HOOK_SEGMENTS
+            at += len(segment) + 1
+
+
+def _webhook_token(value: str) -> bool:
+    """A random segment with a digit, not a route name."""
+    return _random_like(value) and any(c.isdigit() for c in value) and not _route_like(value)
 
 
 def _route_like(value: str) -> bool:

@@ -839,3 +839,10 @@ def test_inject_help_names_every_selection_rule_and_limit(runner: CliRunner) -> 
     words = "Rules pinned Recent Query --query Path --changed Tool --command Never superseded retired expired"
     for word in (*words.split(), "--floor", "--max", "--budget"):
         assert word in text, word
+
+
+def test_a_deeply_nested_config_value_is_an_error_not_a_traceback(fixed: Notebook, runner: CliRunner) -> None:
+    (fixed.root / "config.yaml").write_text("inject:\n  floor: " + "[" * 3000 + "]" * 3000 + "\n")
+    result = runner.invoke(app, ["--notebook", str(fixed.root), "inject", "--now", NOW_TEXT])
+    assert not isinstance(result.exception, RecursionError), repr(result.exception)
+    assert result.exit_code == 1 and "config.yaml" in result.stderr and "nested" in result.stderr

@@ -765,3 +765,16 @@ def test_of_two_files_with_one_id_the_one_updated_last_is_the_entry(nb: Notebook
     moved.write_text(re.sub(r"(created|updated): \S+", r"\1: 2026-01-05T10:00:00Z", moved.read_text("utf-8")))
     assert nb.get(entry.id).type.value == "lesson"
     assert [h.title for h in search(nb, "kubectl namespace")] == ["kubectl ignores the namespace flag"]
+
+
+@pytest.mark.parametrize("name", ["confirmed", "contradicted"])
+@pytest.mark.parametrize("value", [10**5000, -(10**5000), 2**63], ids=["huge", "huge-negative", "2**63"])
+def test_an_update_with_a_huge_count_is_refused_as_invalid_entry(nb: Notebook, name: str, value: int) -> None:
+    """README: a value a file could not hold is refused with InvalidEntry and nothing is written."""
+    made = nb.add("lesson", "Pin the toolchain")
+    path = nb.store.path_for(made)
+    before = path.read_bytes()
+    with pytest.raises(InvalidEntry, match=name):
+        nb.update(made.id, **{name: value})
+    assert path.read_bytes() == before
+    assert nb.update(made.id, **{name: 2**63 - 1}).__getattribute__(name) == 2**63 - 1

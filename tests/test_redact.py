@@ -482,3 +482,51 @@ def test_a_login_command_still_masks_its_password() -> None:
         "docker login -u bot -p {s} r.io",
     ):
         _masked_value(line.format(s="S3cretPw12"), "S3cretPw12")
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        'export SLACK_TOKEN="${{SLACK_TOKEN-{t}}}"',  # a shell default without the colon
+        "docker run -e T=${{T-{t}}} img",
+        'msg="slack-{t} rejected"',  # glued to a word by a dash in a log line
+        "[2024] id_token-{t}",
+        "https://app.example.com/magic/user-{t}",
+        "a --{t}",
+    ],
+)
+@pytest.mark.parametrize("kind", ["slack", "slack-app", "jwt"])
+def test_a_token_glued_to_a_word_by_a_dash_is_masked(shape: str, kind: str) -> None:
+    tokens = {
+        "slack": "xo" + "xb-2345678901-" + fake(24, seed=94),
+        "slack-app": "xa" + "pp-1-A0" + fake(24, seed=97),
+        "jwt": jwt(95),
+    }
+    text = shape.format(t=tokens[kind])
+    assert redact(text) == text.replace(tokens[kind], MASK)
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("xo" + "xb-", False),  # a prefix alone
+        ("abcxo" + "xb-1234567890abcdef", False),  # inside a word
+        ("xo" + "xb-1234567890ab_cd", False),  # an underscore: not Slack's alphabet
+        ("key_xo" + "xb-1234567890abcdef", False),
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0", False),  # two parts only
+        ("part.eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlMTIz", True),  # after a dot
+    ],
+)
+def test_slack_and_jwt_shapes_keep_their_boundaries(text: str, masked: bool) -> None:
+    assert (MASK in redact(text)) is masked
+
+
+def test_a_webhook_token_after_many_path_segments_is_masked() -> None:
+    secret = fake(24, seed=96)
+    url = "https://ci.example.com/" + "a/" * 14 + f"hooks/{secret}"
+    assert redact(url) == url.replace(secret, MASK)
+    deep = "https://ci.example.com/hooks/" + "b/" * 20 + secret
+    assert redact(deep) == deep.replace(secret, MASK)
+    middle = f"https://ci.example.com/hooks/{secret}/status"  # not the last segment: a route
+    assert redact(middle) == middle
+    assert redact(f"see ({url}), then") == f"see ({url.replace(secret, MASK)}), then"

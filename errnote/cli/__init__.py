@@ -61,7 +61,7 @@ def _guarded(app: object, args: list[str]) -> None:
         problem = " ".join(said.getvalue().split()) or f"exit status {code}"
         log_error(None, notebook, " ".join(given) or "(no event)", RuntimeError(problem))
     else:
-        with contextlib.suppress(OSError, ValueError):  # the agent stopped reading: nothing to do
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # no reader (or no stdout at all)
             sys.stdout.write(out.getvalue())
             sys.stdout.flush()
     sys.exit(0)
