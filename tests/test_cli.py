@@ -177,6 +177,26 @@ def test_add_expires_is_written_shown_and_ends_injection(runner: CliRunner, in_r
     assert str(relative["expires"]) > str(relative["provenance"]["created"])[:10]  # type: ignore[index]
 
 
+def test_add_with_an_expiry_already_past_warns(
+    runner: CliRunner, in_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, _out, err = run(runner, "add", "lesson", "Old workaround", "--expires", "2020-01-01")
+    assert code == 0 and "--expires 2020-01-01 has passed: the entry is kept and found, never injected" in err
+    monkeypatch.setenv("ERRNOTE_NOW", "2019-06-01T00:00:00Z")
+    code, _out, err = run(runner, "add", "lesson", "A workaround of 2019", "--expires", "2020-01-01")
+    assert code == 0 and "warning" not in err
+
+
+def test_inject_format_and_only_ignore_case_and_an_empty_path_is_refused(
+    runner: CliRunner, in_repo: Path
+) -> None:
+    add_json(runner, "convention", "Use pnpm, never npm", "--scope", "repo")
+    code, out, _ = run(runner, "inject", "--format", "JSON", "--only", "Always")
+    assert code == 0 and json.loads(out)["entries"][0]["title"] == "Use pnpm, never npm"
+    code, out, err = run(runner, "inject", "--path", " ")
+    assert code == 2 and "--path is empty" in err
+
+
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [

@@ -500,7 +500,8 @@ def test_install_warns_when_the_errnote_on_path_is_not_this_one(
     other.chmod(0o755)
     monkeypatch.setenv("PATH", f"{elsewhere}:/usr/bin:/bin")
     result = runner.invoke(app, ["hooks", "install"])
-    assert result.exit_code == 0 and "'errnote' on PATH is not this installation" in result.stderr
+    assert result.exit_code == 0
+    assert f"'errnote' on PATH is another installation ({other}): the hooks would run it" in result.stderr
     assert "--exe" in result.stderr
     this = Path(sysconfig.get_path("scripts")) / "errnote"  # the script `pip install` made here
     linked = tmp_path / "local-bin"  # as pipx links it into ~/.local/bin
@@ -508,7 +509,17 @@ def test_install_warns_when_the_errnote_on_path_is_not_this_one(
     (linked / "errnote").symlink_to(this)
     monkeypatch.setenv("PATH", f"{linked}:/usr/bin:/bin")
     result = runner.invoke(app, ["hooks", "install"])
-    assert result.exit_code == 0 and "not this installation" not in result.stderr
+    assert result.exit_code == 0 and "warning" not in result.stderr
+    assert runner.invoke(app, ["hooks", "uninstall"]).exit_code == 0
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    result = runner.invoke(app, ["hooks", "install"])
+    assert "'errnote' is not on PATH: the hooks will not run until it is" in result.stderr
+    assert runner.invoke(app, ["hooks", "uninstall"]).exit_code == 0
+    result = runner.invoke(app, ["hooks", "install", "--exe", str(tmp_path / "gone" / "errnote")])
+    assert result.exit_code == 0 and "is not a program that can be run here" in result.stderr
+    assert runner.invoke(app, ["hooks", "uninstall"]).exit_code == 0
+    result = runner.invoke(app, ["hooks", "install", "--exe", str(this)])
+    assert result.exit_code == 0 and "warning" not in result.stderr
 
 
 def test_local_settings_file(fixed: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:

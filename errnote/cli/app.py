@@ -441,7 +441,9 @@ TagOpt = Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="A tag 
 # The filters `search` and `list` share (errnote.filters), declared once so they stay the same.
 TypeFilter = Annotated[
     Optional[list[str]],
-    typer.Option("--type", help=f"Only these types ({TYPES_HELP}).", autocompletion=_complete_types),
+    typer.Option(
+        "--type", help=f"Only these types (repeatable): {TYPES_HELP}.", autocompletion=_complete_types
+    ),
 ]
 TagFilter = Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="Only entries with this tag.")]
 ToolFilter = Annotated[
@@ -550,6 +552,10 @@ def add(
     if expires is not None:
         with _option("--expires"):
             until = parse_expires(expires)
+        from errnote.inject import resolve_now
+
+        if until < resolve_now().date():
+            warn(f"--expires {until.isoformat()} has passed: the entry is kept and found, never injected")
     _check_scopes(scope)
     links: list[tuple[Relation, str]] = []
     for rel, targets in (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -112,7 +113,10 @@ def inject(
     ] = None,
     recent_days: Annotated[
         Optional[int],
-        typer.Option(help="Recent window in days, 0 = no recent section (config 7).", show_default=False),
+        typer.Option(
+            help="Recent window in days, 0 = no recent section (config inject.recent_days, 7).",
+            show_default=False,
+        ),
     ] = None,
     only: Annotated[
         Optional[list[str]],
@@ -155,6 +159,7 @@ def inject(
     )
     from errnote.notebook import repo_paths
 
+    fmt = fmt.strip().lower() if fmt is not None else None  # as --type and --status: any case
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}", f"use one of: {', '.join(FORMATS)}")
     if json_:
@@ -173,6 +178,8 @@ def inject(
         text = sys.stdin.read()
     paths = list(path or [])
     for given in paths:
+        if not given.strip():
+            raise UsageError("--path is empty", "give a file path, e.g. --path src/app.py")
         if not repo_paths([given], nb.repo_root):  # as `search --path`, which refuses it
             warn(f"--path {given} is outside the repository {nb.repo_root}: no scope covers it")
     if changed:
@@ -183,7 +190,7 @@ def inject(
             warn(f"--changed: no git repository holds {nb.repo_root}, so no changed files are known")
         paths += found or []
     tools = list(dict.fromkeys([*(tool or []), *program_names(command or "")]))
-    sections = set(only or SECTIONS)
+    sections = {o.strip().lower() for o in only} if only else set(SECTIONS)
     if sections - set(SECTIONS):
         bad = ", ".join(sorted(sections - set(SECTIONS)))
         raise UsageError(f"unknown section {bad} for --only", f"use one of: {', '.join(SECTIONS)}")
@@ -324,17 +331,37 @@ def hooks_install(
         say(f"{verb} {change.path}: added {', '.join(change.events)} hooks.")
     else:
         say(f"{change.path} already runs errnote's hooks: nothing to do.")
-    if exe == "errnote" and not errnote_on_path():
+    problem = _exe_problem(exe)
+    if problem:
         # A hook that cannot start says nothing (Claude Code only logs it): say it here, once.
-        warn(
-            "'errnote' on PATH is not this installation: the hooks will not run until it is "
-            f"(put {Path(sys.executable).parent} on PATH), or install them with --exe /full/path/to/errnote"
-        )
+        warn(problem)
+
+
+def _exe_problem(exe: str) -> str:
+    """Why the hooks' command would not run this errnote, or ""."""
+    import shutil
+
+    ours = Path(sys.executable).parent
+    fix = f"put {ours} first on PATH, or install them with --exe {ours / 'errnote'}"
+    if exe == "errnote":
+        found = shutil.which("errnote")
+        if found is None:
+            return f"'errnote' is not on PATH: the hooks will not run until it is ({fix})"
+        if not errnote_on_path():
+            return f"'errnote' on PATH is another installation ({found}): the hooks would run it ({fix})"
+        return ""
+    try:
+        program = shlex.split(exe)[0]
+    except (ValueError, IndexError):  # unbalanced quotes, or nothing but quotes
+        program = exe
+    if shutil.which(program) is None:
+        return f"--exe {exe}: {program} is not a program that can be run here; the hooks will not run ({fix})"
+    return ""
 
 
 @hooks_app.command("uninstall", short_help="Remove exactly the hooks install added.")
 def hooks_uninstall(ctx: typer.Context, local: LocalOpt = False, json_: JsonOpt = False) -> None:
-    """Remove exactly the hooks 'errnote hooks install' added (commands 'errnote hook ...')."""
+    """Remove exactly the hooks 'errnote hooks install' added; hooks written by hand stay."""
     from errnote.settings import uninstall
 
     change = uninstall(notebook_of(ctx).repo_root, local=local)
