@@ -451,8 +451,10 @@ class Index:
         ix = self._open()
         writer = ix.writer(timeout=LOCK_TIMEOUT, delay=0.05)
         touched: set[str] = set()  # ids of the files read
+        reread: set[str] = set()
         try:
             for rel in self._diff(current, known):
+                reread.add(rel)
                 problems.pop(rel, None)
                 if rel not in current:
                     writer.delete_by_term("path", rel)
@@ -484,7 +486,8 @@ class Index:
             # A duplicate comes or goes only with a file of its id: recheck those ids alone.
             for rel, eid in (manifest.get("duplicates") or {}).items():
                 touched.add(eid)
-                problems.pop(rel, None)
+                if rel not in reread:  # a file read again has its problem of now, if any
+                    problems.pop(rel, None)
             found = _duplicates(ix, self.nb.store.entries_dir, touched)
             problems.update((rel, message) for rel, (_eid, message) in found.items())
             duplicates = {rel: eid for rel, (eid, _message) in found.items()}

@@ -165,10 +165,11 @@ _FLAG_RE = re.compile(
     r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?:[ \t]+|=)"
     r"(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'-][^\s\"']*))"
 )
-# `-u user:password` / `--user user:password` (curl and friends). A user name of 256 characters at
-# most: unbounded, a line of `-u=-u=...` would be read to its end from every `-u` (quadratic).
+# `-u user:password` / `--user user:password` (curl and friends). The user name holds no `=`: a
+# `-u` can then never start inside another's user name (it needs a space or `=` after it), so a
+# line of `-u=-u=...` is read once, not to its end from every `-u` (quadratic).
 _USER_FLAG_RE = re.compile(
-    r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)([\"']?)[^\s:\"']{0,256}:(?P<s>[^\s\"']+)\1(?=\s|$)"
+    r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)([\"']?)[^\s:\"'=]*:(?P<s>[^\s\"']+)\1(?=\s|$)"
 )
 # `-p X` / `-pX`: a password only where the command takes one (mysql, docker login, twine...);
 # elsewhere `-p` is a port or a parent flag, so _short_p_ok() checks the command line first.

@@ -235,27 +235,34 @@ def front_matter_comments(text: str) -> list[tuple[int, int]]:
     lines = found[0]
     if not any("#" in line for line in lines):
         return []
-    spans: dict[int, list[tuple[int, int]]] = {}  # line -> columns taken by values
+    joined = "\n".join(lines)
+    # The values' spans by character offset: YAML also breaks lines at U+2028, NEL and a lone CR,
+    # so its line numbers need not be those of `lines`.
+    spans: list[tuple[int, int]] = []
     try:
-        for token in yaml.scan("\n".join(lines), Loader=yaml.SafeLoader):
-            if not isinstance(token, yaml.ScalarToken):
-                continue
-            start, end = token.start_mark, token.end_mark
-            for row in range(start.line, end.line + 1):
-                first = start.column if row == start.line else 0
-                last = end.column if row == end.line else len(lines[row]) if row < len(lines) else 0
-                spans.setdefault(row, []).append((first, last))
+        for token in yaml.scan(joined, Loader=yaml.SafeLoader):
+            if isinstance(token, yaml.ScalarToken):
+                first, last = token.start_mark.index, token.end_mark.index
+                if token.style in ("|", ">"):  # the header line (`|-  # from CI`) holds no text
+                    header_end = joined.find("\n", first, last)
+                    first = last if header_end < 0 else header_end + 1
+                spans.append((first, last))
     except yaml.YAMLError:
         return []
+    starts = [a for a, _b in spans]
     comments: list[tuple[int, int]] = []
+    offset = 0
     for row, line in enumerate(lines):
-        taken = spans.get(row, [])
-        for column, char in enumerate(line):
-            if char != "#" or (column and not line[column - 1].isspace()):
-                continue
-            if not any(first <= column < last for first, last in taken):
+        column = line.find("#")
+        while column >= 0:
+            at = offset + column
+            k = bisect.bisect_right(starts, at) - 1
+            inside = k >= 0 and spans[k][0] <= at < spans[k][1]
+            if not inside and (column == 0 or line[column - 1].isspace()):
                 comments.append((row, column))
                 break
+            column = line.find("#", column + 1)
+        offset += len(line) + 1
     return comments
 
 
@@ -300,10 +307,15 @@ def carry_comments(old: str, new: str) -> str:
                 return found[k] if k < len(found) else found[-1]
         return None
 
+    from errnote.redact import redact
+
     pending: list[str] = []
-    for row, line in enumerate(old_lines):
+    for row, raw in enumerate(old_lines):
         column = by_row.get(row)
-        code = line if column is None else line[:column].rstrip()
+        # Comments are written as they are found, so they are masked like every value: a token
+        # pasted into a comment must not reach disk by the back door.
+        line = raw if column is None else raw[:column] + redact(raw[column:])
+        code = raw if column is None else raw[:column].rstrip()
         if column is not None and not code.strip():
             pending.append(line)  # a comment line: it annotates the next line with a value
             continue

@@ -520,6 +520,10 @@ def test_install_warns_when_the_errnote_on_path_is_not_this_one(
     assert runner.invoke(app, ["hooks", "uninstall"]).exit_code == 0
     result = runner.invoke(app, ["hooks", "install", "--exe", str(this)])
     assert result.exit_code == 0 and "warning" not in result.stderr
+    assert runner.invoke(app, ["hooks", "uninstall"]).exit_code == 0
+    # The hooks run --exe as one program, quoted: a command with arguments never starts.
+    result = runner.invoke(app, ["hooks", "install", "--exe", f"{sys.executable} -m errnote"])
+    assert result.exit_code == 0 and "is not a program that can be run here" in result.stderr
 
 
 def test_local_settings_file(fixed: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:

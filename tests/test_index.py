@@ -849,3 +849,23 @@ def test_an_edited_entry_still_answers_a_longer_query_of_its_rare_words(nb: Note
     settle(nb)
     assert not Index(nb).sync().compacted  # the old version stays in the index
     assert ids(search(nb, query)) == [target.id]
+
+
+def test_a_duplicate_file_that_breaks_is_still_reported_by_the_index(nb: Notebook) -> None:
+    """A duplicate known by id must not hide the parse error the same file has now."""
+    entry = nb.add("lesson", "Pin the toolchain")
+    path = nb.store.path_for(entry)
+    copy = path.parent / ("zz-copy-" + path.name)  # the second by path: the duplicate
+    shutil.copy(path, copy)
+    old = time.time() - 3600
+    for p in (path, copy):
+        os.utime(p, (old, old))
+    assert list(Index(nb).sync(watch=False).problems) == [f"lessons/{copy.name}"]
+    copy.write_text("---\ntitle: [unclosed\n---\n", "utf-8")
+    os.utime(copy, (old + 10, old + 10))
+    report = Index(nb).sync(watch=False)
+    assert (
+        list(report.problems) == [f"lessons/{copy.name}"]
+        and "invalid YAML" in report.problems[f"lessons/{copy.name}"]
+    )
+    assert list(Index(nb).sync(watch=False).problems) == [f"lessons/{copy.name}"]

@@ -11,7 +11,7 @@ from conftest import git
 from errnote.errors import AmbiguousId, EntryNotFound, ErrnoteError, InvalidEntry, NotebookNotFound
 from errnote.model import EntryType, Relation, Source, Status
 from errnote.notebook import Notebook
-from errnote.store import read_entry
+from errnote.store import read_entry, render_entry
 
 
 def test_init_creates_the_layout_and_is_idempotent(repo: Path) -> None:
@@ -778,3 +778,37 @@ def test_an_update_with_a_huge_count_is_refused_as_invalid_entry(nb: Notebook, n
         nb.update(made.id, **{name: value})
     assert path.read_bytes() == before
     assert nb.update(made.id, **{name: 2**63 - 1}).__getattribute__(name) == 2**63 - 1
+
+
+def test_an_edit_never_writes_a_secret_held_in_a_yaml_comment(nb: Notebook) -> None:
+    token = "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    entry = nb.add("lesson", "Pin the toolchain", fix="use the token from the vault")
+    path = nb.store.path_for(entry)
+    before = path.read_text("utf-8")
+    edited = before.replace("fix: use the token from the vault", f"fix: use {token}  # was {token}")
+    nb.replace_text(entry.id, edited, expected=before)
+    after = path.read_text("utf-8")
+    assert token not in after and "# was [REDACTED]" in after
+
+
+def test_a_rewrite_masks_a_secret_in_a_hand_written_comment(nb: Notebook) -> None:
+    token = "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    entry = nb.add("lesson", "Pin the toolchain")
+    other = nb.add("mistake", "Used the floating toolchain")
+    path = nb.store.path_for(entry)
+    path.write_text(path.read_text("utf-8").replace("title:", f"# deploy key {token}\ntitle:"), "utf-8")
+    nb.link(entry.id, "corrects", other.id)
+    after = path.read_text("utf-8")
+    assert token not in after and "# deploy key [REDACTED]\ntitle:" in after
+
+
+def test_a_file_without_comments_is_rewritten_as_errnote_renders_it(nb: Notebook) -> None:
+    """A raw U+2028 in a value (a YAML line break that str.split keeps) once shifted where `#`
+    was looked for: a piece of a later value was written back as a comment line."""
+    entry = nb.add(
+        "lesson", "Quote the hash", reason="Seen in the log\u2028twice", fix="run make # then test"
+    )
+    path = nb.store.path_for(entry)
+    nb.update(entry.id, confidence=0.7)
+    after = path.read_text("utf-8")
+    assert "\n#" not in after and after == render_entry(nb.get(entry.id))

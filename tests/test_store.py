@@ -398,3 +398,51 @@ def test_a_line_in_two_fields_takes_its_comment_to_the_right_one() -> None:
     kept = carry_comments(old, render_entry(entry))
     assert "  # imported by hand\n  source: user\n" in kept.split("provenance:")[1]
     assert parse_entry(kept) == entry
+
+
+TOKEN = "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+BASE = {
+    "id": "abcdef1234",
+    "type": "lesson",
+    "title": "T",
+    "provenance": {"created": "2026-01-01T00:00:00Z", "updated": "2026-01-01T00:00:00Z"},
+}
+
+
+def test_a_comment_after_a_block_scalar_indicator_is_kept() -> None:
+    new = render_entry(entry_from_dict({**BASE, "error": "line one\nline two"}))
+    old = new.replace("error: |-\n", "error: |-  # from the CI log\n")
+    assert parse_entry(old) == parse_entry(new)
+    assert front_matter_comments(old) != []
+    assert "error: |-  # from the CI log\n" in carry_comments(old, new)
+
+
+def test_finding_comments_is_linear_on_a_long_flow_line() -> None:
+    """Each `#` was checked against every value span of its line: quadratic in a flow list of
+    quoted values holding `#` (a 200 KB file took seconds, a 750 KB one about a minute)."""
+    n = 16000
+    new = render_entry(entry_from_dict({**BASE, "tags": [f"t{i} #x" for i in range(n)]}))
+    flow = "tags: [" + ", ".join(f"'t{i} #x'" for i in range(n)) + "]  # c"
+    old = "\n".join(line for line in new.split("\n") if not line.startswith("- ")).replace("tags:", flow)
+    assert parse_entry(old) == parse_entry(new)
+    start = time.perf_counter()
+    kept = carry_comments(old, new)
+    assert time.perf_counter() - start < 1.0  # a hang is the failure: about 0.1 s here
+    assert "# c\ntags:\n" in kept
+
+
+def test_a_yaml_line_break_inside_a_value_does_not_shift_where_comments_are() -> None:
+    """YAML breaks lines at U+2028 too: the scanner's line numbers are not the file's."""
+    text = render_entry(
+        entry_from_dict({**BASE, "reason": "Seen in the log\u2028twice", "fix": "run make # then"})
+    )
+    assert front_matter_comments(text) == []
+    assert carry_comments(text, text) == text
+
+
+def test_a_secret_in_a_comment_is_masked_when_carried() -> None:
+    new = render_entry(entry_from_dict(BASE))
+    old = new.replace("title: T\n", f"# deploy key {TOKEN}\ntitle: T  # was {TOKEN}\n")
+    kept = carry_comments(old, new)
+    assert TOKEN not in kept
+    assert "# deploy key [REDACTED]\ntitle: T  # was [REDACTED]\n" in kept

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -350,12 +349,8 @@ def _exe_problem(exe: str) -> str:
         if not errnote_on_path():
             return f"'errnote' on PATH is another installation ({found}): the hooks would run it ({fix})"
         return ""
-    try:
-        program = shlex.split(exe)[0]
-    except (ValueError, IndexError):  # unbalanced quotes, or nothing but quotes
-        program = exe
-    if shutil.which(program) is None:
-        return f"--exe {exe}: {program} is not a program that can be run here; the hooks will not run ({fix})"
+    if shutil.which(exe) is None:  # the hooks run it as one program, quoted: no arguments
+        return f"--exe {exe} is not a program that can be run here: the hooks will not run ({fix})"
     return ""
 
 
