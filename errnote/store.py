@@ -344,11 +344,23 @@ def carry_comments(old: str, new: str) -> str:
         out.append(line + trailing.get(i, ""))
     out.extend(at_end)
     result = "\n".join([*out, *body])
+    if _reads_as(result, new):
+        return result
+    # A comment would change the entry where it lands (above a line of a literal block that reads
+    # like the line it annotated): every comment goes to the end of the front-matter instead.
+    moved = [
+        redact(raw[c:]).strip() for row, raw in enumerate(old_lines) if (c := by_row.get(row)) is not None
+    ]
+    result = "\n".join([*out[:1], *new_lines, *moved, *body])
+    return result if _reads_as(result, new) else new
+
+
+def _reads_as(text: str, new: str) -> bool:
+    """Does `text` read back as the entry `new` holds?"""
     try:
-        same = parse_entry(result) == parse_entry(new)
+        return parse_entry(text) == parse_entry(new)
     except InvalidEntry:
-        same = False
-    return result if same else new
+        return False
 
 
 def has_conflict_markers(text: str) -> bool:

@@ -388,8 +388,11 @@ def test_comments_that_would_change_the_entry_are_not_carried() -> None:
     )
     new = render_entry(entry)
     assert "reason: |-\n  first line\n  branch: main\n" in new  # the line is now inside a value only
-    assert carry_comments(old, new) == new
-    assert parse_entry(new) == entry
+    kept = carry_comments(old, new)
+    assert parse_entry(kept) == entry
+    # not put where it would change the value: every comment moves to the end, none is lost
+    assert "  branch: main\n" not in kept.split("provenance:")[1]
+    assert "\n# kept by the team: see the wiki\n# lowered after the review\n# on main\n---\n" in kept
 
 
 def test_a_line_in_two_fields_takes_its_comment_to_the_right_one() -> None:
