@@ -126,6 +126,7 @@ _VENDOR_WEBHOOK_RE = re.compile(
 # (`_webhook_spans`); a pattern would try a URL made of many `hooks/` at every way to split it.
 _HTTP_URL_RE = re.compile(r"https?://[^\s/'\"]+/(?P<path>[^\s'\"?#]*)")
 _HOOK_SEGMENTS = frozenset({"hooks", "webhook", "webhooks"})
+_TRAILING = ")]>},.;:!`|&*_"
 _TOKEN_SEGMENT_RE = re.compile(r"[A-Za-z0-9_-]{20,}")
 # Where a route name splits into words: `-`, `_`, a camel-case hump, letters against digits.
 _ROUTE_PARTS_RE = re.compile(r"[-_]|(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
@@ -469,7 +470,9 @@ def _webhook_spans(text: str) -> Iterator[tuple[int, int]]:
         for i, segment in enumerate(segments):
             found = _TOKEN_SEGMENT_RE.match(segment) if after_hook else None
             rest = segment[found.end() :] if found else ""
-            ends = rest[:1] in (")", "]", ">", ",") or (not rest and i == len(segments) - 1)
+            # What may follow the token: the end of the path, or punctuation of the text around
+            # the URL (`see <url>.`, Markdown's backticks and brackets), not `.json` of a file name.
+            ends = (rest.strip(_TRAILING) == "" and bool(rest)) or (not rest and i == len(segments) - 1)
             if found and ends and _webhook_token(found.group()):
                 yield at, at + found.end()
             after_hook = after_hook or segment in _HOOK_SEGMENTS

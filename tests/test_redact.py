@@ -536,3 +536,17 @@ def test_a_long_user_name_does_not_unmask_the_password() -> None:
     text = "curl -u " + "svc" * 90 + ":hunter2pass https://api.example.com"
     assert "hunter2pass" not in redact(text)
     assert redact("-u=" * 70_000) == "-u=" * 70_000  # read once (was quadratic: 21 s at 200 KB)
+
+
+@pytest.mark.parametrize(
+    "around", ["see {u}.", "`{u}`", "[hook]({u})", "{u};", "curl {u} | jq", "**{u}**", "<{u}>"]
+)
+def test_a_webhook_token_followed_by_punctuation_is_masked(around: str) -> None:
+    secret = fake(24, seed=98)
+    text = around.format(u=f"https://ci.example.com/hooks/{secret}")
+    assert redact(text) == text.replace(secret, MASK)
+
+
+def test_a_file_name_after_hooks_is_not_a_token() -> None:
+    text = "https://ci.example.com/hooks/abc123def456ghi789jkl.json"
+    assert redact(text) == text
