@@ -239,15 +239,16 @@ def test_an_unexpected_error_inside_a_hook_is_silent_and_logged(
     assert "hook session-start" in log and "RuntimeError: selection blew up" in log
 
 
-def test_a_person_running_a_hook_at_a_terminal_is_told_how_it_is_used(fixed: Notebook) -> None:
+def at_a_terminal(fixed: Notebook, *words: str) -> Any:
+    """Run `errnote --notebook ... hook WORDS` with standard input a terminal, as at a prompt."""
     import subprocess
     import sys
 
     pty = pytest.importorskip("pty")
-    master, terminal = pty.openpty()  # standard input is a terminal, as at a prompt
+    master, terminal = pty.openpty()
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "errnote", "--notebook", str(fixed.root), "hook", "user-prompt"],
+        return subprocess.run(
+            [sys.executable, "-m", "errnote", "--notebook", str(fixed.root), "hook", *words],
             stdin=terminal,
             capture_output=True,
             text=True,
@@ -256,6 +257,10 @@ def test_a_person_running_a_hook_at_a_terminal_is_told_how_it_is_used(fixed: Not
     finally:
         os.close(master)
         os.close(terminal)
+
+
+def test_a_person_running_a_hook_at_a_terminal_is_told_how_it_is_used(fixed: Notebook) -> None:
+    done = at_a_terminal(fixed, "user-prompt")
     assert done.returncode == 0 and done.stdout == ""
     assert "errnote hook user-prompt reads the JSON an agent hook sends on standard input" in done.stderr
 
@@ -285,22 +290,7 @@ def test_a_hook_an_agent_calls_with_bad_arguments_exits_0_silently(fixed: Notebo
 
 
 def test_a_bad_hook_command_at_a_terminal_is_a_usage_error(fixed: Notebook) -> None:
-    import subprocess
-    import sys
-
-    pty = pytest.importorskip("pty")
-    master, terminal = pty.openpty()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "errnote", "--notebook", str(fixed.root), "hook", "bogus"],
-            stdin=terminal,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    finally:
-        os.close(master)
-        os.close(terminal)
+    done = at_a_terminal(fixed, "bogus")
     assert done.returncode == 2 and "No such command 'bogus'" in done.stderr
 
 
