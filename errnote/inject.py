@@ -766,7 +766,9 @@ def render_markdown(selection: Selection, *, dated: bool = False) -> str:
             "",
             f"_{len(selection.dropped)} entries apply but do not fit the budget._"
             if selection.dropped
-            else "_No entries apply yet._",
+            else "_No entries apply yet._"
+            if not selection.total
+            else "_No entries apply to this situation._",
         ]
     for section in SECTIONS:
         items = selection.section(section)

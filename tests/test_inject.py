@@ -230,7 +230,8 @@ def test_mdc_front_matter_uses_real_booleans_and_comma_globs(fixed: Notebook, ru
     assert '"true"' not in always + scoped and "'true'" not in always + scoped
     # A rule with no entry (no file changed) applies nowhere, not to every request.
     _, empty, _ = invoke(runner, fixed, "--format", "mdc", "--only", "path", "--path", "README.md")
-    assert "No entries apply" in empty and "\nalwaysApply: false\n" in empty and "\nglobs:\n" in empty
+    assert "_No entries apply to this situation._" in empty
+    assert "\nalwaysApply: false\n" in empty and "\nglobs:\n" in empty
 
 
 def test_json_says_why_each_entry_was_selected(fixed: Notebook, runner: CliRunner) -> None:
@@ -678,6 +679,9 @@ def test_empty_notebook_says_so(nb: Notebook, runner: CliRunner) -> None:
     assert code == 0 and out == "" and "empty" in err
     code, out, _ = invoke(runner, nb, "--json")
     assert code == 0 and json.loads(out)["entries"] == []
+    target = nb.repo_root / "CLAUDE.md"
+    code, _out, _err = invoke(runner, nb, "--write", str(target))
+    assert code == 0 and "\n_No entries apply yet._\n" in target.read_text("utf-8")
 
 
 def test_inject_without_query_imports_neither_whoosh_nor_git(fixed: Notebook) -> None:
