@@ -146,7 +146,8 @@ def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> Merge
     front = _text_merge(fronts[0], fronts[1], fronts[2], opts) if conflicts else MergeResult(fronts[1], False)
     text = front.text + body.text
     if not front.conflicted:
-        text = carry_comments(ours, text)  # ours' YAML comments stay beside their lines
+        # The YAML comments of both sides stay beside their lines (ours first; one both hold, once).
+        text = carry_comments(theirs, carry_comments(ours, text))
     named = tuple(sorted(conflicts)) if front.conflicted else ()
     named += ("body",) if body.conflicted else ()
     return MergeResult(text, front.conflicted or body.conflicted, named)

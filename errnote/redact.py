@@ -166,12 +166,12 @@ _FLAG_RE = re.compile(
     r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?:[ \t]+|=)"
     r"(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'-][^\s\"']*))"
 )
-# `-u user:password` / `--user user:password` (curl and friends). The user name holds no `=`: a
-# `-u` can then never start inside another's user name (it needs a space or `=` after it), so a
-# line of `-u=-u=...` is read once, not to its end from every `-u` (quadratic).
-_USER_FLAG_RE = re.compile(
-    r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)([\"']?)[^\s:\"'=]*:(?P<s>[^\s\"']+)\1(?=\s|$)"
-)
+# `-u user:password` / `--user user:password` (curl and friends): the flag, then read by
+# `_user_flag_spans`. A pattern for the whole would read a line of `-u=x:-u=x:...` to its end from
+# every `-u` (quadratic).
+_USER_FLAG_RE = re.compile(r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)([\"']?)")
+_USER_END_RE = re.compile(r"[\s:\"']")
+_PASSWORD_END_RE = re.compile(r"[\s\"']")
 # `-p X` / `-pX`: a password only where the command takes one (mysql, docker login, twine...);
 # elsewhere `-p` is a port or a parent flag, so _short_p_ok() checks the command line first.
 # A bare value ends at a shell operator (`-pS3cret; mkdir -p out`: `;` is not the password's, and
@@ -460,6 +460,36 @@ def _url_spans(text: str) -> Iterator[tuple[int, int]]:
             yield m.span("s")
 
 
+def _user_flag_spans(text: str) -> Iterator[tuple[int, int]]:
+    """The password of `-u user:password` (optionally quoted, then a space or the end): the user
+    name runs to a `:`, the password to a space or quote. Each end is found once for a run of
+    text: the next `-u` inside the same run shares it (linear)."""
+    ends: dict[re.Pattern[str], tuple[int, int]] = {}  # pattern -> (searched from, found at)
+
+    def end_of(pattern: re.Pattern[str], pos: int) -> int:
+        known = ends.get(pattern)
+        if known is not None and known[0] <= pos <= known[1]:
+            return known[1]  # no stop character between where the last search began and its stop
+        found = pattern.search(text, pos)
+        stop = found.start() if found else len(text)
+        ends[pattern] = (pos, stop)
+        return stop
+
+    for m in _USER_FLAG_RE.finditer(text):
+        quote = m.group(1)
+        colon = end_of(_USER_END_RE, m.end())
+        if colon >= len(text) or text[colon] != ":":
+            continue
+        start = colon + 1
+        end = end_of(_PASSWORD_END_RE, start)
+        after = end + 1 if quote and end < len(text) and text[end] == quote else end
+        if end == start or (quote and after == end):
+            continue
+        if after < len(text) and not text[after].isspace():
+            continue
+        yield start, end
+
+
 def _webhook_spans(text: str) -> Iterator[tuple[int, int]]:
     """The token segment of a URL after a `hooks/` segment: a random segment with a digit, not a
     route name, that ends the path (or is followed by `)`, `]`, `>` or `,` as in prose or Markdown)."""
@@ -574,10 +604,10 @@ def _flag_spans(text: str) -> Iterator[tuple[int, int]]:
             continue
         if strength == 2 or _random_like(value):
             yield m.span(group)
-    for m in _USER_FLAG_RE.finditer(text):
-        value = m.group("s")
+    for start, end in _user_flag_spans(text):
+        value = text[start:end]
         if not value.isdigit() and _plausible(value, bare=False, spaced=False):  # `-u 1000:1000` is uid:gid
-            yield m.span("s")
+            yield start, end
     yield from _short_p_spans(text)
     for m in _line_scoped(text):
         if _plausible(m.group("s"), bare=True, spaced=True):

@@ -227,8 +227,6 @@ def _front_matter(text: str) -> tuple[list[str], int] | None:
 def front_matter_comments(text: str) -> list[tuple[int, int]]:
     """Where the YAML comments of an entry text's front-matter are: (line, column) of each `#`
     that starts one (line 0 is the first line after "---"). A `#` inside a value is not one."""
-    import yaml
-
     found = _front_matter(text)
     if found is None:
         return []
@@ -238,16 +236,8 @@ def front_matter_comments(text: str) -> list[tuple[int, int]]:
     joined = "\n".join(lines)
     # The values' spans by character offset: YAML also breaks lines at U+2028, NEL and a lone CR,
     # so its line numbers need not be those of `lines`.
-    spans: list[tuple[int, int]] = []
-    try:
-        for token in yaml.scan(joined, Loader=yaml.SafeLoader):
-            if isinstance(token, yaml.ScalarToken):
-                first, last = token.start_mark.index, token.end_mark.index
-                if token.style in ("|", ">"):  # the header line (`|-  # from CI`) holds no text
-                    header_end = joined.find("\n", first, last)
-                    first = last if header_end < 0 else header_end + 1
-                spans.append((first, last))
-    except yaml.YAMLError:
+    spans = _value_spans(joined)
+    if spans is None:
         return []
     starts = [a for a, _b in spans]
     comments: list[tuple[int, int]] = []
@@ -270,6 +260,53 @@ def _key_of(line: str) -> str:
     """A front-matter line's key with its indent (`  source:`); a list item or text has none."""
     key, colon, _value = line.partition(":")
     return key + colon if colon and key.strip() and not key.lstrip().startswith(("-", "#")) else ""
+
+
+def _value_spans(text: str) -> list[tuple[int, int]] | None:
+    """The character spans of the values (scalars) of a YAML text, in order; None if it is not YAML.
+
+    Scanned by the parser entries are read with (libyaml when the wheel has it: it takes a tab
+    where the pure-Python scanner refuses one), then by the other."""
+    import yaml
+
+    loaders = list(dict.fromkeys([getattr(yaml, "CSafeLoader", yaml.SafeLoader), yaml.SafeLoader]))
+    for loader in loaders:
+        spans: list[tuple[int, int]] = []
+        try:
+            for token in yaml.scan(text, Loader=loader):
+                if isinstance(token, yaml.ScalarToken):
+                    first, last = token.start_mark.index, token.end_mark.index
+                    if token.style in ("|", ">"):  # the header line (`|-  # from CI`) holds no text
+                        header_end = text.find("\n", first, last)
+                        first = last if header_end < 0 else header_end + 1
+                    spans.append((first, last))
+        except yaml.YAMLError:
+            continue
+        return spans
+    return None
+
+
+def _masked_comments(comments: list[str]) -> list[str]:
+    """Comments (each from its `#`) with secrets masked, read as one text: a private key pasted
+    as comment lines is one secret across them, and each line it touches keeps only `# [REDACTED]`."""
+    from errnote.redact import MASK, find_secrets, redact
+
+    joined = "\n".join(comments)
+    masked = redact(joined)
+    if masked == joined:
+        return comments
+    lines = masked.split("\n")
+    if len(lines) == len(comments) and all(line.startswith("#") for line in lines):
+        return lines
+    out: list[str] = []
+    spans = find_secrets(joined)
+    at = 0
+    for comment in comments:
+        end = at + len(comment)
+        across = any(a < end and b > at and (a < at or b > end) for a, b in spans)
+        out.append(f"# {MASK}" if across else redact(comment))
+        at = end + 1
+    return out
 
 
 def carry_comments(old: str, new: str) -> str:
@@ -307,14 +344,19 @@ def carry_comments(old: str, new: str) -> str:
                 return found[k] if k < len(found) else found[-1]
         return None
 
-    from errnote.redact import redact
-
+    # Comments are written as they are found, so they are masked like every value: a token pasted
+    # into a comment must not reach disk by the back door.
+    masked = dict(zip(by_row, _masked_comments([old_lines[r][c:] for r, c in by_row.items()]), strict=True))
+    # A comment `new` already holds (carried from the other side of a merge) is not added again.
+    present = {new_lines[r][c:].strip() for r, c in front_matter_comments(new)}
+    for row in [r for r in masked if masked[r].strip() in present]:
+        del masked[row], by_row[row]
+    if not masked:
+        return new
     pending: list[str] = []
     for row, raw in enumerate(old_lines):
         column = by_row.get(row)
-        # Comments are written as they are found, so they are masked like every value: a token
-        # pasted into a comment must not reach disk by the back door.
-        line = raw if column is None else raw[:column] + redact(raw[column:])
+        line = raw if column is None else raw[:column] + masked[row]
         code = raw if column is None else raw[:column].rstrip()
         if column is not None and not code.strip():
             pending.append(line)  # a comment line: it annotates the next line with a value
@@ -348,9 +390,7 @@ def carry_comments(old: str, new: str) -> str:
         return result
     # A comment would change the entry where it lands (above a line of a literal block that reads
     # like the line it annotated): every comment goes to the end of the front-matter instead.
-    moved = [
-        redact(raw[c:]).strip() for row, raw in enumerate(old_lines) if (c := by_row.get(row)) is not None
-    ]
+    moved = [masked[row].strip() for row in sorted(masked)]
     result = "\n".join([*out[:1], *new_lines, *moved, *body])
     return result if _reads_as(result, new) else new
 

@@ -190,6 +190,22 @@ def test_a_field_by_field_merge_keeps_ours_comments() -> None:
     assert parse_entry(result.text).tags == ("ci", "rust", "msrv", "cargo")
 
 
+def test_a_field_by_field_merge_keeps_theirs_comments_too_and_shared_ones_once() -> None:
+    base = entry()
+    ours = entry(tags=("ci", "rust", "msrv"), provenance=later(1))
+    theirs = entry(tags=("ci", "rust", "cargo"), confidence=0.8)
+    texts = [render_entry(e) for e in (base, ours, theirs)]
+    for i in (0, 1, 2):
+        texts[i] = texts[i].replace("title:", "# from the postmortem\ntitle:")
+    texts[2] = texts[2].replace("reason:", "# theirs: agreed with the release team\nreason:")
+    assert _git_merge_file(*texts).returncode != 0
+    result = merge_texts(*texts)
+    assert not result.conflicted
+    assert parse_entry(result.text).tags == ("ci", "rust", "msrv", "cargo")
+    assert "# theirs: agreed with the release team\nreason:" in result.text
+    assert result.text.count("# from the postmortem") == 1
+
+
 def test_the_same_confirmation_on_both_sides_counts_once() -> None:
     """A cherry-picked confirmation is the same change on both sides, not two confirmations."""
     base = entry()

@@ -449,3 +449,44 @@ def test_a_secret_in_a_comment_is_masked_when_carried() -> None:
     kept = carry_comments(old, new)
     assert TOKEN not in kept
     assert "# deploy key [REDACTED]\ntitle: T  # was [REDACTED]\n" in kept
+
+
+def test_a_private_key_pasted_as_comment_lines_is_masked_when_carried() -> None:
+    """Each line alone holds no secret shape: the comments are read as one text."""
+    key_lines = [
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+        "QyNTUxOQAAACBvX3Z0K2FxR0xkVmVhQ3pOYk1yR1V4c0pQb1RqT0VqUkJ0WjFzAAAAJBpt",
+    ]
+    block = ["-----BEGIN OPENSSH PRIVATE KEY-----", *key_lines, "-----END OPENSSH PRIVATE KEY-----"]
+    new = render_entry(entry_from_dict(BASE))
+    old = new.replace("title: T\n", "\n".join("# " + line for line in block) + "\ntitle: T  # a note\n")
+    kept = carry_comments(old, new)
+    assert all(line not in kept for line in key_lines)
+    assert "# [REDACTED]\n# [REDACTED]\n# [REDACTED]\n# [REDACTED]\ntitle: T  # a note\n" in kept
+
+
+def test_a_tab_in_the_front_matter_does_not_drop_every_comment() -> None:
+    """The comments are found with the parser entries are read with (libyaml takes a tab)."""
+    new = render_entry(entry_from_dict(BASE))
+    old = new.replace("title: T\n", "# kept by the team\ntitle: T\t\n").replace(
+        "status: active\n", "status: active  # why\n"
+    )
+    assert parse_entry(old) == parse_entry(new)
+    kept = carry_comments(old, new)
+    assert "# kept by the team\ntitle: T\n" in kept and "status: active  # why\n" in kept
+
+
+def test_carrying_many_comment_lines_stays_linear() -> None:
+    new = render_entry(entry_from_dict(BASE))
+    old = new.replace("title: T\n", "#\n" * 490_000 + "title: T\n")
+    start = time.perf_counter()
+    kept = carry_comments(old, new)
+    assert time.perf_counter() - start < 3.0  # about 0.5 s; a hang or a per-line scan is the failure
+    assert kept.count("#\n") == 490_000
+
+
+def test_a_comment_already_in_the_new_text_is_not_added_again() -> None:
+    new = render_entry(entry_from_dict(BASE))
+    old = new.replace("title: T\n", "# shared\n# only here\ntitle: T\n")
+    once = carry_comments(old, new)
+    assert carry_comments(old, once).count("# shared") == 1
