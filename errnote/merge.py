@@ -58,7 +58,8 @@ T = TypeVar("T")
 # The `updated:` line of the `provenance:` block (an `updated:` line inside a multi-line error text
 # or reason is somebody's words, never aligned).
 _PROVENANCE = re.compile(r"^provenance:[ \t]*\r?\n((?:[ \t]+[^\r\n]*\r?\n?)*)", re.MULTILINE)
-_UPDATED = re.compile(r"^[ \t]+updated:[^\r\n]*", re.MULTILINE)
+# The `updated:` line up to a comment it may hold (`  # bumped by the release script`), which stays.
+_UPDATED = re.compile(r"^[ \t]+updated:[^\r\n]*?(?=[ \t]+#|[ \t]*\r?$)", re.MULTILINE)
 _DELIMITER = re.compile(r"^-{3,}[ \t]*\r?$", re.MULTILINE)
 
 

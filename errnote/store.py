@@ -287,26 +287,40 @@ def _value_spans(text: str) -> list[tuple[int, int]] | None:
 
 
 def _masked_comments(comments: list[str]) -> list[str]:
-    """Comments (each from its `#`) with secrets masked, read as one text: a private key pasted
-    as comment lines is one secret across them, and each line it touches keeps only `# [REDACTED]`."""
-    from errnote.redact import MASK, find_secrets, redact
+    """Comments (each from its `#`) with secrets masked, read as one text: a private key pasted as
+    comment lines is one secret across them, and a secret key may be known only by the key id in
+    the comment before it. A line a secret covers from its start keeps `# ` before the mask."""
+    from errnote.redact import MASK, find_secrets
 
-    joined = "\n".join(comments)
-    masked = redact(joined)
-    if masked == joined:
-        return comments
-    lines = masked.split("\n")
-    if len(lines) == len(comments) and all(line.startswith("#") for line in lines):
-        return lines
-    out: list[str] = []
-    spans = find_secrets(joined)
-    at = 0
-    for comment in comments:
-        end = at + len(comment)
-        across = any(a < end and b > at and (a < at or b > end) for a, b in spans)
-        out.append(f"# {MASK}" if across else redact(comment))
-        at = end + 1
-    return out
+    lines = list(comments)
+    for _ in range(8):  # masking shortens the text: a few passes reach the fixpoint, as `redact`
+        joined = "\n".join(lines)
+        spans = find_secrets(joined)
+        if not spans:
+            break
+        out: list[str] = []
+        at = k = 0
+        for line in lines:
+            end = at + len(line)
+            while k < len(spans) and spans[k][1] <= at:
+                k += 1
+            pieces: list[str] = []
+            pos = at
+            j = k
+            while j < len(spans) and spans[j][0] < end:
+                first, last = max(spans[j][0], at), min(spans[j][1], end)
+                if last > first:
+                    pieces.append(joined[pos:first] if first > at else "# ")
+                    pieces.append(MASK)
+                    pos = last
+                j += 1
+            pieces.append(joined[pos:end])
+            out.append("".join(pieces))
+            at = end + 1
+        if out == lines:
+            break
+        lines = out
+    return lines
 
 
 def carry_comments(old: str, new: str) -> str:

@@ -659,3 +659,18 @@ def test_a_cherry_picked_entry_edited_on_both_branches_merges_in_git(team: Path)
     done = subprocess.run(["git", "merge", "--no-edit", "release"], cwd=team, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert parse_entry(path.read_text("utf-8")).tags == ("js", "mainline", "release")
+
+
+def test_a_merge_keeps_a_comment_written_on_the_updated_line() -> None:
+    """Both sides' `updated:` lines are set to the later time before the line merge: the value only,
+    not a comment the line holds."""
+    e = entry()
+    base = render_entry(e)
+    stamp = base.split("  updated: ")[1].split("\n")[0]
+    ours = base.replace(f"  updated: {stamp}\n", f"  updated: {stamp}  # bumped by the release script\n")
+    assert parse_entry(ours) == e
+    theirs = render_entry(replace(e, confidence=0.9, provenance=later(60)))
+    result = merge_texts(base, ours, theirs)
+    assert not result.conflicted
+    assert parse_entry(result.text).confidence == 0.9
+    assert "# bumped by the release script" in result.text
