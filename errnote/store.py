@@ -290,8 +290,12 @@ def _masked_comments(comments: list[str]) -> list[str]:
     """Comments (each from its `#`) with secrets masked, read as one text: a private key pasted as
     comment lines is one secret across them, and a secret key may be known only by the key id in
     the comment before it. A line a secret covers from its start keeps `# ` before the mask."""
-    from errnote.redact import MASK, find_secrets
+    from errnote.redact import MASK, find_secrets, redact
 
+    joined = "\n".join(comments)
+    reference = redact(joined)
+    if reference == joined:
+        return comments
     lines = list(comments)
     for _ in range(8):  # masking shortens the text: a few passes reach the fixpoint, as `redact`
         joined = "\n".join(lines)
@@ -320,7 +324,15 @@ def _masked_comments(comments: list[str]) -> list[str]:
         if out == lines:
             break
         lines = out
-    return lines
+    # `redact` masks each secret with one mask, the lines here with one a line: a text that
+    # shortens differently can bring another secret within a rule's reach (a key id a window
+    # before its secret). Whatever `redact` took out of the whole stays out here too.
+    kept = set(_TOKEN_WORD.findall(reference))
+    return [_TOKEN_WORD.sub(lambda m: m.group() if m.group() in kept else MASK, line) for line in lines]
+
+
+#: A run of token characters long enough to be (part of) a secret.
+_TOKEN_WORD = re.compile(r"[A-Za-z0-9+/=_.~-]{8,}")
 
 
 def carry_comments(old: str, new: str) -> str:

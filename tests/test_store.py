@@ -17,6 +17,7 @@ import pytest
 
 from errnote.errors import InvalidEntry
 from errnote.model import entry_from_dict
+from errnote.redact import redact
 from errnote.store import (
     atomic_write,
     carry_comments,
@@ -520,3 +521,21 @@ def test_masking_comments_with_a_key_across_lines_is_linear() -> None:
     kept = carry_comments(old, new)
     assert time.perf_counter() - start < 5.0  # about 1 s; it was 14 s (every comment x every span)
     assert kept.count("[REDACTED]") == 22000 + len(PEM_LINES)
+
+
+def test_a_secret_redact_finds_after_a_multi_line_mask_is_masked_when_carried() -> None:
+    """`redact` masks the PEM block as one mask, so its second pass finds the AWS secret within its
+    window after the key id; per-line masks are longer: what `redact` takes out stays out."""
+    comments = [
+        f"# id {AWS_ID}-",  # `-` glued: no shape match, still a key id for the AWS rule
+        "# -----BEGIN RSA PRIVATE KEY-----",
+        *["# MIIBOgIBAAJBAKj"] * 20,
+        "# -----END RSA PRIVATE KEY-----",
+        f"# {AWS_SECRET}",
+    ]
+    assert AWS_SECRET not in redact("\n".join(comments))
+    new = render_entry(entry_from_dict(BASE))
+    old = new.replace("title: T\n", "\n".join(comments) + "\ntitle: T\n")
+    kept = carry_comments(old, new)
+    assert parse_entry(kept) == parse_entry(new)
+    assert AWS_SECRET not in kept and f"# id {AWS_ID}-\n" in kept
