@@ -213,14 +213,14 @@ _COMMENTED_MAX = 1_000_000
 
 
 def _front_matter(text: str) -> tuple[list[str], int] | None:
-    """The front-matter lines of an entry text ("---" lines excluded) and the index of the closing
-    line, with line ends and a byte-order mark removed; None when there is no front-matter."""
+    """The lines of an entry text (line ends and a byte-order mark removed) and the index of the
+    front-matter's closing line: the front-matter is `lines[1:closing]`. None when there is none."""
     lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
     if not lines or not _FRONT_MATTER_LINE.fullmatch(lines[0]):
         return None
     for i in range(1, len(lines)):
         if _FRONT_MATTER_LINE.fullmatch(lines[i]):
-            return lines[1:i], i
+            return lines, i
     return None
 
 
@@ -230,7 +230,7 @@ def front_matter_comments(text: str) -> list[tuple[int, int]]:
     found = _front_matter(text)
     if found is None:
         return []
-    lines = found[0]
+    lines = found[0][1 : found[1]]
     if not any("#" in line for line in lines):
         return []
     joined = "\n".join(lines)
@@ -345,9 +345,9 @@ def carry_comments(old: str, new: str) -> str:
     before, after = _front_matter(old), _front_matter(new)
     if not comments or before is None or after is None:
         return new
-    old_lines = before[0]
-    new_lines, closing = after
-    body = new.replace("\r\n", "\n").split("\n")[closing:]
+    old_lines = before[0][1 : before[1]]
+    new_all, closing = after
+    new_lines, body = new_all[1:closing], new_all[closing:]
     # What goes where: line index of `new_lines` -> comment lines above it / a comment after it.
     above: dict[int, list[str]] = {}
     trailing: dict[int, str] = {}
@@ -406,25 +406,29 @@ def carry_comments(old: str, new: str) -> str:
                 at_end.append(line[column:])
         pending = []
     at_end.extend(pending)
-    out: list[str] = [new.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")[0]]
+    out: list[str] = new_all[:1]
     for i, line in enumerate(new_lines):
         out.extend(above.get(i, []))
         out.append(line + trailing.get(i, ""))
     out.extend(at_end)
+    try:
+        intended = parse_entry(new)
+    except InvalidEntry:
+        return new  # not an entry (a merge gone wrong): nothing to keep the comments of
     result = "\n".join([*out, *body])
-    if _reads_as(result, new):
+    if _reads_as(result, intended):
         return result
     # A comment would change the entry where it lands (above a line of a literal block that reads
     # like the line it annotated): every comment goes to the end of the front-matter instead.
     moved = [masked[row].strip() for row in sorted(masked)]
-    result = "\n".join([*out[:1], *new_lines, *moved, *body])
-    return result if _reads_as(result, new) else new
+    result = "\n".join([*new_all[:1], *new_lines, *moved, *body])
+    return result if _reads_as(result, intended) else new
 
 
-def _reads_as(text: str, new: str) -> bool:
-    """Does `text` read back as the entry `new` holds?"""
+def _reads_as(text: str, intended: Entry) -> bool:
+    """Does `text` read back as the `intended` entry?"""
     try:
-        return parse_entry(text) == parse_entry(new)
+        return parse_entry(text) == intended
     except InvalidEntry:
         return False
 
