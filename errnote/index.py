@@ -48,6 +48,9 @@ MAX_QUERY_TERMS = 48
 #: (below RETRIEVAL_FLOOR of it) only score candidates, they do not add any.
 RETRIEVAL_IDEAS = 6
 RETRIEVAL_FLOOR = 0.5
+#: Up to this many entries, letting every idea of a query select candidates (`wide`) costs a few
+#: milliseconds; at 10,000 it costs a hook or a CJK search about 100 ms.
+WIDE_MAX = 2000
 
 
 class ErrnoteTokenizer(Tokenizer):  # type: ignore[misc]
@@ -573,6 +576,9 @@ class SearchHit:
     pinned: bool = False
     matched: tuple[str, ...] = ()
     evidence: ranking.Evidence | None = None
+    #: Shown because it scores above a hit that clears the threshold, though its words alone would
+    #: not make it a near neighbour (see `thresholded`).
+    outscores: bool = False
 
     @property
     def relevant(self) -> bool:
@@ -582,7 +588,9 @@ class SearchHit:
     @property
     def near(self) -> bool:
         """A near neighbour: shown only beside a hit that clears the threshold."""
-        return self.evidence is not None and not self.relevant and ranking.near(self.evidence)
+        if self.evidence is None or self.relevant:
+            return False
+        return self.outscores or ranking.near(self.evidence)
 
     def to_json(self) -> dict[str, Any]:
         from errnote.model import iso
@@ -831,7 +839,8 @@ def _candidates(searcher: Any, plan: _Plan, filters: Filters, limit: int, wide: 
     q = _disjunction([idea for idea in plan.ideas[:RETRIEVAL_IDEAS] if idea.value >= floor], floor)
     want = max(limit * 5, 50)
     if wide:
-        return searcher.search(_disjunction(plan.ideas, 0.0), limit=max(want, 200))
+        chosen = _passing(searcher, filters) if filters.restrictive else None
+        return searcher.search(_disjunction(plan.ideas, 0.0), limit=max(want, 200), filter=chosen)
     if not filters.restrictive:
         return searcher.search(q, limit=want)
     # The same query read deeper, so a filter that excludes nothing changes no score. When it
@@ -902,6 +911,11 @@ def _run_search(
         plan = _plan(searcher, concepts)
         if not plan.ideas:
             return []
+        # Text without spaces is read as character pairs, rare in a notebook written mostly in
+        # English: they fill the rarest few ideas, and an English entry that matches such a query
+        # through translations ("index" for 索引) never gets to compete. Every idea selects then,
+        # where that is cheap.
+        wide = wide or (bool(runs) and searcher.doc_count() <= WIDE_MAX)
         for hit in _candidates(searcher, plan, filters, limit, wide):
             meta = json.loads(hit["meta"])
             if meta["status"] == Status.ACTIVE.value and _replaced(searcher, meta["id"]):
@@ -919,8 +933,6 @@ def _run_search(
                 bm25 *= CJK_WHOLE_BONUS  # 内存超时 in the title, not 内存 here and 超时 there
             title_terms = frozenset(meta.get("title_terms") or ())
             ev, terms_shown = _evidence(plan, set(hit["terms"].split()), bm25, literal, title_terms)
-            if threshold and not ranking.near(ev):
-                continue  # not even a near neighbour: never shown
             created = datetime.fromtimestamp(meta["created"], timezone.utc)
             confirmed = meta.get("last_confirmed")
             total = ranking.score(
@@ -983,14 +995,24 @@ def _passing(searcher: Any, filters: Filters) -> set[int]:
 
 def thresholded(hits: Sequence[SearchHit]) -> list[SearchHit]:
     """What a search with the relevance threshold returns from scored candidates (see `ranking`):
-    nothing unless one clears the threshold; then those, best first, and their near neighbours after.
+    nothing unless one clears the threshold; then those, best first, their near neighbours after,
+    and last the entries that score above one of those that clear it without being near neighbours
+    by their words (the formula ranks them above an entry shown: hiding them would be arbitrary).
     """
-    best = max((h.score for h in hits if h.relevant), default=None)
-    if best is None:
+    cleared = [h.score for h in hits if h.relevant]
+    if not cleared:
         return []
-    floor = best * ranking.NEAR_SCORE_SHARE
-    near = [h for h in hits if h.relevant or (h.evidence and ranking.near(h.evidence) and h.score >= floor)]
-    return sorted(near, key=lambda h: (not h.relevant, -h.score, h.id))
+    floor, lowest = max(cleared) * ranking.NEAR_SCORE_SHARE, min(cleared)
+    shown: list[SearchHit] = []
+    above: list[SearchHit] = []
+    for h in hits:
+        if h.relevant or (h.evidence and ranking.near(h.evidence) and h.score >= floor):
+            shown.append(h)
+        elif h.evidence is not None and h.score > lowest:
+            above.append(replace(h, outscores=True))
+    return sorted(shown, key=lambda h: (not h.relevant, -h.score, h.id)) + sorted(
+        above, key=lambda h: (-h.score, h.id)
+    )
 
 
 def _hit(

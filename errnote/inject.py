@@ -501,24 +501,21 @@ _CLOSENESS_DEPTH = 100
 _CLOSE = 0.5
 
 
-#: Up to this many entries, every idea of the query selects candidates, so the closeness that orders
-#: the rules covers entries sharing only its lesser words; beyond, that costs a hook half a second.
-_WIDE_MAX = 2000
-
-
 def _query_matches(
     nb: Notebook, options: Options, ok: dict[str, Entry]
 ) -> tuple[list[Picked], dict[str, float]]:
     """The entries relevant to the query, as `errnote search` answers it (those past its threshold,
     then their near neighbours), and how close the entries that share at least half a rare word's
     worth of it are, threshold or not (to order the always-on rules)."""
-    from errnote.index import search, thresholded  # Whoosh only when there is a query
+    from errnote.index import WIDE_MAX, search, thresholded  # Whoosh only when there is a query
 
     # The floor is applied to the hits rather than as a search filter: a filter would make a big
     # notebook's search check every entry's record.
     # A one-word prompt ("go", "commit", "yes") is talk, not a keyword: no keyword rule here.
+    # Up to WIDE_MAX entries every idea of the query selects candidates, so the closeness that orders
+    # the rules covers entries sharing only its lesser words (beyond, that costs a hook too much).
     found = search(
-        nb, options.query, limit=_CLOSENESS_DEPTH, threshold=False, wide=len(ok) <= _WIDE_MAX, keyword=False
+        nb, options.query, limit=_CLOSENESS_DEPTH, threshold=False, wide=len(ok) <= WIDE_MAX, keyword=False
     )
     hits = [h for h in found if h.confidence >= options.floor]
     closeness = {h.id: h.score for h in hits if h.evidence is not None and h.evidence.strength >= _CLOSE}

@@ -54,6 +54,9 @@ most of the query is still a neighbour), and score at least a fifth of the best 
 it (NEAR_SCORE_SHARE), are returned too, after those that clear it, by score. A task or a
 paraphrase often clears the threshold with a neighbouring entry while the entry that applies
 shares fewer of its words; the gate keeps a query that nothing applies to as empty as before.
+Last come the entries that score above one that clears the threshold without being near
+neighbours by their words (a CJK query matched through a few translations, say): the formula
+ranks them above an entry shown, and hiding them would be arbitrary.
 """
 
 from __future__ import annotations

@@ -586,6 +586,29 @@ def test_a_cjk_run_held_whole_ranks_above_its_pairs_scattered(nb: Notebook) -> N
     assert ids(search(nb, "存超限额", threshold=False))[0] == scattered.id
 
 
+def test_an_english_entry_competes_for_a_cjk_query_it_matches_only_through_translations(nb: Notebook) -> None:
+    """The query's character pairs that a Chinese entry holds are its rarest ideas; the English
+    entry matches only 下单 (order) and 索引 (index), which are not among them, yet is scored."""
+    english = nb.add("lesson", "Plain CREATE INDEX on orders blocked all writes for nine minutes")
+    chinese = nb.add(
+        "correction", "直接加外键约束导致两张大表长时间锁住，结果写入全部排队", body="支付表在高峰期接口超时"
+    )
+    for what in ("search index rebuild", "index page layout", "Elasticsearch index mapping"):
+        nb.add("lesson", f"The {what} needs a version bump")
+    found = ids(search(nb, "给支付表建索引，结果写入全部卡住，下单接口超时", threshold=False))
+    assert found[:2] == [chinese.id, english.id]
+
+
+def test_a_filter_keeps_its_entries_among_the_candidates_of_a_cjk_query(nb: Notebook) -> None:
+    """Every idea of a CJK query selects candidates (the best 200 or so): a filter must choose among
+    the entries it allows, not among those 200, or the one convention below them is never seen."""
+    for i in range(220):
+        nb.add("lesson", f"数据库迁移超时，索引重建失败 {i}", body="数据库迁移超时")
+    convention = nb.add("convention", "迁移前先检查索引")
+    found = search(nb, "数据库迁移超时，索引重建失败", types=["convention"], threshold=False)
+    assert ids(found) == [convention.id]
+
+
 def test_thai_khmer_and_myanmar_entries_are_found_without_spaces_between_words(nb: Notebook) -> None:
     thai = nb.add("lesson", "การเชื่อมต่อฐานข้อมูลหมดเวลา ให้เพิ่ม pool_timeout")
     nb.add("lesson", "อย่าลบไฟล์บันทึกของระบบ")

@@ -160,7 +160,7 @@ def test_near_neighbours_are_shown_only_beside_a_relevant_hit() -> None:
     strong, neighbour, weak = (
         hit("a", 5.0, _ev(2.0, 0.3)),
         hit("b", 9.0, _ev(1.2, 0.15)),
-        hit("c", 8.0, _ev(0.5, 0.1)),
+        hit("c", 4.0, _ev(0.5, 0.1)),
     )
     # The relevant hit first, then its neighbour (whatever their scores); never the weak one.
     assert [h.id for h in thresholded([weak, neighbour, strong])] == ["a", "b"]
@@ -168,6 +168,28 @@ def test_near_neighbours_are_shown_only_beside_a_relevant_hit() -> None:
     assert thresholded([neighbour, weak]) == []  # nothing clears the threshold: nothing at all
     faint = hit("d", 0.9, _ev(1.2, 0.15))  # a neighbour by its words, but under a fifth of the best score
     assert [h.id for h in thresholded([faint, neighbour, strong])] == ["a", "b"]
+
+
+def test_an_entry_scoring_above_a_shown_hit_is_shown_after_the_neighbours() -> None:
+    from datetime import datetime, timezone
+
+    from errnote.index import SearchHit, thresholded
+
+    def hit(id: str, score: float, ev: ranking.Evidence) -> SearchHit:
+        now = datetime.now(timezone.utc)
+        return SearchHit(id=id, type="lesson", title=id, score=score, confidence=0.6, status="active",
+                         created=now, path=Path(id), evidence=ev)  # fmt: skip
+
+    strong = hit("a", 5.0, _ev(2.0, 0.3))
+    neighbour = hit("b", 3.0, _ev(1.2, 0.15))
+    # Too few of the query's words to be a neighbour, but the formula ranks it above "a" (its
+    # words are in the title, say): hiding it while "a" is shown would be arbitrary.
+    above = hit("c", 6.0, _ev(0.5, 0.1))
+    below = hit("d", 4.9, _ev(0.5, 0.1))
+    shown = thresholded([below, above, neighbour, strong])
+    assert [h.id for h in shown] == ["a", "b", "c"]  # after the neighbours, never "d"
+    assert [h.to_json()["near"] for h in shown] == [False, True, True]
+    assert thresholded([above, below]) == []  # nothing clears the threshold: nothing at all
 
 
 def test_a_search_lists_relevant_hits_before_near_ones(nb: Notebook) -> None:
