@@ -23,14 +23,48 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from whoosh.analysis import Token, Tokenizer
-
 from errnote import ranking
 from errnote.analysis import ANALYSIS_VERSION, analyze, cjk_runs, is_cjk
 from errnote.errors import InvalidEntry, UsageError
 from errnote.filters import Filters, make_filters
 from errnote.model import Entry, Relation, Status, nfc
 from errnote.store import duplicate_message, file_lock, make_cache_dir, read_entry
+
+
+def _import_whoosh() -> None:
+    """Import Whoosh without two modules it imports for features neither it nor errnote uses here:
+    `urllib.request` (for `urlretrieve`: http.client, ssl, email) and the `cached_property`
+    package (which imports asyncio, for async properties Whoosh does not have). Together they
+    cost every search and every hook about 30 ms. Anything imported later gets the real modules."""
+    import functools
+    import types
+
+    def urlretrieve(*args: Any, **kwargs: Any) -> Any:
+        from urllib.request import urlretrieve as real
+
+        return real(*args, **kwargs)
+
+    stand_ins: dict[str, types.ModuleType] = {}
+    if "whoosh.compat" not in sys.modules and "urllib.request" not in sys.modules:
+        stand_ins["urllib.request"] = types.ModuleType("urllib.request")
+        stand_ins["urllib.request"].urlretrieve = urlretrieve  # type: ignore[attr-defined]
+    if "whoosh.reading" not in sys.modules and "cached_property" not in sys.modules:
+        # Whoosh caches one attribute of a reader with it: the standard library's does the same.
+        stand_ins["cached_property"] = types.ModuleType("cached_property")
+        stand_ins["cached_property"].cached_property = functools.cached_property  # type: ignore[attr-defined]
+    sys.modules.update(stand_ins)
+    try:
+        import whoosh.compat
+        import whoosh.reading  # noqa: F401
+    finally:
+        for name, module in stand_ins.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+
+
+_import_whoosh()
+
+from whoosh.analysis import Token, Tokenizer  # noqa: E402
 
 if TYPE_CHECKING:
     from errnote.notebook import Notebook

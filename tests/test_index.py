@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -892,3 +894,24 @@ def test_a_duplicate_file_that_breaks_is_still_reported_by_the_index(nb: Noteboo
         and "invalid YAML" in report.problems[f"lessons/{copy.name}"]
     )
     assert list(Index(nb).sync(watch=False).problems) == [f"lessons/{copy.name}"]
+
+
+def test_searching_does_not_import_urllib_or_asyncio_and_both_work_after(nb: Notebook) -> None:
+    """Whoosh imports urllib.request (http.client, ssl, email) for a helper it never calls, and the
+    cached_property package, which imports asyncio: 30 ms a search. A search in a fresh process
+    does without them, and a later import gets the real modules."""
+    nb.add("lesson", "Pin the toolchain")
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from errnote.notebook import Notebook\n"
+        f"nb = Notebook.locate(Path({str(nb.root)!r}))\n"
+        "hits = nb.search('toolchain')\n"
+        "heavy = ('urllib.request', 'http.client', 'ssl', 'asyncio', 'cached_property')\n"
+        "print(len(hits), ','.join(m for m in heavy if m in sys.modules))\n"
+        "import urllib.request, whoosh.compat, cached_property\n"
+        "print(urllib.request.Request('http://example.invalid/').full_url)\n"
+        "print(callable(whoosh.compat.urlretrieve), hasattr(cached_property, 'threaded_cached_property'))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.splitlines() == ["1 ", "http://example.invalid/", "True True"]
