@@ -172,6 +172,8 @@ _FLAG_RE = re.compile(
 _USER_FLAG_RE = re.compile(r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)([\"']?)")
 _USER_END_RE = re.compile(r"[\s:\"']")
 _PASSWORD_END_RE = re.compile(r"[\s\"']")
+# A quoted password runs to its closing quote on the same line (`-u 'admin:pass with space'`).
+_QUOTED_END_RE = {"'": re.compile(r"['\n]"), '"': re.compile(r'["\n]')}
 # `-p X` / `-pX`: a password only where the command takes one (mysql, docker login, twine...);
 # elsewhere `-p` is a port or a parent flag, so _short_p_ok() checks the command line first.
 # A bare value ends at a shell operator (`-pS3cret; mkdir -p out`: `;` is not the password's, and
@@ -462,8 +464,9 @@ def _url_spans(text: str) -> Iterator[tuple[int, int]]:
 
 def _user_flag_spans(text: str) -> Iterator[tuple[int, int]]:
     """The password of `-u user:password` (optionally quoted, then a space or the end): the user
-    name runs to a `:`, the password to a space or quote. Each end is found once for a run of
-    text: the next `-u` inside the same run shares it (linear)."""
+    name runs to a `:`, the password to a space or quote (when quoted, to its closing quote on the
+    line). Each end is found once for a run of text: the next `-u` inside the same run shares it
+    (linear)."""
     ends: dict[re.Pattern[str], tuple[int, int]] = {}  # pattern -> (searched from, found at)
 
     def end_of(pattern: re.Pattern[str], pos: int) -> int:
@@ -481,7 +484,7 @@ def _user_flag_spans(text: str) -> Iterator[tuple[int, int]]:
         if colon >= len(text) or text[colon] != ":":
             continue
         start = colon + 1
-        end = end_of(_PASSWORD_END_RE, start)
+        end = end_of(_QUOTED_END_RE[quote] if quote else _PASSWORD_END_RE, start)
         after = end + 1 if quote and end < len(text) and text[end] == quote else end
         if end == start or (quote and after == end):
             continue

@@ -216,6 +216,13 @@ def test_cli_password_flags() -> None:
     assert_masked(f"$ curl -s -u admin:{password} http://localhost:15672/api/queues", password)
 
 
+def test_a_quoted_user_password_is_masked_to_its_closing_quote() -> None:
+    assert redact("curl -u 'admin:correct horse battery' https://x") == f"curl -u 'admin:{MASK}' https://x"
+    assert redact('curl --user="ci:s3cret pass phrase" x') == f'curl --user="ci:{MASK}" x'
+    # No closing quote on the line: not a quoted value, and the next line is never taken in.
+    assert redact("curl -u 'admin:open quote\nnext line' x") == "curl -u 'admin:open quote\nnext line' x"
+
+
 def test_api_key_header() -> None:
     key = fake(32, seed=42)
     assert_masked(f"curl -H 'X-Api-Key: {key}' https://api.example.com/v1/things", key)
