@@ -4,7 +4,8 @@ One function, `analyze`, turns any text into index terms. The same function runs
 on queries, so whatever it does to one it does to the other:
 
 - English words are lower-cased and stemmed (Porter2, except where it would merge words a
-  developer tells apart: production/product); stop words are dropped.
+  developer tells apart: production/product); stop words are dropped; an `un-` participle also
+  yields the word it negates (`unsynced` gives `unsync` and `sync`).
 - Code tokens keep their whole form and also yield their parts: `openssl-sys` gives
   `openssl-sys`, `openssl`, `sys`; `ConnectionRefusedError` gives the whole name and
   `connect`, `refus`, `error`; flags lose their dashes (`--frozen-lockfile`).
@@ -22,7 +23,7 @@ from functools import lru_cache
 
 #: Bumped whenever analysis changes: an index built with another version is rebuilt.
 ANALYSIS_VERSION = (
-    10  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8-9: marks; 10: Thai ...
+    11  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8-9: marks; 10: Thai ...; 11: un-
 )
 
 _STOP_TEXT = """a about above after again against all am an and any are as at be because been before
@@ -150,7 +151,19 @@ def _word_terms(token: str) -> list[str]:
             out.insert(0, whole)
     elif not parts and lower not in STOP_WORDS and len(lower) > 1 and not lower.isdigit():
         out.append(stem(lower))
+    if not compound and len(parts) == 1:
+        out.extend(_negated(lower))
     return out
+
+
+def _negated(word: str) -> list[str]:
+    """The word an `un-` participle negates: "unsynced drafts" are about syncing, "unhandled"
+    about handling, so a query for the plain word finds them (`under-` and `uni-` words are not
+    negations)."""
+    if not word.startswith("un") or word.startswith(("under", "uni")) or not word.endswith(("ed", "ing")):
+        return []
+    rest = word[2:]
+    return [stem(rest)] if len(rest) >= 5 and rest.isalpha() and rest not in STOP_WORDS else []
 
 
 def _cjk_terms(run: str) -> list[str]:

@@ -19,6 +19,14 @@ def test_production_is_not_merged_with_product() -> None:
     assert stem("production") != stem("product")
 
 
+def test_an_un_participle_also_yields_the_word_it_negates() -> None:
+    assert analyze("unsynced drafts") == ["unsync", "sync", "draft"]
+    assert "handl" in analyze("an unhandled rejection") and "commit" in analyze("uncommitted")
+    # Not negations: under-, uni-, short or stop-word remainders, compounds.
+    assert analyze("understanding unified united unused") == ["understand", "unifi", "unit", "unus"]
+    assert analyze("unsynced_drafts") == ["unsynced_drafts", "unsync", "draft"]
+
+
 def test_snake_dotted_slashed_and_hyphenated_tokens_keep_whole_and_parts() -> None:
     assert analyze("user_id")[:1] == ["user_id"]
     assert {"user_id", "user", "id"} <= set(analyze("user_id"))

@@ -611,6 +611,13 @@ def test_a_filter_keeps_its_entries_among_the_candidates_of_a_cjk_query(nb: Note
     assert ids(found) == [convention.id]
 
 
+def test_a_query_about_syncing_finds_unsynced_data(nb: Notebook) -> None:
+    lost = nb.add("mistake", "An app update silently deleted every user's unsynced drafts")
+    nb.add("lesson", "Drafts autosave every ten seconds")
+    assert ids(search(nb, "drafts that had not been synced are gone after the update"))[0] == lost.id
+    assert ids(search(nb, "同期していなかった下書き", threshold=False))[0] == lost.id  # 同期: sync
+
+
 def test_thai_khmer_and_myanmar_entries_are_found_without_spaces_between_words(nb: Notebook) -> None:
     thai = nb.add("lesson", "การเชื่อมต่อฐานข้อมูลหมดเวลา ให้เพิ่ม pool_timeout")
     nb.add("lesson", "อย่าลบไฟล์บันทึกของระบบ")
