@@ -23,7 +23,8 @@ from functools import lru_cache
 
 #: Bumped whenever analysis changes: an index built with another version is rebuilt.
 ANALYSIS_VERSION = (
-    11  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8-9: marks; 10: Thai ...; 11: un-
+    12  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8-9: marks; 10: Thai ...; 11: un-;
+    # 12: plural acronyms, contraction stubs
 )
 
 _STOP_TEXT = """a about above after again against all am an and any are as at be because been before
@@ -34,7 +35,8 @@ _STOP_TEXT = """a about above after again against all am an and any are as at be
     same she should so some such than that the their theirs them themselves then there these they this
     those through to too under until up very was we were what when where which while who whom why will
     with would you your yours yourself yourselves also get got via yet still ever every i'm it's don't
-    doesn't isn't can't won't we're they're i've you're e.g i.e etc instead using use used"""
+    doesn't isn't can't won't we're they're i've you're e.g i.e etc instead using use used
+    doesn didn isn wasn aren weren hasn haven hadn couldn shouldn wouldn don won re ve ll"""
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f"
@@ -78,7 +80,9 @@ def _word() -> re.Pattern[str]:
 
 
 _SEPARATORS = re.compile(r"[._\-/:@$]+")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# `APIs`, `IDs`, `URLs`: an acronym's plural is the acronym (its `s` is dropped as a one-letter part).
+_CAMEL = re.compile(r"[A-Z]{2,}(?=s(?![a-z]))|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
 _HEXISH = re.compile(r"^(?=.*\d)(?=.*[a-f])[0-9a-f]{7,}$")
 _HAS_LETTER = re.compile(r"[a-z]")
 _CASE_CHANGE = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
@@ -143,7 +147,7 @@ def _word_terms(token: str) -> list[str]:
                 continue
             parts.append(stem(low))
     out = list(parts)
-    compound = len(pieces) > 1 or bool(_CASE_CHANGE.search(token))
+    compound = len(pieces) > 1 or (bool(_CASE_CHANGE.search(token)) and not _PLURAL_ACRONYM.fullmatch(token))
     if compound:
         whole = lower.strip("-./:")
         # Long slashed paths and hashed build dirs are noise as a whole; their parts still count.

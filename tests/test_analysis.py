@@ -19,6 +19,17 @@ def test_production_is_not_merged_with_product() -> None:
     assert stem("production") != stem("product")
 
 
+def test_an_acronym_in_the_plural_is_the_acronym() -> None:
+    assert analyze("APIs IDs URLs") == analyze("API ID URL") == ["api", "id", "url"]
+    assert analyze("listAPIs") == ["listapis", "list", "api"]
+    assert analyze("HTTPServer") == ["httpserver", "http", "server"]  # not a plural: unchanged
+    assert analyze("URLsafe")[0] == "urlsafe"
+
+
+def test_contraction_stubs_are_stop_words() -> None:
+    assert analyze("it doesn't build and we're stuck") == ["build", "stuck"]
+
+
 def test_an_un_participle_also_yields_the_word_it_negates() -> None:
     assert analyze("unsynced drafts") == ["unsync", "sync", "draft"]
     assert "handl" in analyze("an unhandled rejection") and "commit" in analyze("uncommitted")
