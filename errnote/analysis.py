@@ -23,8 +23,8 @@ from functools import lru_cache
 
 #: Bumped whenever analysis changes: an index built with another version is rebuilt.
 ANALYSIS_VERSION = (
-    12  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8-9: marks; 10: Thai ...; 11: un-;
-    # 12: plural acronyms, contraction stubs
+    13  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8-9: marks; 10: Thai ...; 11: un-;
+    # 12: plural acronyms, contraction stubs; 13: added -> add
 )
 
 _STOP_TEXT = """a about above after again against all am an and any are as at be because been before
@@ -94,6 +94,28 @@ _CODE_WORD = re.compile(r"^(?=.*[a-z])(?=.*\d)[a-z0-9]{2,10}$", re.I)  # E0502, 
 
 # Stems that would merge two words a developer never confuses ("production" -> "product").
 _STEM_EXCEPTIONS = {"production": "production", "productions": "production"}
+# Roots that end in a doubled consonant: Porter2 undoes the double of `hopped` (-> hop) and so
+# turns `added` into `ad` and `diffed` into `dif`, which then never match `add` and `diff`.
+_DOUBLED_ROOTS = frozenset(
+    [
+        "add",
+        "diff",
+        "err",
+        "buff",
+        "stuff",
+        "staff",
+        "sniff",
+        "stiff",
+        "bluff",
+        "cliff",
+        "scoff",
+        "scuff",
+        "egg",
+        "ebb",
+        "odd",
+        "inn",
+    ]
+)
 
 
 @lru_cache(maxsize=65536)
@@ -105,7 +127,9 @@ def stem(word: str) -> str:
         return _STEM_EXCEPTIONS[word]
     from whoosh.lang.porter2 import stem as porter2
 
-    return str(porter2(word))
+    result = str(porter2(word))
+    doubled = result + result[-1:]
+    return doubled if doubled in _DOUBLED_ROOTS and word.startswith(doubled) else result
 
 
 def normalise(text: str) -> str:

@@ -15,6 +15,12 @@ def test_plain_words_are_stemmed_and_stop_words_dropped() -> None:
     assert analyze("The builds are failing") == ["build", "fail"]
 
 
+def test_a_root_ending_in_a_double_consonant_keeps_it() -> None:
+    """Porter2 stems `added` to `ad` (as `hopped` to `hop`): `add` would never match it."""
+    assert analyze("added adding adds") == analyze("add add add") == ["add", "add", "add"]
+    assert analyze("diffed") == ["diff"] and analyze("hopped") == ["hop"]
+
+
 def test_production_is_not_merged_with_product() -> None:
     assert stem("production") != stem("product")
 
