@@ -36,9 +36,17 @@ def _import_whoosh() -> None:
     `urllib.request` (for `urlretrieve`: http.client, ssl, email), the `cached_property` package
     (which imports asyncio, for async properties Whoosh does not have) and `whoosh.lang.morph_en`
     (English word variations, one regex that takes 12 ms to compile). Together they cost every
-    search and every hook about 45 ms. Anything imported later gets the real modules."""
+    search and every hook about 30 ms. Anything imported later gets the real modules.
+
+    The stand-ins sit in `sys.modules` while Whoosh imports, so only a process with one thread
+    gets them (the command line, the hooks): another thread importing `urllib.request` meanwhile
+    must not get a stand-in."""
     import functools
     import types
+
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return  # Whoosh imports as it is
 
     def urlretrieve(*args: Any, **kwargs: Any) -> Any:
         from urllib.request import urlretrieve as real
@@ -620,8 +628,8 @@ class SearchHit:
     pinned: bool = False
     matched: tuple[str, ...] = ()
     evidence: ranking.Evidence | None = None
-    #: Shown because it scores above a hit that clears the threshold, though its words alone would
-    #: not make it a near neighbour (see `thresholded`).
+    #: Shown because it scores above every hit that clears the threshold, though its words alone
+    #: would not make it a near neighbour (see `thresholded`).
     outscores: bool = False
 
     @property
@@ -1040,19 +1048,20 @@ def _passing(searcher: Any, filters: Filters) -> set[int]:
 def thresholded(hits: Sequence[SearchHit]) -> list[SearchHit]:
     """What a search with the relevance threshold returns from scored candidates (see `ranking`):
     nothing unless one clears the threshold; then those, best first, their near neighbours after,
-    and last the entries that score above one of those that clear it without being near neighbours
-    by their words (the formula ranks them above an entry shown: hiding them would be arbitrary).
+    and last any entry that scores above all of those that clear it (the formula ranks it first,
+    though it holds too little of the query to clear the threshold: hiding it would be arbitrary).
     """
     cleared = [h.score for h in hits if h.relevant]
     if not cleared:
         return []
-    floor, lowest = max(cleared) * ranking.NEAR_SCORE_SHARE, min(cleared)
+    best = max(cleared)
+    floor = best * ranking.NEAR_SCORE_SHARE
     shown: list[SearchHit] = []
     above: list[SearchHit] = []
     for h in hits:
         if h.relevant or (h.evidence and ranking.near(h.evidence) and h.score >= floor):
             shown.append(h)
-        elif h.evidence is not None and h.score > lowest:
+        elif h.evidence is not None and h.score > best:
             above.append(replace(h, outscores=True))
     return sorted(shown, key=lambda h: (not h.relevant, -h.score, h.id)) + sorted(
         above, key=lambda h: (-h.score, h.id)

@@ -54,9 +54,10 @@ most of the query is still a neighbour), and score at least a fifth of the best 
 it (NEAR_SCORE_SHARE), are returned too, after those that clear it, by score. A task or a
 paraphrase often clears the threshold with a neighbouring entry while the entry that applies
 shares fewer of its words; the gate keeps a query that nothing applies to as empty as before.
-Last come the entries that score above one that clears the threshold without being near
-neighbours by their words (a CJK query matched through a few translations, say): the formula
-ranks them above an entry shown, and hiding them would be arbitrary.
+Last comes any entry that scores above every entry that clears the threshold, though it is not
+shown by the rules above (a CJK query matched through a few translations, say): the formula
+ranks it first, and hiding it would be arbitrary. It comes last so that it never displaces an
+entry shown by those rules (a `--limit` cuts it first).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import git, settle
 
+from errnote import ranking
 from errnote.filters import make_filters
 from errnote.index import Index, search, search_with_report
 from errnote.model import Entry
@@ -601,6 +602,27 @@ def test_an_english_entry_competes_for_a_cjk_query_it_matches_only_through_trans
     assert found[:2] == [chinese.id, english.id]
 
 
+def test_an_entry_scoring_above_every_hit_that_clears_the_threshold_is_shown(nb: Notebook) -> None:
+    """The English entry matches the Chinese query only through translations (index, order,
+    write, API, timeout): too little of its information to clear the threshold or be a near
+    neighbour (under a tenth of it), yet the formula ranks it above the Chinese mistake that
+    clears it. It is shown, after the hits the threshold lets through."""
+    english = nb.add("lesson", "CREATE INDEX on the orders table blocked writes and the order API timed out")
+    chinese = nb.add("mistake", "支付表加外键约束导致写入排队", body="高峰期排队。" * 5, confidence=0.0)
+    for what in ("search index rebuild", "index page layout", "index mapping", "API docs layout"):
+        nb.add("lesson", f"The {what} needs a version bump")
+    query = "给支付表建索引，结果写入全部卡住，下单接口超时，客户投诉很多，老板很生气"
+    by_score = search(nb, query, threshold=False)
+    assert ids(by_score)[:2] == [english.id, chinese.id]
+    evidence = by_score[0].evidence
+    assert evidence is not None and not ranking.relevant(evidence) and not ranking.near(evidence)
+    hits = search(nb, query)
+    assert [(h.id, h.relevant, h.near) for h in hits] == [
+        (chinese.id, True, False),
+        (english.id, False, True),
+    ]
+
+
 def test_a_filter_keeps_its_entries_among_the_candidates_of_a_cjk_query(nb: Notebook) -> None:
     """Every idea of a CJK query selects candidates (the best 200 or so): a filter must choose among
     the entries it allows, not among those 200, or the one convention below them is never seen."""
@@ -906,7 +928,7 @@ def test_a_duplicate_file_that_breaks_is_still_reported_by_the_index(nb: Noteboo
 def test_searching_does_not_import_urllib_or_asyncio_and_both_work_after(nb: Notebook) -> None:
     """Whoosh imports urllib.request (http.client, ssl, email) for a helper it never calls, the
     cached_property package, which imports asyncio, and English word variations (a 12 ms regex):
-    45 ms a search. A search in a fresh process does without them; later uses get the real ones."""
+    30 ms a search. A search in a fresh process does without them; later uses get the real ones."""
     nb.add("lesson", "Pin the toolchain")
     code = (
         "import sys\n"
@@ -926,3 +948,20 @@ def test_searching_does_not_import_urllib_or_asyncio_and_both_work_after(nb: Not
     lines = run.stdout.splitlines()
     assert lines[:3] == ["1 ", "http://example.invalid/", "True True"]
     assert "render" in lines[3]  # the real word variations, loaded when first asked for
+
+
+def test_with_other_threads_running_whoosh_imports_its_real_modules() -> None:
+    """The stand-ins sit in sys.modules while Whoosh imports: a thread importing urllib.request
+    then would get one. With another thread running, errnote leaves Whoosh's imports alone."""
+    code = (
+        "import sys, threading\n"
+        "gate = threading.Event()\n"
+        "worker = threading.Thread(target=gate.wait)\n"
+        "worker.start()\n"
+        "import errnote.index\n"
+        "gate.set(); worker.join()\n"
+        "from urllib.request import urlopen\n"
+        "print('http.client' in sys.modules, sys.modules['urllib.request'].__file__ is not None)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["True", "True"]

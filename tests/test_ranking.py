@@ -180,16 +180,16 @@ def test_an_entry_scoring_above_a_shown_hit_is_shown_after_the_neighbours() -> N
         return SearchHit(id=id, type="lesson", title=id, score=score, confidence=0.6, status="active",
                          created=now, path=Path(id), evidence=ev)  # fmt: skip
 
-    strong = hit("a", 5.0, _ev(2.0, 0.3))
+    strong, stronger = hit("a", 5.0, _ev(2.0, 0.3)), hit("e", 5.5, _ev(2.5, 0.3))
     neighbour = hit("b", 3.0, _ev(1.2, 0.15))
-    # Too few of the query's words to be a neighbour, but the formula ranks it above "a" (its
-    # words are in the title, say): hiding it while "a" is shown would be arbitrary.
+    # Too few of the query's words to be a neighbour, but the formula ranks it first (its words
+    # are in the title, say): hiding it while "a" and "e" are shown would be arbitrary.
     above = hit("c", 6.0, _ev(0.5, 0.1))
-    below = hit("d", 4.9, _ev(0.5, 0.1))
-    shown = thresholded([below, above, neighbour, strong])
-    assert [h.id for h in shown] == ["a", "b", "c"]  # after the neighbours, never "d"
-    assert [h.to_json()["near"] for h in shown] == [False, True, True]
-    assert thresholded([above, below]) == []  # nothing clears the threshold: nothing at all
+    between = hit("d", 5.2, _ev(0.5, 0.1))  # above "a" but not above "e": not shown
+    shown = thresholded([between, above, neighbour, strong, stronger])
+    assert [h.id for h in shown] == ["e", "a", "b", "c"]  # after the neighbours
+    assert [h.to_json()["near"] for h in shown] == [False, False, True, True]
+    assert thresholded([above, between]) == []  # nothing clears the threshold: nothing at all
 
 
 def test_a_search_lists_relevant_hits_before_near_ones(nb: Notebook) -> None:

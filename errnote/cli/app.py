@@ -1036,8 +1036,8 @@ def search(
     AND/OR/NOT, brackets and stack traces are all fine. Ranking: text match (title, tags and
     tool, error text above the rest) x type x confidence x freshness; superseded and retired
     entries are left out unless --all. Nothing is returned unless one entry clears the relevance
-    threshold; then its near neighbours (sharing less of the query, or scoring above a hit shown)
-    follow it, marked (near) ("near": true in --json).
+    threshold; then its near neighbours (sharing less of the query, or scoring above every hit
+    that clears it) follow it, marked (near) ("near": true in --json).
     """
     from errnote.index import search_with_report
 
