@@ -102,6 +102,9 @@ redis, key-value store, kv store, in-memory store
 object storage, s3, bucket, buckets, blob storage, cloud storage, gcs, aws object storage
 database, databases, db, datastore, sql database
 postgres, postgresql, pg
+go, golang, go language
+python, python3, cpython
+rust, rustlang, rust-lang
 mysql, mariadb
 migration, migrations, migrate, schema change, alter table
 column, columns, field, fields, attribute, attributes, property, properties

@@ -63,6 +63,15 @@ def test_paraphrase_through_synonyms(nb: Notebook) -> None:
     assert hits and "KEYS" in hits[0].title
 
 
+def test_a_language_is_found_by_its_other_name(plain_nb: Notebook) -> None:
+    from errnote.index import search
+
+    go = plain_nb.add("mistake", "Tagged v2.0.0 of a Go library without adding /v2 to the module path")
+    plain_nb.add("lesson", "Publish the docs site after every release")
+    hits = search(plain_nb, "our Golang library needs a new major version", threshold=False)
+    assert [h.id for h in hits] == [go.id] and "go" in hits[0].matched
+
+
 def test_chinese_query_finds_english_entry(nb: Notebook) -> None:
     hits = nb.search("Prometheus 指标加了用户标签以后内存翻倍")
     assert hits and hits[0].title.startswith("Prometheus label")
