@@ -21,9 +21,9 @@ class Filters:
 
     types: frozenset[str] = frozenset()
     tags: frozenset[str] = frozenset()
-    tool: str = ""
+    tools: tuple[str, ...] = ()  # any of them
     scope: str = ""
-    path: str = ""
+    paths: tuple[str, ...] = ()  # any of them
     since: datetime | None = None
     min_confidence: float = 0.0
     statuses: frozenset[str] = frozenset({Status.ACTIVE.value})
@@ -33,9 +33,9 @@ class Filters:
         return bool(
             self.types
             or self.tags
-            or self.tool
+            or self.tools
             or self.scope
-            or self.path
+            or self.paths
             or self.since
             or self.min_confidence
         )
@@ -53,11 +53,11 @@ class Filters:
             scope = Scope.parse(meta["scope"])
         except InvalidEntry:  # a cache written by another errnote version: no scope it can read
             scope = Scope()
-        if self.tool and not same_name(meta["tool"], self.tool) and not scope.covers_tool(self.tool):
+        if self.tools and not any(same_name(meta["tool"], t) or scope.covers_tool(t) for t in self.tools):
             return False
         if self.scope and not any(self.scope.lower() in nfc(s).lower() for s in meta["scope"]):
             return False
-        if self.path and not scope.covers_path(self.path):
+        if self.paths and not any(scope.covers_path(p) for p in self.paths):
             return False
         return not (self.since and meta["created"] < self.since.timestamp())
 
@@ -77,23 +77,26 @@ def make_filters(
     *,
     types: Sequence[str] = (),
     tags: Sequence[str] = (),
-    tool: str = "",
+    tool: str | Sequence[str] = (),
     scope: str = "",
-    path: str = "",
+    path: str | Sequence[str] = (),
     since: str | datetime | None = None,
     min_confidence: float = 0.0,
     status: str | Sequence[str] = "active",
     include_all: bool = False,
 ) -> Filters:
-    """Validated filters from user-level values (type names, `7d`, `all` ...)."""
+    """Validated filters from user-level values (type names, `7d`, `all` ...). `tool` and `path` take
+    one value or several (an entry about any of them passes)."""
+    tools = [tool] if isinstance(tool, str) else list(tool)
+    paths = [path] if isinstance(path, str) else list(path)
     status_set = parse_statuses([status] if isinstance(status, str) else status, include_all)
     when = parse_since(since) if isinstance(since, str) else since
     return Filters(
         types=frozenset(EntryType.parse(t).value for t in types),
         tags=frozenset(tag_text(t.strip()) for t in tags),
-        tool=nfc(tool.strip()),
+        tools=tuple(dict.fromkeys(nfc(t.strip()) for t in tools if t.strip())),
         scope=nfc(scope.strip()),
-        path=path.strip(),
+        paths=tuple(dict.fromkeys(p.strip() for p in paths if p.strip())),
         since=when,
         min_confidence=min_confidence,
         statuses=status_set,

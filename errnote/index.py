@@ -1039,7 +1039,7 @@ def _passing(searcher: Any, filters: Filters) -> set[int]:
         parts.append(wq.Or([wq.Term("kind", t) for t in sorted(filters.types)]))
     parts.extend(wq.Term("tag", t) for t in sorted(filters.tags) if "," not in t)  # `,` splits tags there
     docs = set(searcher.docs_for_query(wq.And(parts)))
-    rest = filters.tool or filters.scope or filters.path or filters.since or filters.min_confidence
+    rest = filters.tools or filters.scope or filters.paths or filters.since or filters.min_confidence
     if not rest and not any("," in t for t in filters.tags):
         return docs
     return {d for d in docs if filters.allows(json.loads(searcher.stored_fields(d)["meta"]))}

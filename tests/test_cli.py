@@ -261,6 +261,13 @@ def test_supersedes_and_list_filters(runner: CliRunner, in_repo: Path) -> None:
     assert mistake["id"] in ids("--path", "web/src/app.ts")  # its scope, path:web/**, covers the file
     assert set(ids("--path", "api/main.go")) == {new["id"], quirk["id"]}  # repo-wide entries cover any
     assert ids("--tool", "git") == [quirk["id"]]
+    # Repeated, --tool and --path take any of their values (the last one alone was kept before).
+    npm = add_json(runner, "tool-quirk", "npm ci needs a lockfile", "--tool", "npm", "--scope", "path:api/**")
+    assert set(ids("--tool", "git", "--tool", "npm")) == {quirk["id"], npm["id"]}
+    assert ids("--tool", "npm", "--path", "api/x.go", "--type", "tool-quirk") == [npm["id"]]
+    assert set(
+        ids("--path", "web/a.ts", "--path", "api/x.go", "--type", "mistake", "--type", "tool-quirk")
+    ) == {mistake["id"], npm["id"], quirk["id"]}
     assert ids("--min-confidence", "0.85") == [quirk["id"]]
     code, _out, err = run(runner, "list", "--min-confidence", "2")
     assert code == 2 and "--min-confidence" in err

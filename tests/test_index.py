@@ -231,6 +231,7 @@ def test_filters(nb: Notebook, filled: dict[str, str]) -> None:
     assert ids(search(nb, q, types=["convention"])) == [filled["pnpm"]]
     assert ids(search(nb, q, tags=["rust"])) == [filled["cargo"]]
     assert ids(search(nb, q, tool="redis-cli")) == [filled["redis"]]
+    assert set(ids(search(nb, q, tool=["redis-cli", "cargo"]))) == {filled["redis"], filled["cargo"]}
     assert set(ids(search(nb, q, path="crates/fetcher/src/lib.rs"))) == {filled["cargo"], filled["pnpm"]}
     assert ids(search(nb, q, min_confidence=0.75)) == [filled["pnpm"]]
     assert search(nb, q, since="2099-01-01") == []

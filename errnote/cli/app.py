@@ -254,9 +254,9 @@ def _filters(
     nb: Notebook,
     types: list[str] | None,
     tags: list[str] | None,
-    tool: str | None,
+    tools: list[str] | None,
     scope: str | None,
-    path: str | None,
+    paths: list[str] | None,
     since: str | None,
     min_confidence: float,
     status: list[str] | None,
@@ -283,11 +283,14 @@ def _filters(
     with _option("--since"):
         when = parse_since(since) if since else None
     # A path as the user sees it (from here, or absolute), as the scopes see it: from the repository top.
-    where = (repo_paths([path], nb.repo_root) or ("",))[0] if path else ""
-    if path and not where:
-        raise UsageError(f"--path {path} is outside the repository {nb.repo_root}: no scope covers it")
+    where: list[str] = []
+    for path in paths or []:
+        seen = repo_paths([path], nb.repo_root) if path.strip() else []
+        if path.strip() and not seen:
+            raise UsageError(f"--path {path} is outside the repository {nb.repo_root}: no scope covers it")
+        where.extend(seen)
     return make_filters(
-        types=types or [], tags=tags or [], tool=tool or "", scope=scope or "", path=where,
+        types=types or [], tags=tags or [], tool=tools or [], scope=scope or "", path=where,
         since=when, min_confidence=min_confidence, status=statuses, include_all=include_all,
     )  # fmt: skip
 
@@ -447,13 +450,17 @@ TypeFilter = Annotated[
 ]
 TagFilter = Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="Only entries with this tag.")]
 ToolFilter = Annotated[
-    Optional[str], typer.Option(help="Only entries about this tool (tool field or tool: scope).")
+    Optional[list[str]],
+    typer.Option(help="Only entries about this tool (tool field or tool: scope); repeat for any of several."),
 ]
 ScopeFilter = Annotated[
     Optional[str],
     typer.Option(help="Only entries whose scope mentions this (repo, path:src/**, tool:git ...)."),
 ]
-PathFilter = Annotated[Optional[str], typer.Option(help="Only entries whose scope covers this file path.")]
+PathFilter = Annotated[
+    Optional[list[str]],
+    typer.Option(help="Only entries whose scope covers this file path; repeat for any of several."),
+]
 SinceFilter = Annotated[
     Optional[str], typer.Option(help="Only entries created since: 2026-11-01, 7d, 12h, 2w.")
 ]
