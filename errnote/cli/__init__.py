@@ -22,7 +22,8 @@ def main() -> None:
             stream.reconfigure(errors="replace")
     from errnote.cli.app import app
 
-    if _hook_call(args) and sys.stdin is not None and not sys.stdin.isatty():
+    # Standard input is a terminal only for a person trying a hook; an agent pipes it (or closes it).
+    if _hook_call(args) and (sys.stdin is None or not sys.stdin.isatty()):
         _guarded(app, args)
     app(prog_name="errnote")
 
