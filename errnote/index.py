@@ -16,7 +16,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -1045,13 +1045,17 @@ def _passing(searcher: Any, filters: Filters) -> set[int]:
     return {d for d in docs if filters.allows(json.loads(searcher.stored_fields(d)["meta"]))}
 
 
-def thresholded(hits: Sequence[SearchHit]) -> list[SearchHit]:
+def thresholded(
+    hits: Sequence[SearchHit], clears: Callable[[ranking.Evidence], bool] = ranking.relevant
+) -> list[SearchHit]:
     """What a search with the relevance threshold returns from scored candidates (see `ranking`):
     nothing unless one clears the threshold; then those, best first, their near neighbours after,
     and last any entry that scores above all of those that clear it (the formula ranks it first,
     though it holds too little of the query to clear the threshold: hiding it would be arbitrary).
+    `clears` is the threshold (`ranking.injectable` for what goes into a prompt).
     """
-    cleared = [h.score for h in hits if h.relevant]
+    passed = {id(h) for h in hits if h.evidence is not None and clears(h.evidence)}
+    cleared = [h.score for h in hits if id(h) in passed]
     if not cleared:
         return []
     best = max(cleared)
@@ -1059,11 +1063,11 @@ def thresholded(hits: Sequence[SearchHit]) -> list[SearchHit]:
     shown: list[SearchHit] = []
     above: list[SearchHit] = []
     for h in hits:
-        if h.relevant or (h.evidence and ranking.near(h.evidence) and h.score >= floor):
+        if id(h) in passed or (h.evidence and ranking.near(h.evidence) and h.score >= floor):
             shown.append(h)
         elif h.evidence is not None and h.score > best:
             above.append(replace(h, outscores=True))
-    return sorted(shown, key=lambda h: (not h.relevant, -h.score, h.id)) + sorted(
+    return sorted(shown, key=lambda h: (id(h) not in passed, -h.score, h.id)) + sorted(
         above, key=lambda h: (-h.score, h.id)
     )
 

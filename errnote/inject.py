@@ -8,8 +8,9 @@ always   preferences, conventions, confirmations and lessons whose scope is the 
          section keeps the ones that bear on the task
 recent   mistakes and corrections recorded in the last `recent_days` days (default 7), newest
          first; with a query, the ones nearest to it first
-query    entries the search finds for `--query`, as `errnote search` answers it (those past its
-         relevance threshold, then their near neighbours; nothing when none is past it)
+query    entries the search finds for `--query`, with a stricter threshold than `errnote search`
+         (`ranking.injectable`: a prompt is read by a model that an unrelated memory misleads):
+         those past it, then their near neighbours; nothing when none is past it
 path     entries whose `path:` scope covers one of the given (or changed) files
 tool     entries whose `tool:` scope or `tool` field names one of the given tools / programs
 
@@ -504,9 +505,10 @@ _CLOSE = 0.5
 def _query_matches(
     nb: Notebook, options: Options, ok: dict[str, Entry]
 ) -> tuple[list[Picked], dict[str, float]]:
-    """The entries relevant to the query, as `errnote search` answers it (those past its threshold,
-    then their near neighbours), and how close the entries that share at least half a rare word's
-    worth of it are, threshold or not (to order the always-on rules)."""
+    """The entries relevant to the query (those past the stricter threshold of what goes into a
+    prompt, `ranking.injectable`, then their near neighbours), and how close the entries that
+    share at least half a rare word's worth of it are, threshold or not (to order the rules)."""
+    from errnote import ranking
     from errnote.index import WIDE_MAX, search, thresholded  # Whoosh only when there is a query
 
     # The floor is applied to the hits rather than as a search filter: a filter would make a big
@@ -521,7 +523,7 @@ def _query_matches(
     closeness = {h.id: h.score for h in hits if h.evidence is not None and h.evidence.strength >= _CLOSE}
     want = max(options.max_per_section, 1) * 3
     # The answer is decided on every hit, then entries already shown (a hook's session) are left out.
-    relevant = [h for h in thresholded(hits) if h.id in ok]
+    relevant = [h for h in thresholded(hits, ranking.injectable) if h.id in ok]
     picked = [Picked(ok[h.id], "query", ("query",), h.score, tuple(h.matched)) for h in relevant[:want]]
     return picked, closeness
 

@@ -44,7 +44,9 @@ common, and a full match is still a match); or hold the word of a one-word query
 (`openssl`, `OpenSSL`, `cargo`) that is not a word every text about software uses (strength >=
 MIN_SINGLE, 0).
 A query that shares only common words with the notebook returns nothing: an unrelated memory in a
-prompt misleads the model more than no memory.
+prompt misleads the model more than no memory. What `inject` and the hooks put into a prompt for
+a query must also match INJECT_MIN_MATCHED (2.2) rare words' worth of it, or HIGH_COVERAGE of it
+(`injectable`): a search answer is read by someone who can skip it, a prompt by a model.
 
 Near neighbours. Once one entry clears the threshold, the query is about a situation the notebook
 knows, and the other entries that share at least a rare word's worth of it (strength >=
@@ -89,6 +91,9 @@ MIN_MATCHED_FOCUSED = 0.95  # information matched by a hit that covers most of a
 MIN_MATCHED_TITLE = 1.6
 HIGH_COVERAGE = 0.6
 FULL_COVERAGE = 0.999
+#: What `inject --query` and the hooks add to a prompt must match at least this much of the query
+#: (or HIGH_COVERAGE of it), besides clearing the threshold of `search` (see `injectable`).
+INJECT_MIN_MATCHED = 2.2
 #: A one-word query matched whole: its word must carry at least this much information (none: in a
 #: small notebook about one tool, every entry holds its name, and `search docker` asks for them all;
 #: words every text about software uses never count as such a word).
@@ -221,6 +226,14 @@ def relevant(ev: Evidence) -> bool:
     if ev.strength < MIN_MATCHED_FOCUSED:
         return False
     return ev.coverage >= HIGH_COVERAGE or (ev.has_code_token and ev.matched >= 2)
+
+
+def injectable(ev: Evidence) -> bool:
+    """The stricter threshold of what `inject` and the hooks put into a prompt unasked: a match
+    that clears `relevant` with at least INJECT_MIN_MATCHED rare words' worth of the query, or
+    most of it (a search shows its answer to someone who reads it; a prompt is read by a model
+    that an unrelated memory misleads)."""
+    return relevant(ev) and (ev.strength >= INJECT_MIN_MATCHED or ev.coverage >= HIGH_COVERAGE)
 
 
 def near(ev: Evidence) -> bool:

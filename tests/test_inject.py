@@ -302,6 +302,23 @@ def test_query_adds_only_relevant_entries(fixed: Notebook) -> None:
     assert not [i for i, v in unrelated.items() if "query" in v[1:]]
 
 
+def test_the_query_section_takes_only_strong_matches(nb: Notebook) -> None:
+    """A prompt is read by a model that an unrelated memory misleads: what search shows for two of
+    the query's rare words (zookeeper, quorum), inject leaves out; a match of most of it goes in."""
+    from errnote.inject import Options, select
+
+    two = nb.add("insight", "Zookeeper sessions expire when the quorum rebalances")
+    most = nb.add("insight", "Flyway checksum mismatch after editing an applied migration")
+    for i in range(10):
+        nb.add("insight", f"Filler note {i} about the router and the cache", reason="context")
+    flapping = "our zookeeper quorum keeps flapping during the nightly batch window"
+    assert [h.id for h in nb.search(flapping)] == [two.id]
+    assert select(nb, Options(query=flapping, always=False, recent=False)).section("query") == []
+    edited = "flyway says checksum mismatch on the migration we edited yesterday"
+    chosen = select(nb, Options(query=edited, always=False, recent=False)).section("query")
+    assert [p.entry.id for p in chosen] == [most.id]
+
+
 def test_a_one_word_prompt_is_talk_not_a_keyword(nb: Notebook) -> None:
     """`errnote search commit` lists the entries holding the word; a prompt "commit" (or "go", or a
     bare URL) is the user talking to the agent and adds nothing to the query section."""

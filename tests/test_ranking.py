@@ -136,6 +136,13 @@ def _ev(strength: float, coverage: float, matched: int = 2) -> ranking.Evidence:
                             matched=matched, has_code_token=False, unit=unit)  # fmt: skip
 
 
+def test_what_goes_into_a_prompt_needs_more_than_search_shows() -> None:
+    assert ranking.relevant(_ev(2.0, 0.3)) and not ranking.injectable(_ev(2.0, 0.3))
+    assert ranking.injectable(_ev(ranking.INJECT_MIN_MATCHED, 0.3))
+    assert ranking.injectable(_ev(1.0, 0.65))  # most of a short query
+    assert not ranking.injectable(_ev(1.2, 0.15))  # a near neighbour is never past it
+
+
 def test_near_neighbours_need_a_rare_word_and_a_tenth_of_the_query() -> None:
     assert ranking.relevant(_ev(2.0, 0.3)) and ranking.near(_ev(2.0, 0.3))
     assert not ranking.relevant(_ev(1.2, 0.15)) and ranking.near(_ev(1.2, 0.15))

@@ -30,9 +30,10 @@ Selection (defaults in .errnote/config.yaml, section inject:):
            --query, those nearest to it first when more than --max apply.
   Recent   mistakes and corrections of the last --recent-days (7) days,
            newest first (with --query, those nearest to it first).
-  Query    entries the search finds for --query TEXT, as 'errnote
-           search' answers it: those past its relevance threshold and
-           their near neighbours; nothing when none is past it.
+  Query    entries the search finds for --query TEXT, past a stricter
+           threshold than 'errnote search' (at least 2.2 rare words'
+           worth of the text, or most of it), and their near neighbours;
+           nothing when none is past it.
   Path     entries whose path: scope covers a --path file or a file
            changed in the working tree (--changed, from git).
   Tool     entries whose tool: scope or tool field names a --tool, or a
