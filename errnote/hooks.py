@@ -3,7 +3,8 @@
 A hook reads one JSON object on stdin (`session_id`, `cwd`, and `prompt` or `tool_name` +
 `tool_input`) and answers with `{"hookSpecificOutput": {"hookEventName": ..., "additionalContext":
 ...}}` on stdout, or with nothing. A hook never blocks the agent: any internal error means no
-output, exit status 0, and a line in `.errnote/cache/hooks.log`.
+output, exit status 0, and a line in `.errnote/cache/hooks.log`. A person who pipes JSON in by
+hand (stderr a terminal) is told on stderr why nothing came out; an agent reads a pipe: silence.
 
 Part of the core: no typer, no rich; `run_stdio` writes the answer with `sys.stdout.write`.
 """
@@ -188,7 +189,15 @@ def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
     }
 
 
-def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime | None = None) -> str:
+@dataclass(frozen=True)
+class Answer:
+    """What a hook prints on stdout ("" for nothing), and why nothing (for a person trying it)."""
+
+    text: str
+    why: str = ""
+
+
+def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime | None = None) -> Answer:
     """The stdout text for a hook: the hook JSON with the selected entries, or "" for nothing.
 
     Raises on internal errors; `run` is the wrapper that turns every error into silence.
@@ -199,11 +208,11 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
 
     try:
         nb = Notebook.locate(Path(hook.cwd) if hook.cwd else None, override=notebook)
-    except NotebookNotFound:
-        return ""  # no notebook in this repository: nothing to say, nothing to log
+    except NotebookNotFound as exc:
+        return Answer("", exc.message)  # no notebook in this repository: nothing to say, nothing to log
     options = Options.from_config(nb.config, **_situation(hook, nb.repo_root))
     if hook.event != "session-start" and not (options.query.strip() or options.paths or options.tools):
-        return ""
+        return Answer("", "the input holds no prompt, command or file to find entries for")
     contents = nb.load()
     if options.query.strip() and _index_far_behind(nb, contents.scan):
         # Building a big index, or catching up with thousands of changed files (a fresh clone, a big
@@ -212,7 +221,7 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         _build_in_background(nb)
         options = replace(options, query="")
         if hook.event != "session-start" and not (options.paths or options.tools):
-            return ""
+            return Answer("", "the search index is being built in the background: try again shortly")
     state = session_file(nb.store.cache_dir, hook.session_id) if hook.session_id else None
     if state is not None and not _writable(state):
         state = None  # a read-only checkout: the context still goes out, only repeats are not known
@@ -224,7 +233,10 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
             shown = read_shown(state)  # after /clear or a compaction the model has forgotten them
         selection = select(nb, replace(options, exclude=frozenset(shown)), now, contents.entries)
         if not selection.picked:
-            return ""
+            if not contents.entries:
+                return Answer("", f"the notebook {nb.root} is empty: nothing to add")
+            again = " not shown to this session before" if shown else ""
+            return Answer("", f"no entry{again} applies to this {_SUBJECT[hook.event]}")
         if state is not None:
             with contextlib.suppress(OSError):  # a full disk: the context matters more than the record
                 write_shown(state, shown | set(selection.ids))
@@ -237,7 +249,10 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         }
     }
     # ASCII escapes: the answer survives any stdout encoding (a cp1252 pipe, LANG=C).
-    return json.dumps(payload) + "\n"
+    return Answer(json.dumps(payload) + "\n")
+
+
+_SUBJECT = {"session-start": "session", "user-prompt": "prompt", "pre-tool-use": "tool call"}
 
 
 #: A notebook up to this many entry files builds its index within a hook's time ...
@@ -307,6 +322,12 @@ def run(
     event: str, stdin_text: str, *, notebook: str | Path | None = None, now: datetime | None = None
 ) -> str:
     """Answer a hook and never fail: on any error the answer is "" and the error goes to hooks.log."""
+    return _run(event, stdin_text, notebook=notebook, now=now).text
+
+
+def _run(
+    event: str, stdin_text: str, *, notebook: str | Path | None = None, now: datetime | None = None
+) -> Answer:
     cwd: Path | None = None
     try:
         hook = HookInput.parse(event, stdin_text)
@@ -314,7 +335,8 @@ def run(
         return answer(hook, notebook=notebook, now=now)
     except Exception as exc:  # noqa: BLE001 - a hook must never block the agent
         log_error(cwd if cwd and cwd.is_dir() else None, notebook, event, exc)
-        return ""
+        problem = exc.message if isinstance(exc, ErrnoteError) else f"{type(exc).__name__}: {exc}"
+        return Answer("", f"{problem} (logged in .errnote/cache/hooks.log when there is a notebook)")
 
 
 HOOK_EVENTS = tuple(EVENTS)
@@ -328,10 +350,23 @@ def run_stdio(event: str, *, notebook: str | Path | None = None) -> None:
         text = raw.decode("utf-8", errors="replace")
     except (OSError, ValueError, AttributeError):  # AttributeError: started with stdin closed (None)
         text = ""
-    out = run(event, text, notebook=notebook)
-    if out:
+    out = _run(event, text, notebook=notebook)
+    if out.text:
         try:
-            sys.stdout.write(out)
+            sys.stdout.write(out.text)
             sys.stdout.flush()
         except (OSError, ValueError, AttributeError) as exc:  # the pipe closed, or never open (None)
             log_error(None, notebook, event, exc)
+    elif out.why and person_watching():
+        # A person piping JSON in by hand: say why nothing came out (an agent reads a pipe: silence).
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stderr.write(f"errnote hook {event}: {out.why}\n")
+
+
+def person_watching() -> bool:
+    """Is the process's own stderr a terminal (a person trying a hook), not an agent's pipe?"""
+    stream = sys.__stderr__
+    try:
+        return stream is not None and stream.isatty()
+    except (OSError, ValueError):
+        return False

@@ -262,6 +262,66 @@ def at_a_terminal(fixed: Notebook, *words: str) -> Any:
         os.close(terminal)
 
 
+def piped_with_stderr_at_a_terminal(stdin_text: str, *args: str) -> tuple[int, str, str]:
+    """Run `errnote ARGS` as a person trying a hook: JSON piped in, stderr a terminal."""
+    import subprocess
+    import sys
+
+    pty = pytest.importorskip("pty")
+    master, terminal = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "errnote", *args],
+            input=stdin_text,
+            stdout=subprocess.PIPE,
+            stderr=terminal,
+            text=True,
+            timeout=60,
+        )
+        os.close(terminal)
+        terminal = -1
+        said = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal's other end closed: all read
+                break
+            if not chunk:
+                break
+            said += chunk
+        return done.returncode, done.stdout, said.decode("utf-8", "replace")
+    finally:
+        os.close(master)
+        if terminal >= 0:
+            os.close(terminal)
+
+
+def test_a_person_piping_json_in_is_told_why_nothing_came_out(fixed: Notebook, tmp_path: Path) -> None:
+    """An agent reads a pipe and gets silence; a person trying a hook by hand sees the reason."""
+    where = ["--notebook", str(fixed.root)]
+    code, out, said = piped_with_stderr_at_a_terminal("not json", *where, "hook", "user-prompt")
+    assert (code, out) == (0, "") and "hook input is not JSON" in said
+    nowhere = tmp_path / "no-notebook"
+    nowhere.mkdir()
+    payload = json.dumps({"session_id": "p", "cwd": str(nowhere), "prompt": "redis production"})
+    code, out, said = piped_with_stderr_at_a_terminal(payload, "hook", "user-prompt")
+    assert (code, out) == (0, "") and "errnote hook user-prompt: " in said and "notebook" in said
+    unrelated = json.dumps({"session_id": "p", "cwd": str(fixed.repo_root), "prompt": "bake sourdough bread"})
+    code, out, said = piped_with_stderr_at_a_terminal(unrelated, "hook", "user-prompt")
+    assert (code, out) == (0, "") and "no entry applies to this prompt" in said
+    empty, _ = Notebook.init(tmp_path / "empty")
+    start = json.dumps({"session_id": "p", "cwd": str(empty.repo_root), "source": "startup"})
+    code, out, said = piped_with_stderr_at_a_terminal(start, "hook", "session-start")
+    assert (code, out) == (0, "") and "is empty: nothing to add" in said
+    # The same inputs from an agent (stderr a pipe): nothing at all.
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "errnote", *where, "hook", "user-prompt"],
+                          input="not json", capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
 def test_a_person_running_a_hook_at_a_terminal_is_told_how_it_is_used(fixed: Notebook) -> None:
     done = at_a_terminal(fixed, "user-prompt")
     assert done.returncode == 0 and done.stdout == ""

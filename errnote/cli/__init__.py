@@ -39,8 +39,8 @@ def _hook_call(args: list[str]) -> bool:
 def _guarded(app: object, args: list[str]) -> None:
     """Run a hook called by an agent so that it never blocks it: Claude Code reads exit status 2 as
     "block the prompt or the tool call", and a usage error (an option this version does not know,
-    from a hook a newer errnote installed) exits 2. Whatever happens, exit 0 with no message; the
-    error goes to hooks.log."""
+    from a hook a newer errnote installed) exits 2. Whatever happens, exit 0 with nothing on stderr
+    unless a person reads it at a terminal; the error goes to hooks.log."""
     import contextlib
     import io
 
@@ -65,6 +65,11 @@ def _guarded(app: object, args: list[str]) -> None:
         with contextlib.suppress(OSError, ValueError, AttributeError):  # no reader (or no stdout at all)
             sys.stdout.write(out.getvalue())
             sys.stdout.flush()
+    from errnote.hooks import person_watching
+
+    if said.getvalue() and person_watching():  # a person piping JSON in by hand: tell them why
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stderr.write(said.getvalue())
     sys.exit(0)
 
 

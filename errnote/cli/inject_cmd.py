@@ -258,7 +258,8 @@ def _shown(path: Path) -> str:
 hook_app = typer.Typer(
     help="Agent hooks (Claude Code's protocol): read the hook's JSON on stdin, print context JSON. "
     "Never blocks the agent: on any problem a hook prints nothing, exits 0 and logs to "
-    ".errnote/cache/hooks.log. 'errnote hooks install' wires them up.",
+    ".errnote/cache/hooks.log (at a terminal, stderr says why nothing came out). "
+    "'errnote hooks install' wires them up.",
     no_args_is_help=True,
 )
 
