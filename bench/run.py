@@ -75,6 +75,7 @@ TARGETS: dict[str, float] = {
     "reindex": 30.0,
     "inject_process": 0.120,
     "inject_query_process": 0.300,
+    "hook_process": 0.300,
 }
 
 
@@ -146,12 +147,14 @@ def time_call(fn: Callable[[], object], repeat: int) -> Timings:
 
 
 def run_proc(
-    cmd: Sequence[str], cwd: Path, env: dict[str, str]
+    cmd: Sequence[str], cwd: Path, env: dict[str, str], stdin_text: str | None = None
 ) -> tuple[float, float, subprocess.CompletedProcess[str]]:
     """Run a whole process; return its wall time (spawn to exit, output captured), CPU time, result."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run(list(cmd), cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        list(cmd), cwd=cwd, env=env, input=stdin_text, capture_output=True, text=True, check=False
+    )
     elapsed = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -442,6 +445,39 @@ def bench_inject(ctx: Ctx, repo: Path) -> dict[str, Any] | None:
     for name, query in QUERIES.items():
         per_query[name] = summary(time_proc([str(ERRNOTE), "inject", "--query", query], repo, env, plan.proc))
     out["inject_query_process"] = per_query
+    print("  errnote hook ... (process, JSON on stdin, a new session each run)", flush=True)
+    out["hook_process"] = bench_hooks(repo, env, plan.proc)
+    return out
+
+
+def bench_hooks(repo: Path, env: dict[str, str], repeat: int) -> dict[str, Any]:
+    """`errnote hook EVENT` as Claude Code runs it: the hook JSON on stdin, a fresh session each
+    run (a session's second call would skip what it was shown), answer captured."""
+    cases: dict[str, tuple[str, dict[str, Any]]] = {
+        "session-start": ("session-start", {"source": "startup"}),
+        "pre-tool-use-bash": (
+            "pre-tool-use",
+            {"tool_name": "Bash", "tool_input": {"command": "cargo build --all-features"}},
+        ),
+        "pre-tool-use-edit": (
+            "pre-tool-use",
+            {"tool_name": "Edit", "tool_input": {"file_path": "src/lib.rs"}},
+        ),
+    }
+    for name, query in QUERIES.items():
+        cases[f"user-prompt-{name}"] = ("user-prompt", {"prompt": query})
+    out: dict[str, Any] = {}
+    for name, (event, fields) in cases.items():
+        runs = Timings()
+        answered = 0
+        for i in range(repeat + 1):  # the first run warms the caches, untimed
+            session = f"bench-{name}-{time.time_ns()}-{i}"
+            payload = json.dumps({"session_id": session, "cwd": str(repo), **fields})
+            wall, cpu, done = run_proc([str(ERRNOTE), "hook", event], repo, env, payload)
+            if i:
+                runs.add(wall, cpu)
+                answered += bool(done.stdout.strip())
+        out[name] = {**summary(runs), "answered": answered}
     return out
 
 
@@ -679,6 +715,12 @@ def report(ctx: Ctx) -> str:
     inj = r["errnote"].get("inject")
     if inj is None:
         add("  n/a  errnote inject (1k): `errnote inject --help` does not work yet; hook: bench_inject()")
+    elif "hook_process" in inj:
+        add("")
+        add("errnote hook EVENT as a process (1000 entries, JSON on stdin): wall median [CPU median]")
+        for name, fig in inj["hook_process"].items():
+            said = f"answered {fig.get('answered', '?')} of {fig.get('n', '?')}"
+            add(f"  {name:<28} {ms(fig['median_s']):>10} [{ms(fig.get('cpu_median_s'))}]  {said}")
     return "\n".join(lines)
 
 
@@ -703,6 +745,9 @@ def targets(ctx: Ctx) -> list[dict[str, Any]]:
         rows.append(("errnote inject, no query (1000)", inj["inject_process"], "inject_process"))
         worst = agg(inj["inject_query_process"], worst=True)
         rows.append(("errnote inject --query, worst query (1000)", worst, "inject_query_process"))
+        if "hook_process" in inj:
+            worst = agg(inj["hook_process"], worst=True)
+            rows.append(("errnote hook ..., worst event/prompt (1000)", worst, "hook_process"))
     return [
         {
             "name": name,
