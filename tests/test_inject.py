@@ -232,6 +232,30 @@ def test_mdc_front_matter_uses_real_booleans_and_comma_globs(fixed: Notebook, ru
     _, empty, _ = invoke(runner, fixed, "--format", "mdc", "--only", "path", "--path", "README.md")
     assert "_No entries apply to this situation._" in empty
     assert "\nalwaysApply: false\n" in empty and "\nglobs:\n" in empty
+    assert "\ndescription:\n" in empty  # no description: Cursor loads it only when asked by name
+
+
+@pytest.mark.parametrize(
+    ("scope", "globs"),
+    [
+        ("db/migrations/**", ["db/migrations/**"]),
+        ("docs", ["**/docs", "**/docs/**"]),  # a bare name: at any depth, and all below it
+        ("/src", ["src", "src/**"]),  # anchored at the top
+        ("web/src/", ["web/src", "web/src/**"]),
+        ("*.py", ["**/*.py"]),
+        ("src/lib.rs", ["src/lib.rs"]),
+        ("./ops/*.yaml", ["ops/*.yaml"]),
+    ],
+)
+def test_cursor_globs_say_outright_what_a_path_scope_covers(scope: str, globs: list[str]) -> None:
+    from errnote.inject import cursor_globs
+    from errnote.model import path_matches
+
+    assert cursor_globs(scope) == globs
+    for path in ("docs/a.md", "a/docs/b.md", "src/x.py", "web/src/app.ts", "src/lib.rs", "ops/k.yaml"):
+        if path_matches(scope, path, fold_case=False):
+            # Every path the scope covers is covered by one of the globs, read the same way.
+            assert any(path_matches(g, path, fold_case=False) for g in globs), (scope, path)
 
 
 def test_json_says_why_each_entry_was_selected(fixed: Notebook, runner: CliRunner) -> None:
