@@ -32,6 +32,8 @@ local, locally, laptop, workstation, my machine, dev box, developer machine, own
 invoice, invoices, bill, bills, invoicing, billing
 customer, customers, client, clients, buyer, buyers, shopper, shoppers, purchaser
 order, orders, purchase, purchases
+shipment, shipments, shipping, shipped, parcel, parcels, dispatched, left the warehouse, out for delivery,
+    freight, courier, carrier
 release, publish, ship, cut a release, releasing
 deploy, deployment, rollout, roll out, deploying
 rollback, roll back, revert, downgrade

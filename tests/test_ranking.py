@@ -72,6 +72,15 @@ def test_a_language_is_found_by_its_other_name(plain_nb: Notebook) -> None:
     assert [h.id for h in hits] == [go.id] and "go" in hits[0].matched
 
 
+def test_logistics_words_are_one_vocabulary(plain_nb: Notebook) -> None:
+    from errnote.index import search
+
+    rates = plain_nb.add("lesson", "Shipping-rates API sends 429 with Retry-After; honor it")
+    plain_nb.add("lesson", "Publish the docs site after every release")
+    hits = search(plain_nb, "the carrier rejects our freight quote requests with 429", threshold=False)
+    assert hits[0].id == rates.id and {"ship", "429"} <= set(hits[0].matched)
+
+
 def test_chinese_query_finds_english_entry(nb: Notebook) -> None:
     hits = nb.search("Prometheus 指标加了用户标签以后内存翻倍")
     assert hits and hits[0].title.startswith("Prometheus label")
