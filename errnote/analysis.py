@@ -23,8 +23,8 @@ from functools import lru_cache
 
 #: Bumped whenever analysis changes: an index built with another version is rebuilt.
 ANALYSIS_VERSION = (
-    13  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8-9: marks; 10: Thai ...; 11: un-;
-    # 12: plural acronyms, contraction stubs; 13: added -> add
+    14  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8-9: marks; 10: Thai ...; 11: un-;
+    # 12: plural acronyms, contraction stubs; 13: added -> add; 14: uninitialized
 )
 
 _STOP_TEXT = """a about above after again against all am an and any are as at be because been before
@@ -187,9 +187,11 @@ def _word_terms(token: str) -> list[str]:
 def _negated(word: str) -> list[str]:
     """The word an `un-` participle negates: "unsynced drafts" are about syncing, "unhandled"
     about handling, so a query for the plain word finds them (`under-` and `uni-` words are not
-    negations)."""
-    if not word.startswith("un") or word.startswith(("under", "uni")) or not word.endswith(("ed", "ing")):
+    negations, but for `unin-` and `unim-`)."""
+    if not word.startswith("un") or not word.endswith(("ed", "ing")):
         return []
+    if word.startswith(("under", "uni")) and not word.startswith(("unin", "unim")):
+        return []  # `understanding`, `unified`; but `uninitialized`, `unimplemented` are negations
     rest = word[2:]
     return [stem(rest)] if len(rest) >= 5 and rest.isalpha() and rest not in STOP_WORDS else []
 

@@ -523,7 +523,9 @@ def _query_matches(
     closeness = {h.id: h.score for h in hits if h.evidence is not None and h.evidence.strength >= _CLOSE}
     want = max(options.max_per_section, 1) * 3
     # The answer is decided on every hit, then entries already shown (a hook's session) are left out.
-    relevant = [h for h in thresholded(hits, ranking.injectable) if h.id in ok]
+    # Not the hits that only outscore those past it: what goes into a prompt must clear it itself
+    # (or be a near neighbour of one that does).
+    relevant = [h for h in thresholded(hits, ranking.injectable) if h.id in ok and not h.outscores]
     picked = [Picked(ok[h.id], "query", ("query",), h.score, tuple(h.matched)) for h in relevant[:want]]
     return picked, closeness
 
@@ -894,7 +896,7 @@ def mdc_front_matter(selection: Selection) -> tuple[str, bool]:
 def cursor_globs(pattern: str) -> list[str]:
     """A `path:` scope glob as explicit globs from the workspace root: errnote reads `docs` and
     `*.py` at any depth and a folder as everything below it (`errnote.model.path_matches`); a
-    Cursor rule's globs say so outright (`**/docs`, `**/docs/**`, `**/*.py`)."""
+    Cursor rule's globs say so outright (`**/docs`, `**/docs/**`)."""
     pat = pattern.strip().replace("\\", "/").removeprefix("./")
     anchored = "/" in pat.rstrip("/")
     pat = pat.strip("/")
@@ -902,10 +904,10 @@ def cursor_globs(pattern: str) -> list[str]:
         return ["**"]
     if not anchored and not pat.startswith("**"):
         pat = f"**/{pat}"
-    last = pat.rsplit("/", 1)[-1]
-    if last == "**" or any(c in last for c in "*?[."):
-        return [pat]  # a file pattern, or already everything below
-    return [pat, f"{pat}/**"]  # a folder or a file of that name, and all below it
+    if pat.rsplit("/", 1)[-1] == "**":
+        return [pat]  # already everything below
+    # A file of that name, or a folder (`.github`, `src/*`, `docs/v1.2`) and all below it.
+    return [pat, f"{pat}/**"]
 
 
 def render_mdc(selection: Selection, *, dated: bool = False) -> str:

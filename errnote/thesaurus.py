@@ -33,7 +33,7 @@ invoice, invoices, bill, bills, invoicing, billing
 customer, customers, client, clients, buyer, buyers, shopper, shoppers, purchaser
 order, orders, purchase, purchases
 shipment, shipments, shipping, shipped, parcel, parcels, dispatched, left the warehouse, out for delivery,
-    freight, courier, carrier
+    freight, courier
 release, publish, ship, cut a release, releasing
 deploy, deployment, rollout, roll out, deploying
 rollback, roll back, revert, downgrade

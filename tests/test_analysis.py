@@ -42,6 +42,7 @@ def test_an_un_participle_also_yields_the_word_it_negates() -> None:
     # Not negations: under-, uni-, short or stop-word remainders, compounds.
     assert analyze("understanding unified united unused") == ["understand", "unifi", "unit", "unus"]
     assert analyze("unsynced_drafts") == ["unsynced_drafts", "unsync", "draft"]
+    assert "initi" in analyze("uninitialized") and "implement" in analyze("unimplemented")
 
 
 def test_snake_dotted_slashed_and_hyphenated_tokens_keep_whole_and_parts() -> None:

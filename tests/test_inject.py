@@ -235,6 +235,16 @@ def test_mdc_front_matter_uses_real_booleans_and_comma_globs(fixed: Notebook, ru
     assert "\ndescription:\n" in empty  # no description: Cursor loads it only when asked by name
 
 
+def whole_path_glob(glob: str, path: str) -> bool:
+    """A glob as Cursor reads it: the whole path must match (`*` within a folder, `**` any folders)."""
+    import re
+
+    out = ""
+    for part in re.split(r"(\*\*/|/\*\*$|\*|\?)", glob):
+        out += {"**/": "(?:.*/)?", "/**": "(?:/.*)?", "*": "[^/]*", "?": "[^/]"}.get(part, re.escape(part))
+    return re.fullmatch(out, path) is not None
+
+
 @pytest.mark.parametrize(
     ("scope", "globs"),
     [
@@ -242,9 +252,11 @@ def test_mdc_front_matter_uses_real_booleans_and_comma_globs(fixed: Notebook, ru
         ("docs", ["**/docs", "**/docs/**"]),  # a bare name: at any depth, and all below it
         ("/src", ["src", "src/**"]),  # anchored at the top
         ("web/src/", ["web/src", "web/src/**"]),
-        ("*.py", ["**/*.py"]),
-        ("src/lib.rs", ["src/lib.rs"]),
-        ("./ops/*.yaml", ["ops/*.yaml"]),
+        (".github", ["**/.github", "**/.github/**"]),  # a folder with a dot
+        ("src/*", ["src/*", "src/*/**"]),
+        ("*.py", ["**/*.py", "**/*.py/**"]),
+        ("src/lib.rs", ["src/lib.rs", "src/lib.rs/**"]),
+        ("./ops/*.yaml", ["ops/*.yaml", "ops/*.yaml/**"]),
     ],
 )
 def test_cursor_globs_say_outright_what_a_path_scope_covers(scope: str, globs: list[str]) -> None:
@@ -252,10 +264,12 @@ def test_cursor_globs_say_outright_what_a_path_scope_covers(scope: str, globs: l
     from errnote.model import path_matches
 
     assert cursor_globs(scope) == globs
-    for path in ("docs/a.md", "a/docs/b.md", "src/x.py", "web/src/app.ts", "src/lib.rs", "ops/k.yaml"):
-        if path_matches(scope, path, fold_case=False):
-            # Every path the scope covers is covered by one of the globs, read the same way.
-            assert any(path_matches(g, path, fold_case=False) for g in globs), (scope, path)
+    paths = ("docs/a.md", "a/docs/b.md", "src/x.py", "src/a/b.ts", "web/src/app.ts", "src/lib.rs",
+             "ops/k.yaml", ".github/workflows/ci.yml", "x.py")  # fmt: skip
+    for path in paths:
+        # Cursor covers exactly the paths errnote's scope covers.
+        covered = any(whole_path_glob(g, path) for g in globs)
+        assert covered == path_matches(scope, path, fold_case=False), (scope, path)
 
 
 def test_json_says_why_each_entry_was_selected(fixed: Notebook, runner: CliRunner) -> None:
@@ -341,6 +355,22 @@ def test_the_query_section_takes_only_strong_matches(nb: Notebook) -> None:
     edited = "flyway says checksum mismatch on the migration we edited yesterday"
     chosen = select(nb, Options(query=edited, always=False, recent=False)).section("query")
     assert [p.entry.id for p in chosen] == [most.id]
+
+
+def test_the_query_section_leaves_out_hits_that_only_outscore_the_answer(nb: Notebook) -> None:
+    """Search shows an entry that scores above every hit past its threshold (here one matched only
+    through a few translations); a prompt takes only what clears the threshold or neighbours it."""
+    from errnote.index import search
+    from errnote.inject import Options, select
+
+    english = nb.add("lesson", "CREATE INDEX on the orders table blocked writes and the order API timed out")
+    chinese = nb.add("mistake", "支付表加外键约束导致写入排队", body="高峰期排队。" * 5, confidence=0.0)
+    for what in ("search index rebuild", "index page layout", "index mapping", "API docs layout"):
+        nb.add("lesson", f"The {what} needs a version bump")
+    query = "给支付表建索引，结果写入全部卡住，下单接口超时，客户投诉很多，老板很生气"
+    assert [h.id for h in search(nb, query)] == [chinese.id, english.id]
+    chosen = select(nb, Options(query=query, always=False, recent=False, floor=0.0)).section("query")
+    assert [p.entry.id for p in chosen] == [chinese.id]
 
 
 def test_a_one_word_prompt_is_talk_not_a_keyword(nb: Notebook) -> None:

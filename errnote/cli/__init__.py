@@ -53,7 +53,7 @@ def _guarded(app: object, args: list[str]) -> None:
     except SystemExit as exc:
         code = exc.code
     except Exception as exc:  # noqa: BLE001 - a hook must never block the agent
-        code, said = 1, io.StringIO(f"{type(exc).__name__}: {exc}")
+        code, said = 1, io.StringIO(f"errnote hook: {type(exc).__name__}: {exc}\n")
     if code not in (0, None):
         from errnote.hooks import log_error
 
