@@ -23,8 +23,8 @@ from functools import lru_cache
 
 #: Bumped whenever analysis changes: an index built with another version is rebuilt.
 ANALYSIS_VERSION = (
-    14  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8-9: marks; 10: Thai ...; 11: un-;
-    # 12: plural acronyms, contraction stubs; 13: added -> add; 14: uninitialized
+    15  # 5: NFC; 6: accents folded, CJK ext. B; 7: Greek, Cyrillic ...; 8-9: marks; 10: Thai ...; 11: un-;
+    # 12: plural acronyms, contraction stubs; 13: added -> add; 14: uninitialized; 15: NFKC
 )
 
 _STOP_TEXT = """a about above after again against all am an and any are as at be because been before
@@ -208,11 +208,11 @@ def analyze(text: str) -> list[str]:
         return []
     if not text.isascii():
         # One spelling for one character: macOS file names and some keyboards give `é` as `e`
-        # plus a combining accent (NFD); an entry written one way must match a query the other.
-        # Then accented Latin letters as their base letters (`Zürich` is `zurich`, not `rich`).
-        import unicodedata
-
-        text = unicodedata.normalize("NFC", text)
+        # plus a combining accent (NFD), and Chinese and Japanese input methods give full-width
+        # `ＥＲＲＯＲ` and half-width `ｶﾀｶﾅ` (NFKC makes them `ERROR` and `カタカナ`); an entry
+        # written one way must match a query the other. Then accented Latin letters as their base
+        # letters (`Zürich` is `zurich`, not `rich`).
+        text = canonical(text)
         text = _SPELLED_CAPITAL.sub(lambda m: _SPELLED_OUT[m.group()].capitalize(), text)
         text = text.translate(_latin_folding())
     text = normalise(text)
@@ -226,14 +226,55 @@ def analyze(text: str) -> list[str]:
     return terms
 
 
+# A line that says what went wrong: an error word, an exception name, or pytest's `E   ` prefix.
+_MESSAGE = re.compile(
+    r"(?i)\b(?:errors?|exception|panic(?:ked)?|fatal|failed|failure|denied|refused|cannot|can't"
+    r"|unable|invalid|not found|no such|undefined|unresolved|timed out|timeout)\b"
+    r"|^\s*E\s{2,}\S|\w(?:Error|Exception):"
+)
+# ... and one that only says where: a stack frame, a caret line, a source line echoed by pytest.
+_FRAME = re.compile(
+    r'^\s*(?:at\s|File "|[\^~]|>\s'
+    r"|\S+\.(?:py|pyx|go|java|kt|scala|js|mjs|cjs|ts|tsx|jsx|rs|rb|php|cs|c|cc|cpp|h|hpp|swift):\d+)"
+    r"|^goroutine \d+"
+)
+#: At most this many message lines are kept, the first and the last half (a Java trace states
+#: its error first, a Python one last).
+MESSAGE_LINES_MAX = 12
+
+
+def message_lines(text: str) -> str:
+    """The lines of a pasted log or stack trace that state what went wrong, without its frames
+    ("" when `text` is one line, or has no such line): a search that finds nothing for the
+    whole text tries these, since the frames, source lines and docstrings of a 40-line traceback
+    add words no entry uses and bury the one line that names the failure."""
+    lines = text.strip().splitlines()
+    if len(lines) < 2:
+        return ""
+    found = list(dict.fromkeys(s.strip() for s in lines if _MESSAGE.search(s) and not _FRAME.search(s)))
+    if len(found) > MESSAGE_LINES_MAX:
+        half = MESSAGE_LINES_MAX // 2
+        found = found[:half] + found[-half:]
+    kept = "\n".join(found)
+    return "" if kept == "\n".join(s.strip() for s in lines) else kept
+
+
+def canonical(text: str) -> str:
+    """`text` with one spelling for each character (NFKC: composed accents, full-width and
+    half-width forms folded), as analysis reads it."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", text)
+
+
 def cjk_runs(text: str) -> list[str]:
-    """The runs of three or more CJK (and Thai ...) characters in `text` (NFC): an entry whose title
+    """The runs of three or more CJK (and Thai ...) characters in `text` (`canonical`): an entry whose title
     holds a run whole ranks above one that holds only its character pairs, scattered."""
     if text.isascii():
         return []
-    import unicodedata
-
-    runs = _CJK_RUN.finditer(unicodedata.normalize("NFC", text))
+    runs = _CJK_RUN.finditer(canonical(text))
     return list(dict.fromkeys(m.group() for m in runs if len(m.group()) >= 3))
 
 

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errnote import ranking
-from errnote.analysis import ANALYSIS_VERSION, analyze, cjk_runs, is_cjk
+from errnote.analysis import ANALYSIS_VERSION, analyze, canonical, cjk_runs, is_cjk, message_lines
 from errnote.errors import InvalidEntry, UsageError
 from errnote.filters import Filters, make_filters
-from errnote.model import Entry, Relation, Status, nfc
+from errnote.model import Entry, Relation, Status
 from errnote.store import duplicate_message, file_lock, make_cache_dir, read_entry
 
 
@@ -953,6 +953,25 @@ def _run_search(
     wide: bool = False,
     keyword: bool = True,
 ) -> list[SearchHit]:
+    """The hits of `query`; when a pasted log or stack trace finds nothing as a whole, the hits of
+    its message lines (`analysis.message_lines`), as if only those had been pasted."""
+    hits = _search_text(nb, ix, query, filters, limit, threshold, wide, keyword)
+    if hits or not threshold:
+        return hits
+    message = message_lines(query)
+    return _search_text(nb, ix, message, filters, limit, threshold, wide, keyword) if message else []
+
+
+def _search_text(
+    nb: Notebook,
+    ix: Any,
+    query: str,
+    filters: Filters,
+    limit: int,
+    threshold: bool,
+    wide: bool = False,
+    keyword: bool = True,
+) -> list[SearchHit]:
     concepts = _query_terms(query, nb.store.cache_dir)
     literal = _keyword(query, concepts) if keyword else ""  # the word of a one-word query
     if not concepts:
@@ -981,7 +1000,7 @@ def _run_search(
             ):
                 continue  # a copy of another file's id: the file updated last is the entry
             bm25 = float(hit.score)
-            if runs and any(run in nfc(meta["title"]) for run in runs):
+            if runs and any(run in canonical(meta["title"]) for run in runs):
                 bm25 *= CJK_WHOLE_BONUS  # 内存超时 in the title, not 内存 here and 超时 there
             title_terms = frozenset(meta.get("title_terms") or ())
             ev, terms_shown = _evidence(plan, set(hit["terms"].split()), bm25, literal, title_terms)

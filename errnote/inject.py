@@ -509,23 +509,32 @@ def _query_matches(
     prompt, `ranking.injectable`, then their near neighbours), and how close the entries that
     share at least half a rare word's worth of it are, threshold or not (to order the rules)."""
     from errnote import ranking
-    from errnote.index import WIDE_MAX, search, thresholded  # Whoosh only when there is a query
+    from errnote.analysis import message_lines
+    from errnote.index import WIDE_MAX, SearchHit, search, thresholded  # Whoosh only when there is a query
 
     # The floor is applied to the hits rather than as a search filter: a filter would make a big
     # notebook's search check every entry's record.
     # A one-word prompt ("go", "commit", "yes") is talk, not a keyword: no keyword rule here.
     # Up to WIDE_MAX entries every idea of the query selects candidates, so the closeness that orders
     # the rules covers entries sharing only its lesser words (beyond, that costs a hook too much).
-    found = search(
-        nb, options.query, limit=_CLOSENESS_DEPTH, threshold=False, wide=len(ok) <= WIDE_MAX, keyword=False
-    )
-    hits = [h for h in found if h.confidence >= options.floor]
+    def scored(text: str) -> list[SearchHit]:
+        wide = len(ok) <= WIDE_MAX
+        found = search(nb, text, limit=_CLOSENESS_DEPTH, threshold=False, wide=wide, keyword=False)
+        return [h for h in found if h.confidence >= options.floor]
+
+    def answer(hits: list[SearchHit]) -> list[SearchHit]:
+        # Decided on every hit, then entries already shown (a hook's session) are left out. Not
+        # the hits that only outscore those past it: what goes into a prompt must clear it itself
+        # (or be a near neighbour of one that does).
+        return [h for h in thresholded(hits, ranking.injectable) if h.id in ok and not h.outscores]
+
+    hits = scored(options.query)
     closeness = {h.id: h.score for h in hits if h.evidence is not None and h.evidence.strength >= _CLOSE}
     want = max(options.max_per_section, 1) * 3
-    # The answer is decided on every hit, then entries already shown (a hook's session) are left out.
-    # Not the hits that only outscore those past it: what goes into a prompt must clear it itself
-    # (or be a near neighbour of one that does).
-    relevant = [h for h in thresholded(hits, ranking.injectable) if h.id in ok and not h.outscores]
+    relevant = answer(hits)
+    message = "" if relevant else message_lines(options.query)
+    if message:  # a pasted log or stack trace: its message lines, as `errnote search` does
+        relevant = answer(scored(message))
     picked = [Picked(ok[h.id], "query", ("query",), h.score, tuple(h.matched)) for h in relevant[:want]]
     return picked, closeness
 

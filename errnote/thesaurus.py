@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from errnote.analysis import analyze, stem
+from errnote.analysis import analyze, canonical, stem
 
 #: One synonym group a line (a line ending in a comma goes on), members separated by commas; phrases allowed.
 _GROUPS = """
@@ -1748,6 +1748,7 @@ def expand(text: str, cache_dir: Path | None = None) -> list[Expansion]:
     """
     tables = _tables(cache_dir)
     out: list[Expansion] = []
+    text = canonical(text)  # full-width `ｒｅｔｒｙ` is `retry`, as analysis reads it
     spans = [(m.start(), m.end(), stem(m.group())) for m in _WORD.finditer(text.lower())]
     words = tuple(w for _s, _e, w in spans)
     for i in range(len(words)):

@@ -219,3 +219,60 @@ def test_version_numbers_are_noise_and_look_alikes_are_read_quickly() -> None:
     # A long token that is almost a version is a term, read once per character (nested
     # repetitions tried every split of it: seconds at 25 letters, tripling with each one more).
     assert "a" * 60 in analyze("_1.1" + "a" * 60 + "$")
+
+
+def test_message_lines_keep_what_went_wrong_and_drop_the_frames() -> None:
+    from errnote.analysis import message_lines
+
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/app/export.py", line 12, in <module>\n'
+        "    main()\n"
+        '  File "/srv/app/export.py", line 9, in main\n'
+        "    raise ValueError('bad row')\n"
+        "       ^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        "ValueError: bad row\n"
+    )
+    assert message_lines(trace) == "ValueError: bad row"
+    java = (
+        'Exception in thread "main" java.lang.IllegalStateException: pool closed\n'
+        "\tat com.acme.Pool.take(Pool.java:88)\n"
+        "Caused by: java.io.IOException: connection refused\n"
+        "\tat com.acme.Net.open(Net.java:12)\n"
+    )
+    assert message_lines(java).splitlines() == [
+        'Exception in thread "main" java.lang.IllegalStateException: pool closed',
+        "Caused by: java.io.IOException: connection refused",
+    ]
+    assert message_lines("E       TypeError: not JSON serializable\n> raise TypeError(x)") == (
+        "E       TypeError: not JSON serializable"
+    )
+
+
+def test_message_lines_are_empty_when_they_would_change_nothing() -> None:
+    from errnote.analysis import message_lines
+
+    assert message_lines("TypeError: Object of type datetime is not JSON serializable") == ""  # one line
+    assert message_lines("error: one\nerror: two") == ""  # every line is a message
+    assert message_lines("we planned the roadmap\nand the release checklist") == ""  # no message
+
+
+def test_message_lines_keep_the_first_and_last_of_many() -> None:
+    from errnote.analysis import MESSAGE_LINES_MAX, message_lines
+
+    text = "\n".join(f"error {i}: step {i} failed" for i in range(30)) + "\nall done"
+    kept = message_lines(text).splitlines()
+    half = MESSAGE_LINES_MAX // 2
+    assert len(kept) == MESSAGE_LINES_MAX
+    assert kept[:half] == [f"error {i}: step {i} failed" for i in range(half)]
+    assert kept[half:] == [f"error {i}: step {i} failed" for i in range(30 - half, 30)]
+
+
+def test_full_width_and_half_width_forms_read_as_their_usual_letters() -> None:
+    """Chinese and Japanese input methods type ＥＲＲＯＲ and ｶﾀｶﾅ; entries hold ERROR and カタカナ."""
+    assert analyze("ＥＲＲＯＲ　全角") == analyze("ERROR 全角")
+    assert analyze("Ｄocker ｂｕｉｌｄ") == analyze("Docker build")
+    assert analyze("ｶﾀｶﾅ") == analyze("カタカナ")
+    assert [e.alternatives for e in expand("ｔｒｙ ａｇａｉｎ")] == [
+        e.alternatives for e in expand("try again")
+    ]

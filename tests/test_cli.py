@@ -551,6 +551,32 @@ def test_search_reads_error_text_that_starts_with_a_dash(
     assert [h["id"] for h in json.loads(out)] == [made["id"]]
 
 
+def test_search_takes_unquoted_words_and_words_that_look_like_options(
+    runner: CliRunner, in_repo: Path, nb: Notebook
+) -> None:
+    """A query never fails: unquoted words are one query, and a dashed word that is not an option
+    of search (`--all-features`, `-1`) is searched; a near miss of an option is searched with a
+    warning naming the option meant."""
+    made = add_json(runner, "lesson", "Use make build, not cargo build --all-features", "--tag", "rust")
+    for args in (
+        ["search", "cargo", "build", "features", "--json"],
+        ["search", "cargo", "--json", "build", "features"],
+        ["search", "--all-features", "--json"],
+        ["search", "--json", "--", "--all-features"],
+    ):
+        code, out, err = run(runner, *args)
+        assert code == 0, (args, err)
+        assert [h["id"] for h in json.loads(out)] == [made["id"]], args
+        assert "warning" not in err, args
+    code, out, err = run(runner, "search", "-1", "--json")
+    assert code == 0 and json.loads(out) == [], err
+    code, out, err = run(runner, "search", "cargo", "build", "--limt", "1", "--json")
+    assert code == 0 and "--limt is not an option of search (did you mean --limit?)" in err
+    assert len(err.strip().splitlines()) == 1
+    code, _, err = run(runner, "search", "cargo", "--limit", "x")
+    assert code == 2 and "--limit" in err  # a known option still checks its value
+
+
 def test_dashed_text_of_other_commands_is_left_alone(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
     """Only the query of `search` is moved: `search` as a tag, a title or a value is just a word."""
     made = add_json(

@@ -373,6 +373,37 @@ def test_the_query_section_leaves_out_hits_that_only_outscore_the_answer(nb: Not
     assert [p.entry.id for p in chosen] == [chinese.id]
 
 
+def test_a_pasted_stack_trace_brings_the_entry_of_its_error_line(nb: Notebook) -> None:
+    """A prompt holding a whole traceback: its frames and docstrings bury the error line, so the
+    query section falls back to the lines that state the error, as search does."""
+    from errnote.inject import Options, select
+
+    entry = nb.add(
+        "mistake",
+        "Serialised a datetime with json.dumps in the audit export",
+        error="TypeError: Object of type datetime is not JSON serializable",
+    )
+    for i in range(10):
+        nb.add("insight", f"Filler note {i} about the router and the cache", reason="context")
+    steps = [
+        ("exporter", "normalise", "archive"),
+        ("archive", "compress", "upload"),
+        ("uploader", "sign", "notify"),
+        ("notifier", "render", "deliver"),
+        ("encoder", "flatten", "encode"),
+        ("runner", "schedule", "retry"),
+    ]
+    frames = "".join(
+        f'  File "/srv/app/{name}.py", line {i + 10}, in {name}_step\n    {name}_{i}(payload, {word}=True)\n'
+        f'    """{word.capitalize()} the {name} payload before the {other} stage of the pipeline."""\n'
+        for i, (name, word, other) in enumerate(steps)
+    )
+    error = "TypeError: Object of type datetime is not JSON serializable"
+    trace = f"Traceback (most recent call last):\n{frames}{error}"
+    chosen = select(nb, Options(query=trace, always=False, recent=False)).section("query")
+    assert [p.entry.id for p in chosen] == [entry.id]
+
+
 def test_a_one_word_prompt_is_talk_not_a_keyword(nb: Notebook) -> None:
     """`errnote search commit` lists the entries holding the word; a prompt "commit" (or "go", or a
     bare URL) is the user talking to the agent and adds nothing to the query section."""

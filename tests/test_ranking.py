@@ -387,3 +387,46 @@ def test_the_title_part_of_a_match_is_measured_on_the_title(plain: Notebook) -> 
     assert in_title is not None and in_body is not None
     assert in_title.title_idf == pytest.approx(in_title.matched_idf) and in_title.title_idf > 0
     assert in_body.title_idf == 0.0 and in_body.matched_idf > 0
+
+
+def test_a_real_pytest_failure_piped_whole_finds_the_entry_of_its_error(
+    plain: Notebook, tmp_path: Path
+) -> None:
+    """The frames, source lines and docstrings of a real failure add dozens of words no entry uses;
+    the search falls back to the lines that state the error (`analysis.message_lines`)."""
+    import subprocess
+    import sys
+
+    entry = plain.add(
+        "mistake",
+        "Serialised a datetime with json.dumps in the audit export",
+        error="TypeError: Object of type datetime is not JSON serializable",
+        fix="pass default=str, or call isoformat() first",
+    )
+    work = tmp_path / "failing"
+    work.mkdir()
+    (work / "test_export.py").write_text(
+        "import datetime, json\n\n"
+        "def encode(payload):\n"
+        '    """Encode the export payload for the audit archive, with the shared settings."""\n'
+        "    return json.dumps(payload, sort_keys=True)\n\n"
+        "def test_export():\n"
+        "    assert encode({'when': datetime.datetime(2024, 1, 2), 'user': 'alice'})\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_export.py"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+    )
+    tail = "\n".join(done.stdout.splitlines()[-40:])
+    assert done.returncode == 1 and "not JSON serializable" in tail and len(tail.splitlines()) >= 20
+    assert plain.search(tail, threshold=False)[0].id == entry.id
+    assert [h.id for h in plain.search(tail)][:1] == [entry.id]
+    assert plain.search("the weather in Lisbon\nand a picnic by the river") == []
+
+
+def test_a_full_width_query_finds_its_entry(plain: Notebook) -> None:
+    entry = plain.add("mistake", "ECONNREFUSED from the billing sidecar after the port moved")
+    assert [h.id for h in plain.search("ＥＣＯＮＮＲＥＦＵＳＥＤ")] == [entry.id]
+    assert [h.id for h in plain.search("ｂｉｌｌｉｎｇ ｓｉｄｅｃａｒ")][:1] == [entry.id]

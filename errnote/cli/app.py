@@ -1011,15 +1011,32 @@ def _report_sync(report: Any) -> None:
         warn(f"skipped {problem}")
 
 
-@app.command(short_help="Find the entries that apply to a situation.")
+def _warn_near_options(ctx: typer.Context, words: list[str]) -> None:
+    """Say so when a query word is a near miss of an option (`--limt`): it is searched, not obeyed."""
+    import difflib
+
+    names = [o for p in ctx.command.params for o in p.opts if o.startswith("--")]
+    for word in words:
+        if word.startswith("--") and word not in names:
+            near = difflib.get_close_matches(word.split("=")[0], names, n=1, cutoff=0.75)
+            if near:
+                warn(f"{word} is not an option of search (did you mean {near[0]}?): searched as query text")
+
+
+@app.command(
+    short_help="Find the entries that apply to a situation.",
+    # A query never fails: `errnote search --all-features` and `errnote search -1` search the word.
+    context_settings={"ignore_unknown_options": True},
+)
 def search(
     ctx: typer.Context,
     query: Annotated[
-        str,
+        list[str],
         typer.Argument(
-            metavar="QUERY",
-            help="Any text: a question, a task, an error message or a whole stack trace ('-' reads it "
-            "from standard input; text that starts with a dash and has no space goes after '--').",
+            metavar="QUERY...",
+            help="Any text: a question, a task, an error message or a whole stack trace, quoted or not "
+            "('-' reads it from standard input). Words that look like options and are not options of "
+            "search are searched too.",
         ),
     ],
     type: TypeFilter = None,
@@ -1050,15 +1067,17 @@ def search(
 
     nb = notebook_of(ctx)
     filters = _filters(nb, type, tag, tool, scope, path, since, min_confidence, status, all_, limit)
-    if query == "-":
+    _warn_near_options(ctx, query)
+    text = " ".join(query)
+    if query == ["-"]:
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError("the query is '-' but nothing is piped to standard input")
-        query = sys.stdin.read()
+        text = sys.stdin.read()
     if limit is None:
         nb.config.check("search_limit")
     warn_config(nb)
     result = search_with_report(
-        nb, query, filters=filters, limit=(nb.config.search_limit if limit is None else limit) or SEARCH_ALL
+        nb, text, filters=filters, limit=(nb.config.search_limit if limit is None else limit) or SEARCH_ALL
     )
     _report_sync(result.report)
     if json_:
@@ -1069,7 +1088,7 @@ def search(
         return
     from errnote.cli.output import hit_table
 
-    hit_table(result.hits, query)
+    hit_table(result.hits, text)
 
 
 @app.command("merge-entry", short_help="Git merge driver for entry files (set up by init).")
