@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from errnote.errors import InvalidEntry
+from errnote.errors import InvalidEntry, UsageError
 from errnote.model import Entry, EntryType, Scope, Status, nfc, parse_since, same_name, tag_text
 
 
@@ -55,7 +55,8 @@ class Filters:
             scope = Scope()
         if self.tools and not any(same_name(meta["tool"], t) or scope.covers_tool(t) for t in self.tools):
             return False
-        if self.scope and not any(self.scope.lower() in nfc(s).lower() for s in meta["scope"]):
+        # An entry with no scope applies to the whole repository: `--scope repo` finds it.
+        if self.scope and not any(self.scope.lower() in nfc(s).lower() for s in meta["scope"] or ["repo"]):
             return False
         if self.paths and not any(scope.covers_path(p) for p in self.paths):
             return False
@@ -73,10 +74,18 @@ def parse_statuses(statuses: Sequence[str], include_all: bool = False) -> frozen
     return frozenset(s.value for s in Status) if include_all or every else named
 
 
+def _values(name: str, given: str | Sequence[str]) -> list[str]:
+    """One value or several, none of them blank (an empty tag or path is a mistake, not "any")."""
+    values = [given] if isinstance(given, str) else list(given)
+    if any(not v.strip() for v in values):
+        raise UsageError(f"--{name} was given an empty value", f"give a {name}, or leave the option out")
+    return values
+
+
 def make_filters(
     *,
-    types: Sequence[str] = (),
-    tags: Sequence[str] = (),
+    types: str | Sequence[str] = (),
+    tags: str | Sequence[str] = (),
     tool: str | Sequence[str] = (),
     scope: str = "",
     path: str | Sequence[str] = (),
@@ -85,18 +94,20 @@ def make_filters(
     status: str | Sequence[str] = "active",
     include_all: bool = False,
 ) -> Filters:
-    """Validated filters from user-level values (type names, `7d`, `all` ...). `tool` and `path` take
-    one value or several (an entry about any of them passes)."""
-    tools = [tool] if isinstance(tool, str) else list(tool)
-    paths = [path] if isinstance(path, str) else list(path)
+    """Validated filters from user-level values (type names, `7d`, `all` ...). `types`, `tags`, `tool`
+    and `path` take one value or several (any of the types, tools and paths; all of the tags)."""
+    type_names, tag_names = _values("type", types), _values("tag", tags)
+    tools, paths = _values("tool", tool), _values("path", path)
+    if not 0.0 <= min_confidence <= 1.0:  # also NaN
+        raise UsageError(f"--min-confidence must be between 0 and 1, not {min_confidence}")
     status_set = parse_statuses([status] if isinstance(status, str) else status, include_all)
     when = parse_since(since) if isinstance(since, str) else since
     return Filters(
-        types=frozenset(EntryType.parse(t).value for t in types),
-        tags=frozenset(tag_text(t.strip()) for t in tags),
-        tools=tuple(dict.fromkeys(nfc(t.strip()) for t in tools if t.strip())),
+        types=frozenset(EntryType.parse(t).value for t in type_names),
+        tags=frozenset(tag_text(t.strip()) for t in tag_names),
+        tools=tuple(dict.fromkeys(nfc(t.strip()) for t in tools)),
         scope=nfc(scope.strip()),
-        paths=tuple(dict.fromkeys(p.strip() for p in paths if p.strip())),
+        paths=tuple(dict.fromkeys(p.strip() for p in paths)),
         since=when,
         min_confidence=min_confidence,
         statuses=status_set,

@@ -1196,6 +1196,8 @@ def search(
             f"unknown search filter {', '.join(unknown)}",
             f"the filters are: {', '.join(sorted(_FILTER_ARGS))}",
         )
+    if limit < 0:
+        raise UsageError(f"limit must be 0 or more, not {limit}")
     chosen = filters or make_filters(**filter_args)
     return search_with_report(
         nb, query, filters=chosen, limit=limit, threshold=threshold, report=report, wide=wide, keyword=keyword

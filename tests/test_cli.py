@@ -588,6 +588,17 @@ def test_dashed_text_of_other_commands_is_left_alone(runner: CliRunner, in_repo:
     assert code == 0 and json.loads(out) == [], err  # "-x y" is the tag asked for: no entry has it
 
 
+def test_an_empty_filter_value_is_a_usage_error(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    """`--tag "$TAG"` with TAG unset is a mistake: it neither matches nothing nor widens the search."""
+    add_json(runner, "lesson", "Readable")
+    for option in ("--tag", "--tool", "--path", "--scope", "--type"):
+        for command in (["search", "readable"], ["list"]):
+            code, _, err = run(runner, *command, option, "")
+            assert code == 2 and option in err, (option, command, err)
+            assert "empty" in err or "unknown entry type ''" in err, err
+            assert len(err.strip().splitlines()) == 1
+
+
 def test_a_negative_limit_is_a_usage_error(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
     add_json(runner, "lesson", "Readable")
     for command in (["search", "readable"], ["list"]):

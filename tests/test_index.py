@@ -966,3 +966,60 @@ def test_with_other_threads_running_whoosh_imports_its_real_modules() -> None:
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.split() == ["True", "True"]
+
+
+def test_api_filters_take_one_value_or_several_and_refuse_bad_ones(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """The Python API reads a single string as one value (not its letters) and refuses what the
+    command line refuses, instead of answering [] in silence."""
+    from errnote.errors import UsageError
+
+    q = "cargo openssl-sys pnpm monorepo redis production"
+    assert ids(search(nb, q, tags="rust")) == ids(search(nb, q, tags=["rust"])) == [filled["cargo"]]
+    assert ids(search(nb, q, types="convention")) == [filled["pnpm"]]
+    for bad in ({"tags": ""}, {"tags": ["rust", " "]}, {"types": ""}, {"tool": ""}, {"path": [""]}):
+        with pytest.raises(UsageError, match="empty value"):
+            search(nb, q, **bad)
+    for confidence in (2.0, -0.1, float("nan")):
+        with pytest.raises(UsageError, match="between 0 and 1"):
+            search(nb, q, min_confidence=confidence)
+    with pytest.raises(UsageError, match="limit"):
+        search(nb, q, limit=-1)
+
+
+def test_scope_repo_finds_entries_without_a_scope(nb: Notebook) -> None:
+    """An entry with no scope applies to the whole repository."""
+    bare = nb.add("lesson", "Quokka builds need the zebracorn cache warmed first")
+    said = nb.add("lesson", "Quokka deploys read the zebracorn manifest", scope=["repo"])
+    nb.add("lesson", "Quokka crates pin the zebracorn toolchain", scope=["path:crates/**"])
+    assert set(ids(search(nb, "quokka zebracorn", scope="repo"))) == {bare.id, said.id}
+    assert make_filters(scope="repo").allows(
+        {
+            "status": "active",
+            "type": "lesson",
+            "tags": [],
+            "confidence": 1,
+            "scope": [],
+            "tool": "",
+            "created": 0.0,
+        }
+    )
+
+
+def test_since_separates_old_entries_from_new_ones(nb: Notebook) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    old = nb.add("lesson", "Quokka migrations run before the zebracorn deploy")
+    new = nb.add("lesson", "Quokka rollbacks keep the zebracorn schema")
+    path = nb.locate_entry(old.id)[1]
+    weeks_ago = (datetime.now(timezone.utc) - timedelta(weeks=4)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    text = path.read_text("utf-8")
+    path.write_text(
+        text.replace(f"created: {old.provenance.created:%Y-%m-%dT%H:%M:%SZ}", f"created: {weeks_ago}")
+    )
+    assert f"created: {weeks_ago}" in path.read_text("utf-8")
+    q = "quokka zebracorn"
+    assert set(ids(search(nb, q, since="5w"))) == {old.id, new.id}
+    assert ids(search(nb, q, since="7d")) == [new.id]
+    assert set(ids(search(nb, q, since=datetime.now(timezone.utc) - timedelta(days=35)))) == {old.id, new.id}

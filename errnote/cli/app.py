@@ -270,6 +270,8 @@ def _filters(
 
     if not 0.0 <= min_confidence <= 1.0:
         raise UsageError("--min-confidence must be between 0 and 1")
+    if scope is not None and not scope.strip():
+        raise UsageError("--scope was given an empty value", "give a scope, or leave the option out")
     if limit is not None and limit < 0:
         raise UsageError(f"--limit must be 0 or more, not {limit}")
     with _option("--type"):
@@ -285,8 +287,10 @@ def _filters(
     # A path as the user sees it (from here, or absolute), as the scopes see it: from the repository top.
     where: list[str] = []
     for path in paths or []:
-        seen = repo_paths([path], nb.repo_root) if path.strip() else []
-        if path.strip() and not seen:
+        if not path.strip():
+            raise UsageError("--path was given an empty value", "give a path, or leave the option out")
+        seen = repo_paths([path], nb.repo_root)
+        if not seen:
             raise UsageError(f"--path {path} is outside the repository {nb.repo_root}: no scope covers it")
         where.extend(seen)
     return make_filters(
@@ -455,7 +459,10 @@ ToolFilter = Annotated[
 ]
 ScopeFilter = Annotated[
     Optional[str],
-    typer.Option(help="Only entries whose scope mentions this (repo, path:src/**, tool:git ...)."),
+    typer.Option(
+        help="Only entries whose scope mentions this (repo, path:src/**, tool:git ...); an entry with no "
+        "scope counts as repo."
+    ),
 ]
 PathFilter = Annotated[
     Optional[list[str]],
