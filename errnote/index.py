@@ -301,6 +301,9 @@ class Index:
         self._key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION:
             return None
+        # A manifest that loads but holds something else (written by hand, or by a bug) is broken too.
+        if not all(isinstance(data.get(part), dict) for part in ("files", "problems", "duplicates")):
+            return None
         return data
 
     def _write_manifest(

@@ -1691,7 +1691,9 @@ def _tables(cache_dir: Path | None = None) -> _Tables:
     path = cache_dir / f"thesaurus-{hashlib.sha1(source.encode()).hexdigest()[:16]}.marshal"
     try:
         english, chinese, longest = marshal.loads(path.read_bytes())
-        return _Tables(english, chinese, longest)
+        # A file that loads but holds something else (written by hand, or by a bug) is broken too.
+        if isinstance(english, dict) and isinstance(chinese, dict) and type(longest) is int:
+            return _Tables(english, chinese, longest)
     except (OSError, EOFError, ValueError, TypeError):
         pass  # no cache yet, or a broken one: build and save it
     tables = _build_tables()

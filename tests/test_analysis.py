@@ -145,6 +145,11 @@ def test_thesaurus_tables_are_cached_between_processes(tmp_path: Path) -> None:
     thesaurus._tables.cache_clear()
     assert thesaurus.expand("try again on the laptop", tmp_path) == plain  # rebuilt, not a crash
     assert cached.read_bytes() != b"broken"
+    for shape in (({}, {}, "3"), ([], {}, 3), ({}, None, 3), ({}, {}, 3.0)):  # loads, but is not the tables
+        cached.write_bytes(marshal.dumps(shape))
+        thesaurus._tables.cache_clear()
+        assert thesaurus.expand("try again on the laptop", tmp_path) == plain, shape
+        assert marshal.loads(cached.read_bytes()) != shape
 
 
 def test_tables_of_another_version_unused_for_a_day_are_removed(tmp_path: Path) -> None:

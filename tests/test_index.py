@@ -192,6 +192,23 @@ def test_older_schema_is_rebuilt(nb: Notebook, filled: dict[str, str]) -> None:
     assert report.rebuilt and report.notices
 
 
+@pytest.mark.parametrize("part", ["files", "problems", "duplicates"])
+def test_a_manifest_of_the_wrong_shape_is_rebuilt(nb: Notebook, filled: dict[str, str], part: str) -> None:
+    """A manifest that loads but holds something else (a list for a table) is rebuilt, not a crash."""
+    import marshal
+
+    from errnote.index import INDEX_VERSION
+
+    index = Index(nb)
+    index.sync()
+    data = {"version": INDEX_VERSION, "files": {}, "problems": {}, "duplicates": {}, part: [1]}
+    index.manifest_path.write_bytes(marshal.dumps(data))
+    result = search_with_report(nb, "redis keys")
+    assert ids(result.hits)[0] == filled["redis"]
+    assert result.report.rebuilt and result.report.notices
+    assert isinstance(marshal.loads(index.manifest_path.read_bytes())[part], dict)
+
+
 def test_reindex_builds_aside_and_swaps(nb: Notebook, filled: dict[str, str]) -> None:
     report = Index(nb).sync(rebuild=True)
     assert report.rebuilt and report.added == 4
