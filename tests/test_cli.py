@@ -1022,3 +1022,21 @@ def test_rm_json_says_what_was_deleted_and_what_is_active_again(runner: CliRunne
     }
     assert not Path(str(new["path"])).exists()
     assert json.loads(run(runner, "show", str(old["id"]), "--json")[1])["status"] == "active"
+
+
+def test_search_highlights_what_it_matched() -> None:
+    """The words whose index terms the query holds (stemmed), the synonyms it matched, and the
+    characters of its CJK pairs are emboldened; markup in the text is escaped."""
+    from errnote.cli.output import _highlight
+
+    got = _highlight("Borrow checker E0502: cannot borrow [x] as mutable", "borrowing checkers")
+    assert got == (
+        "[bold yellow]Borrow[/] [bold yellow]checker[/] E0502: cannot [bold yellow]borrow[/] \\[x] as mutable"
+    )
+    assert (
+        _highlight("数据库迁移前必须先备份", "备份数据库")
+        == "[bold yellow]数据库[/]迁移前必须先[bold yellow]备份[/]"
+    )
+    assert _highlight("Use the regex module", "pattern", ["regex"]) == "Use the [bold yellow]regex[/] module"
+    assert _highlight("Use the regex module", "weather") == "Use the regex module"
+    assert _highlight("[red]x[/]", "") == "\\[red]x\\[/]"

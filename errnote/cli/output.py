@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -87,23 +88,43 @@ def entry_table(entries: list[Entry], title: str | None = None) -> None:
     console().print(table)
 
 
-def _highlight(text: str, query: str) -> str:
-    """Escape `text` for rich and embolden the query's words in it."""
+def _highlight(text: str, query: str, matched: Sequence[str] = ()) -> str:
+    """Escape `text` for rich and embolden what the search matched in it: the words whose index
+    terms are the query's (`borrowing` for `borrow`) or a synonym it matched (`matched`), and the
+    characters of the query's CJK pairs (数据库 in 备份数据库)."""
     import re
 
     from rich.markup import escape
 
-    words = sorted({w for w in re.findall(r"\w{3,}", query.lower())}, key=len, reverse=True)
-    if not words:
+    from errnote.analysis import analyze, is_cjk
+
+    wanted = set(analyze(query)) | {t for phrase in matched for t in phrase.split()}
+    if not wanted:
         return escape(text)
-    pattern = re.compile("|".join(re.escape(w) for w in words[:30]), re.IGNORECASE)
-    out, pos = [], 0
-    for m in pattern.finditer(text):
-        out.append(escape(text[pos : m.start()]))
-        out.append(f"[bold yellow]{escape(m.group())}[/]")
-        pos = m.end()
-    out.append(escape(text[pos:]))
+    marked = [False] * len(text)
+    for m in re.finditer(r"\w+(?:[-.:/']\w+)*", text):
+        word = m.group()
+        if is_cjk(word) or any(is_cjk(c) for c in word):
+            for i in range(len(word) - 1):
+                if word[i : i + 2] in wanted:
+                    marked[m.start() + i] = marked[m.start() + i + 1] = True
+        elif wanted.intersection(analyze(word)):
+            marked[m.start() : m.end()] = [True] * len(word)
+    out: list[str] = []
+    for bold, run in _runs(text, marked):
+        out.append(f"[bold yellow]{escape(run)}[/]" if bold else escape(run))
     return "".join(out)
+
+
+def _runs(text: str, marked: list[bool]) -> list[tuple[bool, str]]:
+    """`text` cut where `marked` changes."""
+    runs: list[tuple[bool, str]] = []
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or marked[i] != marked[start]:
+            runs.append((marked[start], text[start:i]))
+            start = i
+    return runs
 
 
 def hit_table(hits: list[Any], query: str) -> None:
@@ -117,13 +138,13 @@ def hit_table(hits: list[Any], query: str) -> None:
     table.add_column("age", justify="right", no_wrap=True)
     for h in hits:
         fragment = " ".join((h.fix or h.snippet or h.reason).split())[:160]
-        cell = _highlight(h.title, query)
+        cell = _highlight(h.title, query, h.matched)
         if getattr(h, "status", "active") != "active":
             cell += f" [magenta]({h.status})[/]"  # only `--all` or `--status` shows these
         if not getattr(h, "relevant", True):
             cell += " [dim italic](near)[/]"
         if fragment:
-            cell += "\n[dim]" + _highlight(fragment, query) + "[/]"
+            cell += "\n[dim]" + _highlight(fragment, query, h.matched) + "[/]"
         table.add_row(
             h.id,
             f"[{TYPE_STYLE.get(h.type, 'white')}]{h.type}[/]",
