@@ -228,19 +228,28 @@ def analyze(text: str) -> list[str]:
 
 # A line that says what went wrong: an error word, an exception name, or pytest's `E   ` prefix.
 _MESSAGE = re.compile(
-    r"(?i)\b(?:errors?|exception|panic(?:ked)?|fatal|failed|failure|denied|refused|cannot|can't"
+    r"(?i)\b(?:errors?|exception|panic(?:ked)?|fatal|fail(?:s|ed|ure)?|denied|refused|cannot|can't"
     r"|unable|invalid|not found|no such|undefined|unresolved|timed out|timeout)\b"
     r"|^\s*E\s{2,}\S|\w(?:Error|Exception):"
 )
-# ... and one that only says where: a stack frame, a caret line, a source line echoed by pytest.
-_FRAME = re.compile(
-    r'^\s*(?:at\s|File "|[\^~]|>\s'
-    r"|\S+\.(?:py|pyx|go|java|kt|scala|js|mjs|cjs|ts|tsx|jsx|rs|rb|php|cs|c|cc|cpp|h|hpp|swift):\d+)"
-    r"|^goroutine \d+"
+# ... and one that only says where: a stack frame, a caret line, a source line echoed by pytest ...
+_FRAME = re.compile(r'^\s*(?:at\s|File "|[\^~]|>\s)|^goroutine \d+')
+# ... or a source location (`main.go:8:2:`), which is a frame unless a message follows it on the
+# line (`main.c:5:3: error: 'x' undeclared`, `app.py:41: error: Incompatible return value`).
+_LOCATION = re.compile(
+    r"^\s*\S+\.(?:py|pyx|go|java|kt|scala|js|mjs|cjs|ts|tsx|jsx|rs|rb|php|cs|c|cc|cpp|h|hpp|swift)"
+    r":\d+(?::\d+)?:?"
 )
 #: At most this many message lines are kept, the first and the last half (a Java trace states
 #: its error first, a Python one last).
 MESSAGE_LINES_MAX = 12
+
+
+def _message(line: str) -> bool:
+    if _FRAME.search(line):
+        return False
+    location = _LOCATION.match(line)
+    return bool(_MESSAGE.search(line[location.end() :] if location else line))
 
 
 def message_lines(text: str) -> str:
@@ -248,10 +257,10 @@ def message_lines(text: str) -> str:
     ("" when `text` is one line, or has no such line): a search that finds nothing for the
     whole text tries these, since the frames, source lines and docstrings of a 40-line traceback
     add words no entry uses and bury the one line that names the failure."""
-    lines = text.strip().splitlines()
+    lines = canonical(text).strip().splitlines()
     if len(lines) < 2:
         return ""
-    found = list(dict.fromkeys(s.strip() for s in lines if _MESSAGE.search(s) and not _FRAME.search(s)))
+    found = list(dict.fromkeys(s.strip() for s in lines if _message(s)))
     if len(found) > MESSAGE_LINES_MAX:
         half = MESSAGE_LINES_MAX // 2
         found = found[:half] + found[-half:]

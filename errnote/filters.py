@@ -55,12 +55,18 @@ class Filters:
             scope = Scope()
         if self.tools and not any(same_name(meta["tool"], t) or scope.covers_tool(t) for t in self.tools):
             return False
-        # An entry with no scope applies to the whole repository: `--scope repo` finds it.
-        if self.scope and not any(self.scope.lower() in nfc(s).lower() for s in meta["scope"] or ["repo"]):
+        wanted = self.scope.lower()
+        if wanted and not any(wanted in nfc(s).lower() for s in _scope_strings(meta["scope"])):
             return False
         if self.paths and not any(scope.covers_path(p) for p in self.paths):
             return False
         return not (self.since and meta["created"] < self.since.timestamp())
+
+
+def _scope_strings(scope: list[str]) -> list[str]:
+    """An entry's scope as `--scope` reads it: one that names no place (none, or only exclusions
+    such as `!path:vendor/**`) applies to the whole repository, so it also reads as `repo`."""
+    return scope if any(not s.startswith("!") for s in scope) else [*scope, "repo"]
 
 
 def parse_statuses(statuses: Sequence[str], include_all: bool = False) -> frozenset[str]:
@@ -98,6 +104,8 @@ def make_filters(
     and `path` take one value or several (any of the types, tools and paths; all of the tags)."""
     type_names, tag_names = _values("type", types), _values("tag", tags)
     tools, paths = _values("tool", tool), _values("path", path)
+    if scope and not scope.strip():
+        raise UsageError("--scope was given an empty value", "give a scope, or leave the option out")
     if not 0.0 <= min_confidence <= 1.0:  # also NaN
         raise UsageError(f"--min-confidence must be between 0 and 1, not {min_confidence}")
     status_set = parse_statuses([status] if isinstance(status, str) else status, include_all)

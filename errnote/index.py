@@ -738,7 +738,7 @@ _PLAIN_WORD = re.compile(r"[A-Za-z][\w.+#-]*")
 def _keyword(query: str, concepts: list[_Concept]) -> str:
     """The term a one-word query asks for ("" when the query is not one plain word, or the word is
     one every text about software uses): entries holding it are what the user asked for."""
-    word = query.strip()
+    word = canonical(query.strip())  # full-width `ｃａｒｇｏ` is `cargo`, as analysis reads it
     if not concepts or not _PLAIN_WORD.fullmatch(word):
         return ""
     first = concepts[0].literals  # the word whole (a compound's parts come after it)

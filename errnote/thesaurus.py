@@ -1677,31 +1677,56 @@ class _Tables:
     longest: int
 
 
+def pack_tables(tables: _Tables) -> bytes:
+    """The bytes of a table cache file: the tables (marshal) and their SHA-1, so that a file changed
+    by anything but errnote, whatever it then holds, is rebuilt rather than trusted."""
+    import hashlib
+    import marshal
+
+    payload = marshal.dumps((tables.english, tables.chinese, tables.longest))
+    return marshal.dumps((hashlib.sha1(payload).hexdigest(), payload))
+
+
+def unpack_tables(data: bytes) -> _Tables | None:
+    """The tables of a cache file, or None when it is not one errnote wrote (broken, edited)."""
+    import hashlib
+    import marshal
+
+    try:
+        digest, payload = marshal.loads(data)
+        if not isinstance(payload, bytes) or hashlib.sha1(payload).hexdigest() != digest:
+            return None
+        english, chinese, longest = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if isinstance(english, dict) and isinstance(chinese, dict) and type(longest) is int:
+        return _Tables(english, chinese, longest)
+    return None
+
+
 @lru_cache(maxsize=4)
 def _tables(cache_dir: Path | None = None) -> _Tables:
     """The expansion tables; built from the text above (about 40 ms), or loaded from `cache_dir`."""
     if cache_dir is None:
         return _build_tables()
     import hashlib
-    import marshal
 
     from errnote.analysis import ANALYSIS_VERSION
 
     source = f"{_GROUPS}{_GLOSSARY}{ANALYSIS_VERSION}{SYNONYM_WEIGHT}{TRANSLATION_WEIGHT}"
     path = cache_dir / f"thesaurus-{hashlib.sha1(source.encode()).hexdigest()[:16]}.marshal"
     try:
-        english, chinese, longest = marshal.loads(path.read_bytes())
-        # A file that loads but holds something else (written by hand, or by a bug) is broken too.
-        if isinstance(english, dict) and isinstance(chinese, dict) and type(longest) is int:
-            return _Tables(english, chinese, longest)
-    except (OSError, EOFError, ValueError, TypeError):
-        pass  # no cache yet, or a broken one: build and save it
+        loaded = unpack_tables(path.read_bytes())
+        if loaded is not None:
+            return loaded
+    except OSError:
+        pass  # no cache yet: build and save it
     tables = _build_tables()
     with contextlib.suppress(OSError):
         from errnote.store import atomic_write_bytes, make_cache_dir
 
         make_cache_dir(cache_dir)
-        atomic_write_bytes(path, marshal.dumps((tables.english, tables.chinese, tables.longest)))
+        atomic_write_bytes(path, pack_tables(tables))
         # Tables of another errnote version, unused for a day (two versions sharing one cache, a
         # hook's and a venv's, must not keep deleting each other's).
         stale = time.time() - 86400

@@ -136,20 +136,29 @@ def test_thesaurus_tables_are_cached_between_processes(tmp_path: Path) -> None:
     thesaurus._tables.cache_clear()
     assert thesaurus.expand("try again on the laptop", tmp_path) == plain  # loaded from the file
     # What the file says is what is used: a group only the file holds expands.
-    english, chinese, longest = marshal.loads(cached.read_bytes())
-    english[("zxqv",)] = [(("frobnic",), 0.5)]
-    cached.write_bytes(marshal.dumps((english, chinese, longest)))
+    tables = thesaurus.unpack_tables(cached.read_bytes())
+    assert tables is not None
+    tables.english[("zxqv",)] = [(("frobnic",), 0.5)]
+    cached.write_bytes(thesaurus.pack_tables(tables))
     thesaurus._tables.cache_clear()
     assert [e.alternatives for e in thesaurus.expand("zxqv", tmp_path)] == [(("frobnic",),)]
     cached.write_bytes(b"broken")
     thesaurus._tables.cache_clear()
     assert thesaurus.expand("try again on the laptop", tmp_path) == plain  # rebuilt, not a crash
     assert cached.read_bytes() != b"broken"
-    for shape in (({}, {}, "3"), ([], {}, 3), ({}, None, 3), ({}, {}, 3.0)):  # loads, but is not the tables
-        cached.write_bytes(marshal.dumps(shape))
+    # A file that loads but was not written by errnote (by hand, by another program) is rebuilt:
+    # wrong shapes, tables whose values are not lists, and tables emptied of every group alike.
+    english = {key: 1 for key in tables.english}
+    payloads = [({}, {}, "3"), ([], {}, 3), ({}, None, 3), (english, tables.chinese, 5), ({}, {}, 5)]
+    for payload in payloads:
+        cached.write_bytes(marshal.dumps(payload))  # no digest
         thesaurus._tables.cache_clear()
-        assert thesaurus.expand("try again on the laptop", tmp_path) == plain, shape
-        assert marshal.loads(cached.read_bytes()) != shape
+        assert thesaurus.expand("try again on the laptop", tmp_path) == plain
+        inner = marshal.dumps(payload)
+        cached.write_bytes(marshal.dumps(("0" * 40, inner)))  # a digest that does not match
+        thesaurus._tables.cache_clear()
+        assert thesaurus.expand("try again on the laptop", tmp_path) == plain
+        assert thesaurus.unpack_tables(cached.read_bytes()) is not None  # rewritten by errnote
 
 
 def test_tables_of_another_version_unused_for_a_day_are_removed(tmp_path: Path) -> None:
@@ -252,6 +261,18 @@ def test_message_lines_keep_what_went_wrong_and_drop_the_frames() -> None:
     assert message_lines("E       TypeError: not JSON serializable\n> raise TypeError(x)") == (
         "E       TypeError: not JSON serializable"
     )
+
+
+def test_message_lines_keep_compiler_diagnostics_that_start_with_a_location() -> None:
+    """`file:line:` alone is a frame; followed by a message (gcc, go build, mypy), it is the error."""
+    from errnote.analysis import message_lines
+
+    gcc = "main.c: In function 'main':\nmain.c:5:3: error: 'x' undeclared (first use in this function)"
+    assert message_lines(gcc) == "main.c:5:3: error: 'x' undeclared (first use in this function)"
+    assert message_lines("# example.com/m\n./main.go:8:2: undefined: foo") == "./main.go:8:2: undefined: foo"
+    go_test = "--- FAIL: TestAdd (0.00s)\n    add_test.go:9: got 3 want 4\nFAIL\nexit status 1"
+    assert message_lines(go_test) == "--- FAIL: TestAdd (0.00s)\nFAIL"
+    assert message_lines("ＥＲＲＯＲ： disk quota exceeded\nretrying in 5s") == "ERROR: disk quota exceeded"
 
 
 def test_message_lines_are_empty_when_they_would_change_nothing() -> None:

@@ -577,6 +577,34 @@ def test_search_takes_unquoted_words_and_words_that_look_like_options(
     assert code == 2 and "--limit" in err  # a known option still checks its value
 
 
+def test_search_reads_compiler_flags_as_query_words(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    """`-std=c++17` is not `-s -t d=c++17`: a single-dash word whose letter is none of search's
+    one-letter options (-t, -n, -h) is query text, however many such words there are."""
+    std = add_json(runner, "lesson", "Use -std=c++17 for the build")
+    pthread = add_json(runner, "lesson", "Link with -lpthread when gcc builds the worker")
+    aliasing = add_json(runner, "lesson", "gcc -fno-strict-aliasing hides the type-punning bug")
+    for args, want in (
+        (["-std=c++17"], std),
+        (["gcc", "-lpthread"], pthread),
+        (["gcc", "-fno-strict-aliasing"], aliasing),
+        (["-lpthread", "-n", "1"], pthread),
+        (["-fno-strict-aliasing", "-march=native", "type-punning"], aliasing),
+        (["-lpthread worker", "-x gcc"], pthread),
+    ):
+        code, out, err = run(runner, "search", *args, "--json")
+        assert code == 0, (args, err)
+        assert [h["id"] for h in json.loads(out)][:1] == [want["id"]], args
+    code, out, err = run(runner, "search", "gcc", "-n", "1", "-t", "nope", "--json")
+    assert code == 0 and json.loads(out) == [], err  # the one-letter options are still options
+
+
+def test_notebook_after_search_is_a_usage_error(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    """The query takes unknown options as words, but not --notebook: that one goes before the command."""
+    for args in (["search", "postgres", "--notebook", "/tmp"], ["search", "postgres", "--notebook=/tmp"]):
+        code, _, err = run(runner, *args)
+        assert code == 2 and "--notebook goes before the command" in err, args
+
+
 def test_dashed_text_of_other_commands_is_left_alone(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
     """Only the query of `search` is moved: `search` as a tag, a title or a value is just a word."""
     made = add_json(
@@ -1025,18 +1053,52 @@ def test_rm_json_says_what_was_deleted_and_what_is_active_again(runner: CliRunne
 
 
 def test_search_highlights_what_it_matched() -> None:
-    """The words whose index terms the query holds (stemmed), the synonyms it matched, and the
-    characters of its CJK pairs are emboldened; markup in the text is escaped."""
+    """The words whose index terms the search matched (stemmed, or a synonym it matched), and the
+    characters of its CJK pairs, are emboldened; markup in the text is escaped."""
+    from errnote.analysis import analyze
     from errnote.cli.output import _highlight
 
-    got = _highlight("Borrow checker E0502: cannot borrow [x] as mutable", "borrowing checkers")
+    def wanted(query: str, *matched: str) -> set[str]:
+        return set(analyze(query)) | set(matched)
+
+    got = _highlight("Borrow checker E0502: cannot borrow [x] as mutable", wanted("borrowing checkers"))
     assert got == (
         "[bold yellow]Borrow[/] [bold yellow]checker[/] E0502: cannot [bold yellow]borrow[/] \\[x] as mutable"
     )
     assert (
-        _highlight("数据库迁移前必须先备份", "备份数据库")
+        _highlight("数据库迁移前必须先备份", wanted("备份数据库"))
         == "[bold yellow]数据库[/]迁移前必须先[bold yellow]备份[/]"
     )
-    assert _highlight("Use the regex module", "pattern", ["regex"]) == "Use the [bold yellow]regex[/] module"
-    assert _highlight("Use the regex module", "weather") == "Use the regex module"
-    assert _highlight("[red]x[/]", "") == "\\[red]x\\[/]"
+    assert _highlight("数据库backup失败", wanted("backup 失败")) == "数据库[bold yellow]backup失败[/]"
+    assert (
+        _highlight("Use the regex module", wanted("pattern", "regex"))
+        == "Use the [bold yellow]regex[/] module"
+    )
+    assert _highlight("Use the regex module", wanted("weather")) == "Use the regex module"
+    assert _highlight("[red]x[/]", set()) == "\\[red]x\\[/]"
+
+
+def test_the_search_table_analyses_a_long_query_once(
+    runner: CliRunner, in_repo: Path, nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pasted log can be megabytes: the table must not analyse it again for every cell."""
+    from errnote import analysis
+
+    for i in range(3):
+        add_json(runner, "lesson", f"Quokka zebracorn lesson {i}")
+    calls: list[int] = []
+    real = analysis.analyze
+
+    def counting(text: str) -> list[str]:
+        if len(text) > 10_000:
+            calls.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(analysis, "analyze", counting)
+    query = "quokka zebracorn lesson " * 1000
+    code, out, err = run(runner, "search", query)
+    assert code == 0 and "Quokka" in out, err
+    search_calls = len(calls)
+    code, out, err = run(runner, "search", query, "--json")
+    assert len(json.loads(out)) == 3
+    assert search_calls - (len(calls) - search_calls) == 1  # the table: one more, not two per hit

@@ -995,7 +995,14 @@ def test_api_filters_take_one_value_or_several_and_refuse_bad_ones(
     q = "cargo openssl-sys pnpm monorepo redis production"
     assert ids(search(nb, q, tags="rust")) == ids(search(nb, q, tags=["rust"])) == [filled["cargo"]]
     assert ids(search(nb, q, types="convention")) == [filled["pnpm"]]
-    for bad in ({"tags": ""}, {"tags": ["rust", " "]}, {"types": ""}, {"tool": ""}, {"path": [""]}):
+    for bad in (
+        {"tags": ""},
+        {"tags": ["rust", " "]},
+        {"types": ""},
+        {"tool": ""},
+        {"path": [""]},
+        {"scope": " "},
+    ):
         with pytest.raises(UsageError, match="empty value"):
             search(nb, q, **bad)
     for confidence in (2.0, -0.1, float("nan")):
@@ -1010,7 +1017,8 @@ def test_scope_repo_finds_entries_without_a_scope(nb: Notebook) -> None:
     bare = nb.add("lesson", "Quokka builds need the zebracorn cache warmed first")
     said = nb.add("lesson", "Quokka deploys read the zebracorn manifest", scope=["repo"])
     nb.add("lesson", "Quokka crates pin the zebracorn toolchain", scope=["path:crates/**"])
-    assert set(ids(search(nb, "quokka zebracorn", scope="repo"))) == {bare.id, said.id}
+    but = nb.add("lesson", "Quokka lint skips the zebracorn vendor tree", scope=["!path:vendor/**"])
+    assert set(ids(search(nb, "quokka zebracorn", scope="repo"))) == {bare.id, said.id, but.id}
     assert make_filters(scope="repo").allows(
         {
             "status": "active",

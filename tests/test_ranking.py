@@ -429,4 +429,10 @@ def test_a_real_pytest_failure_piped_whole_finds_the_entry_of_its_error(
 def test_a_full_width_query_finds_its_entry(plain: Notebook) -> None:
     entry = plain.add("mistake", "ECONNREFUSED from the billing sidecar after the port moved")
     assert [h.id for h in plain.search("ＥＣＯＮＮＲＥＦＵＳＥＤ")] == [entry.id]
+    # A one-word query is a keyword (every entry holding it), full-width or not; here the word
+    # is too common in the notebook to clear the threshold on its own.
+    tools = {
+        plain.add("lesson", f"Release builds strip debug symbols {i}", tool="cargo").id for i in range(4)
+    }
+    assert {h.id for h in plain.search("ｃａｒｇｏ")} == {h.id for h in plain.search("cargo")} == tools
     assert [h.id for h in plain.search("ｂｉｌｌｉｎｇ ｓｉｄｅｃａｒ")][:1] == [entry.id]

@@ -61,23 +61,34 @@ _SEARCH_VALUED = frozenset(
 )
 
 
+#: The one-letter options of `search` (`-t TAG`, `-n N`, `-h`): any other word that starts with one
+#: dash is query text (`-std=c++17`, `-lpthread`), which click would read as a cluster of letters.
+_SEARCH_SHORT = frozenset("tnh")
+
+
 def _dash_query_last(args: list[str]) -> list[str]:
-    """`errnote search "-p 5432 connection refused" --json`: error text often starts with a dash.
-    A word with a space in it is never an option, so it is moved after `--`, where it is the query."""
+    """`errnote search "-p 5432 connection refused" --json`, `errnote search gcc -lpthread`: error
+    text often starts with a dash. A dashed word with a space in it, or whose first letter is none
+    of search's one-letter options, is never an option: it is moved after `--`, where it is query."""
     at = 0
     while at < len(args) and args[at].startswith("-"):  # the group's own options come first
         at += 2 if args[at] == "--notebook" else 1
-    if at >= len(args) or args[at] != "search" or "--" in args[at:]:
+    if at >= len(args) or args[at] != "search":
         return args
+    end = args.index("--", at) if "--" in args[at:] else len(args)
     dashed = [
         i
-        for i in range(at + 1, len(args))
-        if args[i].startswith("-") and any(c.isspace() for c in args[i]) and args[i - 1] not in _SEARCH_VALUED
+        for i in range(at + 1, end)
+        if args[i].startswith("-")
+        and not args[i].startswith("--")
+        and len(args[i]) > 1
+        and (any(c.isspace() for c in args[i]) or args[i][1] not in _SEARCH_SHORT)
+        and args[i - 1] not in _SEARCH_VALUED
     ]
-    if len(dashed) != 1:
+    if not dashed:
         return args
-    query = args[dashed[0]]
-    return [*args[: dashed[0]], *args[dashed[0] + 1 :], "--", query]
+    rest = [a for i, a in enumerate(args[:end]) if i not in set(dashed)]
+    return [*rest, "--", *[args[i] for i in dashed], *args[end + 1 :]]
 
 
 class ErrnoteGroup(TyperGroup):
@@ -276,6 +287,8 @@ def _filters(
         raise UsageError(f"--limit must be 0 or more, not {limit}")
     with _option("--type"):
         for t in types or []:
+            if not t.strip():
+                raise UsageError("--type was given an empty value", "give a type, or leave the option out")
             EntryType.parse(t)
     if include_all and status:
         raise UsageError("--all and --status disagree", "--all shows every status; give only one of them")
@@ -1043,7 +1056,8 @@ def search(
             metavar="QUERY...",
             help="Any text: a question, a task, an error message or a whole stack trace, quoted or not "
             "('-' reads it from standard input). Words that look like options and are not options of "
-            "search are searched too.",
+            "search are searched too (-std=c++17, --all-features); one that starts like -t, -n or -h "
+            "goes after '--'.",
         ),
     ],
     type: TypeFilter = None,
@@ -1074,6 +1088,8 @@ def search(
 
     nb = notebook_of(ctx)
     filters = _filters(nb, type, tag, tool, scope, path, since, min_confidence, status, all_, limit)
+    if any(w == "--notebook" or w.startswith("--notebook=") for w in query):
+        raise UsageError("--notebook goes before the command: errnote --notebook PATH COMMAND ...")
     _warn_near_options(ctx, query)
     text = " ".join(query)
     if query == ["-"]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -88,32 +87,46 @@ def entry_table(entries: list[Entry], title: str | None = None) -> None:
     console().print(table)
 
 
-def _highlight(text: str, query: str, matched: Sequence[str] = ()) -> str:
-    """Escape `text` for rich and embolden what the search matched in it: the words whose index
-    terms are the query's (`borrowing` for `borrow`) or a synonym it matched (`matched`), and the
-    characters of the query's CJK pairs (数据库 in 备份数据库)."""
+def _highlight(text: str, wanted: set[str]) -> str:
+    """Escape `text` for rich and embolden what the search matched in it (`wanted`, index terms):
+    the words whose terms are among them (`borrowing` for `borrow`), and the characters of the CJK
+    pairs among them (数据库 in 备份数据库)."""
     import re
 
     from rich.markup import escape
 
     from errnote.analysis import analyze, is_cjk
 
-    wanted = set(analyze(query)) | {t for phrase in matched for t in phrase.split()}
     if not wanted:
         return escape(text)
     marked = [False] * len(text)
     for m in re.finditer(r"\w+(?:[-.:/']\w+)*", text):
-        word = m.group()
-        if is_cjk(word) or any(is_cjk(c) for c in word):
-            for i in range(len(word) - 1):
-                if word[i : i + 2] in wanted:
-                    marked[m.start() + i] = marked[m.start() + i + 1] = True
-        elif wanted.intersection(analyze(word)):
-            marked[m.start() : m.end()] = [True] * len(word)
+        # A word of mixed scripts (数据库backup失败): each CJK run by its pairs, the rest by its terms.
+        for offset, word in _script_runs(m.group()):
+            start = m.start() + offset
+            if is_cjk(word[0]):
+                for i in range(len(word) - 1):
+                    if word[i : i + 2] in wanted:
+                        marked[start + i] = marked[start + i + 1] = True
+            elif wanted.intersection(analyze(word)):
+                marked[start : start + len(word)] = [True] * len(word)
     out: list[str] = []
     for bold, run in _runs(text, marked):
         out.append(f"[bold yellow]{escape(run)}[/]" if bold else escape(run))
     return "".join(out)
+
+
+def _script_runs(word: str) -> list[tuple[int, str]]:
+    """`word` cut where it changes between CJK and other characters: (offset, run) pairs."""
+    from errnote.analysis import is_cjk
+
+    runs: list[tuple[int, str]] = []
+    start = 0
+    for i in range(1, len(word) + 1):
+        if i == len(word) or is_cjk(word[i]) != is_cjk(word[start]):
+            runs.append((start, word[start:i]))
+            start = i
+    return runs
 
 
 def _runs(text: str, marked: list[bool]) -> list[tuple[bool, str]]:
@@ -136,15 +149,19 @@ def hit_table(hits: list[Any], query: str) -> None:
     table.add_column("title / fragment", overflow="fold")
     table.add_column("conf", justify="right", no_wrap=True)
     table.add_column("age", justify="right", no_wrap=True)
+    from errnote.analysis import analyze
+
+    asked = set(analyze(query))  # once: a pasted log can be megabytes
     for h in hits:
         fragment = " ".join((h.fix or h.snippet or h.reason).split())[:160]
-        cell = _highlight(h.title, query, h.matched)
+        wanted = asked | {t for phrase in h.matched for t in phrase.split()}
+        cell = _highlight(h.title, wanted)
         if getattr(h, "status", "active") != "active":
             cell += f" [magenta]({h.status})[/]"  # only `--all` or `--status` shows these
         if not getattr(h, "relevant", True):
             cell += " [dim italic](near)[/]"
         if fragment:
-            cell += "\n[dim]" + _highlight(fragment, query, h.matched) + "[/]"
+            cell += "\n[dim]" + _highlight(fragment, wanted) + "[/]"
         table.add_row(
             h.id,
             f"[{TYPE_STYLE.get(h.type, 'white')}]{h.type}[/]",
