@@ -956,13 +956,41 @@ def _run_search(
     wide: bool = False,
     keyword: bool = True,
 ) -> list[SearchHit]:
-    """The hits of `query`; when a pasted log or stack trace finds nothing as a whole, the hits of
-    its message lines (`analysis.message_lines`), as if only those had been pasted."""
-    hits = _search_text(nb, ix, query, filters, limit, threshold, wide, keyword)
+    """The hits of `query` (its first and last QUERY_TEXT_MAX / 2 characters, when it is longer);
+    when a pasted log or stack trace finds nothing as a whole, the hits of its message lines
+    (`analysis.message_lines`, read in the whole text), as if only those had been pasted."""
+    hits = _search_text(nb, ix, _bounded(query), filters, limit, threshold, wide, keyword)
     if hits or not threshold:
         return hits
-    message = message_lines(query)
+    message = _bounded(message_lines(query))
     return _search_text(nb, ix, message, filters, limit, threshold, wide, keyword) if message else []
+
+
+#: A query longer than this many characters (a whole log piped in) is read as its first and last
+#: halves, cut at line ends: at most MAX_QUERY_TERMS ideas decide the answer anyway, and reading
+#: megabytes word by word would take seconds.
+QUERY_TEXT_MAX = 20_000
+
+
+def _bounded(text: str) -> str:
+    """`text`, or its first and last QUERY_TEXT_MAX / 2 characters (whole lines, or whole words)."""
+    if len(text) <= QUERY_TEXT_MAX:
+        return text
+    half = QUERY_TEXT_MAX // 2
+    head, tail = text[:half], text[-half:]
+    # At a line end, else between words (a word cut in two is two words no entry uses), unless
+    # that would drop most of the part (one long line, one long token).
+    for sep in ("\n", " "):
+        cut = head.rfind(sep)
+        if cut >= half // 2:
+            head = head[:cut]
+            break
+    for sep in ("\n", " "):
+        cut = tail.find(sep)
+        if 0 <= cut < half // 2:
+            tail = tail[cut + 1 :]
+            break
+    return f"{head}\n{tail}"
 
 
 def _search_text(

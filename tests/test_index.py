@@ -1048,3 +1048,31 @@ def test_since_separates_old_entries_from_new_ones(nb: Notebook) -> None:
     assert set(ids(search(nb, q, since="5w"))) == {old.id, new.id}
     assert ids(search(nb, q, since="7d")) == [new.id]
     assert set(ids(search(nb, q, since=datetime.now(timezone.utc) - timedelta(days=35)))) == {old.id, new.id}
+
+
+def test_a_query_of_megabytes_is_read_as_its_first_and_last_lines() -> None:
+    from errnote.index import QUERY_TEXT_MAX, _bounded
+
+    short = "error: one\nerror: two"
+    assert _bounded(short) == short
+    lines = [f"line {i:06d} of a long build log" for i in range(100_000)]
+    kept = _bounded("\n".join(lines)).splitlines()
+    assert sum(len(line) + 1 for line in kept) <= QUERY_TEXT_MAX + 1
+    assert kept[0] == lines[0] and kept[-1] == lines[-1]
+    assert set(kept) <= set(lines)  # whole lines only
+    one_line = "x" * (3 * QUERY_TEXT_MAX)
+    assert len(_bounded(one_line)) == QUERY_TEXT_MAX + 1
+    ends_in_newline = "words " * QUERY_TEXT_MAX + "\n"  # one long line, then a newline
+    assert len(_bounded(ends_in_newline)) > QUERY_TEXT_MAX * 0.9
+    assert set(_bounded(ends_in_newline).split()) == {"words"}  # cut between words, not in one
+
+
+def test_a_log_of_megabytes_still_finds_the_entry_of_its_last_line(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """Reading a whole log word by word would take seconds: the search reads its ends, and the
+    message lines of all of it, so the error at the end of a long build log is found."""
+    noise = "\n".join(f"[{i:06d}] compiled module_{i} in {i % 90} ms" for i in range(60_000))
+    log = noise + "\nnpm error: this monorepo uses pnpm workspaces, npm install is not supported"
+    assert len(log) > 2_000_000
+    assert ids(search(nb, log))[:1] == [filled["pnpm"]]
