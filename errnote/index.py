@@ -946,24 +946,27 @@ def _evidence(
     return ev, list(dict.fromkeys(t for _i, t in sorted(shown, key=lambda x: -x[0])))
 
 
-def _run_search(
-    nb: Notebook,
-    ix: Any,
-    query: str,
-    filters: Filters,
-    limit: int,
-    threshold: bool,
-    wide: bool = False,
-    keyword: bool = True,
-) -> list[SearchHit]:
+@dataclass(frozen=True)
+class _Request:
+    """How a query is searched: which entries may answer, how many hits, and the search's switches
+    (see `search`)."""
+
+    filters: Filters
+    limit: int
+    threshold: bool
+    wide: bool = False
+    keyword: bool = True
+
+
+def _run_search(nb: Notebook, ix: Any, query: str, request: _Request) -> list[SearchHit]:
     """The hits of `query` (its first and last QUERY_TEXT_MAX / 2 characters, when it is longer);
     when a pasted log or stack trace finds nothing as a whole, the hits of its message lines
     (`analysis.message_lines`, read in the whole text), as if only those had been pasted."""
-    hits = _search_text(nb, ix, _bounded(query), filters, limit, threshold, wide, keyword)
-    if hits or not threshold:
+    hits = _search_text(nb, ix, _bounded(query), request)
+    if hits or not request.threshold:
         return hits
     message = _bounded(message_lines(query))
-    return _search_text(nb, ix, message, filters, limit, threshold, wide, keyword) if message else []
+    return _search_text(nb, ix, message, request) if message else []
 
 
 #: A query longer than this many characters (a whole log piped in) is read as its first and last
@@ -993,18 +996,9 @@ def _bounded(text: str) -> str:
     return f"{head}\n{tail}"
 
 
-def _search_text(
-    nb: Notebook,
-    ix: Any,
-    query: str,
-    filters: Filters,
-    limit: int,
-    threshold: bool,
-    wide: bool = False,
-    keyword: bool = True,
-) -> list[SearchHit]:
+def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[SearchHit]:
     concepts = _query_terms(query, nb.store.cache_dir)
-    literal = _keyword(query, concepts) if keyword else ""  # the word of a one-word query
+    literal = _keyword(query, concepts) if request.keyword else ""  # the word of a one-word query
     if not concepts:
         return []
     runs = cjk_runs(query)
@@ -1017,14 +1011,14 @@ def _search_text(
         # English: they fill the rarest few ideas, and an English entry that matches such a query
         # through translations ("index" for 索引) never gets to compete. Every idea selects then,
         # where that is cheap.
-        wide = wide or (bool(runs) and searcher.doc_count() <= WIDE_MAX)
-        for hit in _candidates(searcher, plan, filters, limit, wide):
+        wide = request.wide or (bool(runs) and searcher.doc_count() <= WIDE_MAX)
+        for hit in _candidates(searcher, plan, request.filters, request.limit, wide):
             meta = json.loads(hit["meta"])
             if meta["status"] == Status.ACTIVE.value and _replaced(searcher, meta["id"]):
                 # Superseded by an active entry, though its own file still says active (a write
                 # cut short, a merge resolved by hand): as `inject` does, treat it as superseded.
                 meta["status"] = Status.SUPERSEDED.value
-            if not filters.allows(meta):
+            if not request.filters.allows(meta):
                 continue
             if searcher.doc_frequency("id", meta["id"]) > 1 and not _first_of_id(
                 searcher, meta["id"], hit["path"]
@@ -1046,12 +1040,12 @@ def _search_text(
             )
             found = _hit(nb, hit["path"], meta, total, created, terms_shown)
             hits.append(replace(found, evidence=ev))
-    hits = thresholded(hits) if threshold else sorted(hits, key=lambda h: (-h.score, h.id))
+    hits = thresholded(hits) if request.threshold else sorted(hits, key=lambda h: (-h.score, h.id))
     # Two files with one id (a copy, a bad merge) are one entry to the reader: keep the better hit.
     unique: dict[str, SearchHit] = {}
     for hit in hits:
         unique.setdefault(hit.id, hit)
-    return list(unique.values())[:limit]
+    return list(unique.values())[: request.limit]
 
 
 def _paths_of_id(searcher: Any, eid: str) -> list[str]:
@@ -1255,11 +1249,11 @@ def search_with_report(
     """Like `search`, and also says what the sync did (notices, broken files)."""
     index = Index(nb)
     rep = report if report is not None else index.sync()
-    chosen = filters or Filters()
+    request = _Request(filters or Filters(), max(limit, 0), threshold, wide, keyword)
     ix = index.open(rep)
     try:
         try:
-            hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold, wide, keyword)
+            hits = _run_search(nb, ix, query, request)
         except Exception as exc:
             # Whoosh opens segments lazily: a truncated or missing segment shows only now. Rebuild
             # (or search the files) and answer; a second failure is a real bug and is raised.
@@ -1267,7 +1261,7 @@ def search_with_report(
                 raise  # already the in-memory index, or not the index's fault
             ix.close()
             ix = index.recover(rep)
-            hits = _run_search(nb, ix, query, chosen, max(limit, 0), threshold, wide, keyword)
+            hits = _run_search(nb, ix, query, request)
     finally:
         ix.close()
     return SearchResult(hits, rep)
