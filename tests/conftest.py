@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +25,23 @@ def git(cwd: Path, *args: str) -> str:
     }
     done = subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True)
     return done.stdout.strip()
+
+
+def assert_linear(run: Callable[[int], object], n: int) -> None:
+    """`run` grows linearly with its size: `run(4 * n)` takes less than 8 times `run(n)` (4 times
+    for a linear cost, 16 for a quadratic one). A ratio, not a time limit, so that the check means
+    the same on a fast machine and a slow, busy one (speed itself is measured in bench/)."""
+
+    def best(size: int) -> float:
+        times = []
+        for _ in range(3):  # the best of three: a busy machine slows one run, rarely all
+            start = time.perf_counter()
+            run(size)
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    small, big = best(n), best(4 * n)
+    assert big < 8 * small + 0.02, f"{n} took {small:.3f} s, {4 * n} took {big:.3f} s"
 
 
 def settle(nb: Notebook) -> None:
