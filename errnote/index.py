@@ -962,10 +962,10 @@ def _run_search(nb: Notebook, ix: Any, query: str, request: _Request) -> list[Se
     """The hits of `query` (its first and last QUERY_TEXT_MAX / 2 characters, when it is longer);
     when a pasted log or stack trace finds nothing as a whole, the hits of its message lines
     (`analysis.message_lines`, read in the whole text), as if only those had been pasted."""
-    hits = _search_text(nb, ix, _bounded(query), request)
+    hits = _search_text(nb, ix, bounded_query(query), request)
     if hits or not request.threshold:
         return hits
-    message = _bounded(message_lines(query))
+    message = bounded_query(message_lines(query))
     return _search_text(nb, ix, message, request) if message else []
 
 
@@ -975,11 +975,12 @@ def _run_search(nb: Notebook, ix: Any, query: str, request: _Request) -> list[Se
 QUERY_TEXT_MAX = 20_000
 
 
-def _bounded(text: str) -> str:
-    """`text`, or its first and last QUERY_TEXT_MAX / 2 characters (whole lines, or whole words)."""
+def bounded_query(text: str) -> str:
+    """The text a search reads of `text`: all of it, or its first and last QUERY_TEXT_MAX / 2
+    characters (whole lines, or whole words, where it has them)."""
     if len(text) <= QUERY_TEXT_MAX:
         return text
-    half = QUERY_TEXT_MAX // 2
+    half = (QUERY_TEXT_MAX - 1) // 2  # and the line break between the halves
     head, tail = text[:half], text[-half:]
     # At a line end, else between words (a word cut in two is two words no entry uses), unless
     # that would drop most of the part (one long line, one long token).

@@ -1677,6 +1677,10 @@ class _Tables:
     longest: int
 
 
+#: The layout of a table cache file (`pack_tables`): 2 added the SHA-1.
+_FORMAT = 2
+
+
 def pack_tables(tables: _Tables) -> bytes:
     """The bytes of a table cache file: the tables (marshal) and their SHA-1, so that a file changed
     by anything but errnote, whatever it then holds, is rebuilt rather than trusted."""
@@ -1713,7 +1717,9 @@ def _tables(cache_dir: Path | None = None) -> _Tables:
 
     from errnote.analysis import ANALYSIS_VERSION
 
-    source = f"{_GROUPS}{_GLOSSARY}{ANALYSIS_VERSION}{SYNONYM_WEIGHT}{TRANSLATION_WEIGHT}"
+    # The file format is part of the name: two errnote versions sharing a cache (a hook's and a
+    # venv's) keep a file each rather than rewriting each other's on every run.
+    source = f"{_FORMAT}{_GROUPS}{_GLOSSARY}{ANALYSIS_VERSION}{SYNONYM_WEIGHT}{TRANSLATION_WEIGHT}"
     path = cache_dir / f"thesaurus-{hashlib.sha1(source.encode()).hexdigest()[:16]}.marshal"
     try:
         loaded = unpack_tables(path.read_bytes())

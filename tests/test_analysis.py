@@ -7,6 +7,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from errnote.analysis import analyze, is_cjk, normalise, stem
 from errnote.thesaurus import TRANSLATION_WEIGHT, expand
 
@@ -159,6 +161,22 @@ def test_thesaurus_tables_are_cached_between_processes(tmp_path: Path) -> None:
         thesaurus._tables.cache_clear()
         assert thesaurus.expand("try again on the laptop", tmp_path) == plain
         assert thesaurus.unpack_tables(cached.read_bytes()) is not None  # rewritten by errnote
+
+
+def test_each_table_file_format_has_a_file_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two errnote versions sharing a cache (a hook's and a venv's) must not rewrite each other's
+    tables on every run: the file format is part of the file's name."""
+    from errnote import thesaurus
+
+    thesaurus._tables.cache_clear()
+    thesaurus.expand("try again", tmp_path)
+    monkeypatch.setattr(thesaurus, "_FORMAT", thesaurus._FORMAT + 1)
+    thesaurus._tables.cache_clear()
+    thesaurus.expand("try again", tmp_path)
+    thesaurus._tables.cache_clear()
+    assert len(list(tmp_path.glob("thesaurus-*.marshal"))) == 2
 
 
 def test_tables_of_another_version_unused_for_a_day_are_removed(tmp_path: Path) -> None:

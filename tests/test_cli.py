@@ -596,6 +596,13 @@ def test_search_reads_compiler_flags_as_query_words(runner: CliRunner, in_repo: 
         assert [h["id"] for h in json.loads(out)][:1] == [want["id"]], args
     code, out, err = run(runner, "search", "gcc", "-n", "1", "-t", "nope", "--json")
     assert code == 0 and json.loads(out) == [], err  # the one-letter options are still options
+    for args in (["gcc", "-lpthread", "-t"], ["-lpthread", "-n"]):  # an option left without its value
+        code, _, err = run(runner, "search", *args)
+        assert code == 2 and "requires an argument" in err, (args, err)
+    code, out, err = run(runner, "search", "go", "test", "-tags", "integration", "--json")
+    assert code == 0 and json.loads(out) == [] and "-tags is read as -t ags" in err, err
+    code, out, err = run(runner, "search", "-n1", "gcc", "-lpthread", "--json")
+    assert [h["id"] for h in json.loads(out)] == [pthread["id"]] and "warning" not in err, err
 
 
 def test_notebook_after_search_is_a_usage_error(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
@@ -603,6 +610,8 @@ def test_notebook_after_search_is_a_usage_error(runner: CliRunner, in_repo: Path
     for args in (["search", "postgres", "--notebook", "/tmp"], ["search", "postgres", "--notebook=/tmp"]):
         code, _, err = run(runner, *args)
         assert code == 2 and "--notebook goes before the command" in err, args
+    code, out, err = run(runner, "search", "--json", "--", "how", "to", "use", "--notebook")
+    assert code == 0 and json.loads(out) == [], err  # after `--`, it is query text
 
 
 def test_dashed_text_of_other_commands_is_left_alone(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
@@ -1102,3 +1111,6 @@ def test_the_search_table_analyses_a_long_query_once(
     code, out, err = run(runner, "search", query, "--json")
     assert len(json.loads(out)) == 3
     assert search_calls - (len(calls) - search_calls) == 1  # the table: one more, not two per hit
+    from errnote.index import QUERY_TEXT_MAX
+
+    assert len(query) > QUERY_TEXT_MAX and max(calls) <= QUERY_TEXT_MAX  # what the search read, no more

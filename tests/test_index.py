@@ -1051,20 +1051,23 @@ def test_since_separates_old_entries_from_new_ones(nb: Notebook) -> None:
 
 
 def test_a_query_of_megabytes_is_read_as_its_first_and_last_lines() -> None:
-    from errnote.index import QUERY_TEXT_MAX, _bounded
+    from errnote.index import QUERY_TEXT_MAX, bounded_query
 
     short = "error: one\nerror: two"
-    assert _bounded(short) == short
+    assert bounded_query(short) == short
     lines = [f"line {i:06d} of a long build log" for i in range(100_000)]
-    kept = _bounded("\n".join(lines)).splitlines()
+    kept = bounded_query("\n".join(lines)).splitlines()
     assert sum(len(line) + 1 for line in kept) <= QUERY_TEXT_MAX + 1
+    assert len("\n".join(kept)) <= QUERY_TEXT_MAX
     assert kept[0] == lines[0] and kept[-1] == lines[-1]
     assert set(kept) <= set(lines)  # whole lines only
-    one_line = "x" * (3 * QUERY_TEXT_MAX)
-    assert len(_bounded(one_line)) == QUERY_TEXT_MAX + 1
+    for size in (QUERY_TEXT_MAX + 1, 3 * QUERY_TEXT_MAX):  # one token: no line or word to cut at
+        assert len(bounded_query("x" * size)) <= QUERY_TEXT_MAX
+    once = bounded_query("\n".join(lines))
+    assert bounded_query(once) == once
     ends_in_newline = "words " * QUERY_TEXT_MAX + "\n"  # one long line, then a newline
-    assert len(_bounded(ends_in_newline)) > QUERY_TEXT_MAX * 0.9
-    assert set(_bounded(ends_in_newline).split()) == {"words"}  # cut between words, not in one
+    assert len(bounded_query(ends_in_newline)) > QUERY_TEXT_MAX * 0.9
+    assert set(bounded_query(ends_in_newline).split()) == {"words"}  # cut between words, not in one
 
 
 def test_a_log_of_megabytes_still_finds_the_entry_of_its_last_line(

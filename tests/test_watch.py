@@ -237,4 +237,5 @@ def test_without_inotify_every_sync_scans(
     nb.add("lesson", "Pin the toolchain in rust-toolchain.toml")
     for _ in range(4):
         ids(nb, "toolchain", counted)
-    assert counted == [True] * 4 and not any(watch._WATCHES.values())
+    # No watch on this notebook (another test's background sync may hold one on its own).
+    assert counted == [True] * 4 and watch._WATCHES.get(str(nb.store.entries_dir)) is None

@@ -76,6 +76,14 @@ def _dash_query_last(args: list[str]) -> list[str]:
     if at >= len(args) or args[at] != "search":
         return args
     end = args.index("--", at) if "--" in args[at:] else len(args)
+    if any(a == "--notebook" or a.startswith("--notebook=") for a in args[at + 1 : end]):
+        from typer._click.exceptions import NoSuchOption
+
+        raise NoSuchOption("--notebook")  # reported as: --notebook goes before the command
+    for word in args[at + 1 : end]:
+        glued = len(word) > 2 and word[0] == "-" and word[1] in _SEARCH_SHORT and " " not in word
+        if glued and not (word[1] == "n" and word[2:].isdigit()):
+            warn(f"{word} is read as -{word[1]} {word[2:]}: query text that starts so goes after '--'")
     dashed = [
         i
         for i in range(at + 1, end)
@@ -85,9 +93,9 @@ def _dash_query_last(args: list[str]) -> list[str]:
         and (any(c.isspace() for c in args[i]) or args[i][1] not in _SEARCH_SHORT)
         and args[i - 1] not in _SEARCH_VALUED
     ]
-    if not dashed:
-        return args
     rest = [a for i, a in enumerate(args[:end]) if i not in set(dashed)]
+    if not dashed or rest[-1] in _SEARCH_VALUED:  # `-t` left without its value: click says so
+        return args
     return [*rest, "--", *[args[i] for i in dashed], *args[end + 1 :]]
 
 
@@ -1084,12 +1092,10 @@ def search(
     threshold; then its near neighbours (sharing less of the query, or scoring above every hit
     that clears it) follow it, marked (near) ("near": true in --json).
     """
-    from errnote.index import search_with_report
+    from errnote.index import bounded_query, search_with_report
 
     nb = notebook_of(ctx)
     filters = _filters(nb, type, tag, tool, scope, path, since, min_confidence, status, all_, limit)
-    if any(w == "--notebook" or w.startswith("--notebook=") for w in query):
-        raise UsageError("--notebook goes before the command: errnote --notebook PATH COMMAND ...")
     _warn_near_options(ctx, query)
     text = " ".join(query)
     if query == ["-"]:
@@ -1111,7 +1117,7 @@ def search(
         return
     from errnote.cli.output import hit_table
 
-    hit_table(result.hits, text)
+    hit_table(result.hits, bounded_query(text))  # the text the search read (a log can be megabytes)
 
 
 @app.command("merge-entry", short_help="Git merge driver for entry files (set up by init).")
