@@ -601,6 +601,8 @@ def test_search_reads_compiler_flags_as_query_words(runner: CliRunner, in_repo: 
         assert code == 2 and "requires an argument" in err, (args, err)
     code, out, err = run(runner, "search", "go", "test", "-tags", "integration", "--json")
     assert code == 0 and json.loads(out) == [] and "-tags is read as -t ags" in err, err
+    code, out, err = run(runner, "search", "gcc", "--tag", "-tabs", "--json")
+    assert code == 0 and json.loads(out) == [] and "warning" not in err, err  # a value, not glued
     code, out, err = run(runner, "search", "-n1", "gcc", "-lpthread", "--json")
     assert [h["id"] for h in json.loads(out)] == [pthread["id"]] and "warning" not in err, err
 

@@ -80,9 +80,10 @@ def _dash_query_last(args: list[str]) -> list[str]:
         from typer._click.exceptions import NoSuchOption
 
         raise NoSuchOption("--notebook")  # reported as: --notebook goes before the command
-    for word in args[at + 1 : end]:
+    for i in range(at + 1, end):
+        word = args[i]
         glued = len(word) > 2 and word[0] == "-" and word[1] in _SEARCH_SHORT and " " not in word
-        if glued and not (word[1] == "n" and word[2:].isdigit()):
+        if glued and args[i - 1] not in _SEARCH_VALUED and not (word[1] == "n" and word[2:].isdigit()):
             warn(f"{word} is read as -{word[1]} {word[2:]}: query text that starts so goes after '--'")
     dashed = [
         i
