@@ -80,8 +80,9 @@ def parse_statuses(statuses: Sequence[str], include_all: bool = False) -> frozen
     return frozenset(s.value for s in Status) if include_all or every else named
 
 
-def _values(name: str, given: str | Sequence[str]) -> list[str]:
-    """One value or several, none of them blank (an empty tag or path is a mistake, not "any")."""
+def filter_values(name: str, given: str | Sequence[str]) -> list[str]:
+    """One value or several of the filter `name`, none of them blank (an empty tag or path is a
+    mistake, not "any")."""
     values = [given] if isinstance(given, str) else list(given)
     if any(not v.strip() for v in values):
         raise UsageError(f"--{name} was given an empty value", f"give a {name}, or leave the option out")
@@ -102,10 +103,9 @@ def make_filters(
 ) -> Filters:
     """Validated filters from user-level values (type names, `7d`, `all` ...). `types`, `tags`, `tool`
     and `path` take one value or several (any of the types, tools and paths; all of the tags)."""
-    type_names, tag_names = _values("type", types), _values("tag", tags)
-    tools, paths = _values("tool", tool), _values("path", path)
-    if scope and not scope.strip():
-        raise UsageError("--scope was given an empty value", "give a scope, or leave the option out")
+    type_names, tag_names = filter_values("type", types), filter_values("tag", tags)
+    tools, paths = filter_values("tool", tool), filter_values("path", path)
+    filter_values("scope", [scope] if scope else [])
     if not 0.0 <= min_confidence <= 1.0:  # also NaN
         raise UsageError(f"--min-confidence must be between 0 and 1, not {min_confidence}")
     status_set = parse_statuses([status] if isinstance(status, str) else status, include_all)

@@ -284,20 +284,17 @@ def _filters(
     limit: int | None,
 ) -> Any:
     """The filters of `search` and `list`, each bad value reported under its own option."""
-    from errnote.filters import make_filters, parse_statuses
+    from errnote.filters import filter_values, make_filters, parse_statuses
     from errnote.model import parse_since
     from errnote.notebook import repo_paths
 
     if not 0.0 <= min_confidence <= 1.0:
         raise UsageError("--min-confidence must be between 0 and 1")
-    if scope is not None and not scope.strip():
-        raise UsageError("--scope was given an empty value", "give a scope, or leave the option out")
+    filter_values("scope", [] if scope is None else [scope])
     if limit is not None and limit < 0:
         raise UsageError(f"--limit must be 0 or more, not {limit}")
     with _option("--type"):
-        for t in types or []:
-            if not t.strip():
-                raise UsageError("--type was given an empty value", "give a type, or leave the option out")
+        for t in filter_values("type", types or []):
             EntryType.parse(t)
     if include_all and status:
         raise UsageError("--all and --status disagree", "--all shows every status; give only one of them")
@@ -308,9 +305,7 @@ def _filters(
         when = parse_since(since) if since else None
     # A path as the user sees it (from here, or absolute), as the scopes see it: from the repository top.
     where: list[str] = []
-    for path in paths or []:
-        if not path.strip():
-            raise UsageError("--path was given an empty value", "give a path, or leave the option out")
+    for path in filter_values("path", paths or []):
         seen = repo_paths([path], nb.repo_root)
         if not seen:
             raise UsageError(f"--path {path} is outside the repository {nb.repo_root}: no scope covers it")

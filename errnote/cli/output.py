@@ -102,7 +102,7 @@ def _highlight(text: str, wanted: set[str]) -> str:
     marked = [False] * len(text)
     for m in re.finditer(r"\w+(?:[-.:/']\w+)*", text):
         # A word of mixed scripts (数据库backup失败): each CJK run by its pairs, the rest by its terms.
-        for offset, word in _script_runs(m.group()):
+        for _cjk, offset, word in _runs(m.group(), [is_cjk(c) for c in m.group()]):
             start = m.start() + offset
             if is_cjk(word[0]):
                 for i in range(len(word) - 1):
@@ -111,32 +111,21 @@ def _highlight(text: str, wanted: set[str]) -> str:
             elif wanted.intersection(analyze(word)):
                 marked[start : start + len(word)] = [True] * len(word)
     out: list[str] = []
-    for bold, run in _runs(text, marked):
+    for bold, _offset, run in _runs(text, marked):
         out.append(f"[bold yellow]{escape(run)}[/]" if bold else escape(run))
     return "".join(out)
 
 
-def _script_runs(word: str) -> list[tuple[int, str]]:
-    """`word` cut where it changes between CJK and other characters: (offset, run) pairs."""
-    from errnote.analysis import is_cjk
+def _runs(text: str, keys: list[bool]) -> list[tuple[bool, int, str]]:
+    """`text` cut where `keys` (one a character) changes: (key, offset, run) triples."""
+    import itertools
 
-    runs: list[tuple[int, str]] = []
-    start = 0
-    for i in range(1, len(word) + 1):
-        if i == len(word) or is_cjk(word[i]) != is_cjk(word[start]):
-            runs.append((start, word[start:i]))
-            start = i
-    return runs
-
-
-def _runs(text: str, marked: list[bool]) -> list[tuple[bool, str]]:
-    """`text` cut where `marked` changes."""
-    runs: list[tuple[bool, str]] = []
-    start = 0
-    for i in range(1, len(text) + 1):
-        if i == len(text) or marked[i] != marked[start]:
-            runs.append((marked[start], text[start:i]))
-            start = i
+    runs: list[tuple[bool, int, str]] = []
+    offset = 0
+    for key, group in itertools.groupby(zip(keys, text, strict=True), key=lambda pair: pair[0]):
+        run = "".join(c for _k, c in group)
+        runs.append((key, offset, run))
+        offset += len(run)
     return runs
 
 
