@@ -268,6 +268,24 @@ def message_lines(text: str) -> str:
     return "" if kept == "\n".join(s.strip() for s in lines) else kept
 
 
+# What marks a line as a program's output, not a sentence someone wrote.
+_OUTPUT = re.compile(
+    r"^\s*(?:\$|>>>|PS>|#)\s"  # a shell or REPL prompt
+    r"|^\s*[\w./@~+-]+(?::\d+)*:\s"  # a program, file or severity prefix: `go: `, `Makefile:41: `, `Error: `
+    r"|\w(?:Error|Exception|Warning)\b"  # a class: `ValueError`, `ESLintIgnoreWarning`
+    r"|(?:Error|Exception)\s?[:(]"  # `Template::Error (`, `... Error: ...`
+    r"|^\s*\[[^\]]*\]"  # a bracketed tag: `[ERROR]`, `[Consumer clientId=...]`
+)
+
+
+def in_words(text: str) -> bool:
+    """Is `text` a question or a task in words (one line that does not look like a program's
+    output), not pasted output? In words, a tool the text names is what it is about; in output, the
+    program that printed an error (`kubectl logs`, `sed:`) is often not the one at fault."""
+    lines = canonical(text).strip().splitlines()
+    return len(lines) == 1 and not _OUTPUT.search(lines[0])
+
+
 def canonical(text: str) -> str:
     """`text` with one spelling for each character (NFKC: composed accents, full-width and
     half-width forms folded), as analysis reads it."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errnote import ranking
-from errnote.analysis import ANALYSIS_VERSION, analyze, canonical, cjk_runs, is_cjk, message_lines
+from errnote.analysis import ANALYSIS_VERSION, analyze, canonical, cjk_runs, in_words, is_cjk, message_lines
 from errnote.errors import InvalidEntry, UsageError
 from errnote.filters import Filters, make_filters
 from errnote.model import Entry, Relation, Status
@@ -88,7 +88,8 @@ if TYPE_CHECKING:
     from errnote.notebook import Notebook
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 11  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates
+SCHEMA_VERSION = 12  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
+# 12: tool names
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 LOCK_TIMEOUT = 3.0
 #: A build folder younger than this (seconds) of a live process is a rebuild under way.
@@ -148,6 +149,7 @@ def _schema() -> Any:
         state=ID(),
         tag=KEYWORD(commas=True, lowercase=True),
         supersedes=KEYWORD(commas=True),  # the ids this entry supersedes
+        program=KEYWORD(commas=True),  # the names its tool gives its program (`ranking.tool_names`)
         title=TEXT(analyzer=analyzer, phrase=True),
         keys=TEXT(analyzer=analyzer, phrase=False),  # tags, tool, scope
         error=TEXT(analyzer=analyzer, phrase=True),
@@ -162,6 +164,7 @@ def _document(rel: str, entry: Entry) -> dict[str, Any]:
     keys = " ".join([*entry.tags, entry.tool, *entry.scope.as_strings()])
     text = "\n".join(x for x in (entry.body, entry.reason, entry.fix) if x)
     all_text = "\n".join([entry.title, keys, entry.error, text])
+    tool_names = ranking.tool_names(entry.tool)
     meta = {
         "id": entry.id,
         "type": entry.type.value,
@@ -181,6 +184,7 @@ def _document(rel: str, entry: Entry) -> dict[str, Any]:
         "snippet": (entry.body or entry.error)[:300],
         # What the title alone holds (`ranking.MIN_MATCHED_TITLE`): analysed once, here.
         "title_terms": sorted(set(analyze(entry.title))),
+        "tool_names": tool_names,
     }
     return {
         "path": rel,
@@ -189,6 +193,7 @@ def _document(rel: str, entry: Entry) -> dict[str, Any]:
         "state": entry.status.value,
         "tag": ",".join(entry.tags),
         "supersedes": ",".join(entry.links_to(Relation.SUPERSEDES)),
+        "program": ",".join(tool_names),
         "title": entry.title,
         "keys": keys,
         "error": entry.error,
@@ -911,7 +916,12 @@ def _candidates(searcher: Any, plan: _Plan, filters: Filters, limit: int, wide: 
 
 
 def _evidence(
-    plan: _Plan, found_terms: set[str], bm25: float, literal: str, title_terms: frozenset[str] = frozenset()
+    plan: _Plan,
+    found_terms: set[str],
+    bm25: float,
+    literal: str,
+    title_terms: frozenset[str] = frozenset(),
+    other_tool: bool = False,
 ) -> tuple[ranking.Evidence, list[str]]:
     """What one candidate's match rests on, and the query terms it matched (most informative first)."""
     matched_idf = 0.0
@@ -942,6 +952,7 @@ def _evidence(
         whole_word=bool(literal) and literal in found_terms,
         words=words,
         title_idf=title_idf,
+        other_tool=other_tool,
     )
     return ev, list(dict.fromkeys(t for _i, t in sorted(shown, key=lambda x: -x[0])))
 
@@ -997,6 +1008,19 @@ def bounded_query(text: str) -> str:
     return f"{head}\n{tail}"
 
 
+def _named_tools(searcher: Any, query: str, concepts: list[_Concept]) -> set[str]:
+    """The tools a query in words names (its words that some entry's tool names, `ranking.tool_names`),
+    with their other names from the thesaurus (`postgres`: also `postgresql`): none for pasted
+    output (`analysis.in_words`)."""
+    if not in_words(query):
+        return set()
+    named: set[str] = set()
+    for concept in concepts:
+        if any(searcher.doc_frequency("program", t) for t in concept.literals):
+            named.update(alt[0] for alt in concept.alts if len(alt) == 1)
+    return named
+
+
 def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[SearchHit]:
     concepts = _query_terms(query, nb.store.cache_dir)
     literal = _keyword(query, concepts) if request.keyword else ""  # the word of a one-word query
@@ -1008,6 +1032,7 @@ def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[S
         plan = _plan(searcher, concepts)
         if not plan.ideas:
             return []
+        named = _named_tools(searcher, query, concepts)
         # Text without spaces is read as character pairs, rare in a notebook written mostly in
         # English: they fill the rarest few ideas, and an English entry that matches such a query
         # through translations ("index" for 索引) never gets to compete. Every idea selects then,
@@ -1029,7 +1054,9 @@ def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[S
             if runs and any(run in canonical(meta["title"]) for run in runs):
                 bm25 *= CJK_WHOLE_BONUS  # 内存超时 in the title, not 内存 here and 超时 there
             title_terms = frozenset(meta.get("title_terms") or ())
-            ev, terms_shown = _evidence(plan, set(hit["terms"].split()), bm25, literal, title_terms)
+            found_terms = set(hit["terms"].split())
+            other = ranking.other_tool(named, meta.get("tool_names") or [], found_terms)
+            ev, terms_shown = _evidence(plan, found_terms, bm25, literal, title_terms, other)
             created = datetime.fromtimestamp(meta["created"], timezone.utc)
             confirmed = meta.get("last_confirmed")
             total = ranking.score(

@@ -43,6 +43,12 @@ every idea of a query of two or more ideas (in a small notebook about one topic 
 common, and a full match is still a match); or hold the word of a one-word query
 (`openssl`, `OpenSSL`, `cargo`) that is not a word every text about software uses (strength >=
 MIN_SINGLE, 0).
+An entry recorded for another tool does not clear the threshold for a query in words (one
+line, no word of an error message) that names a tool other entries are recorded for, when the
+entry never mentions that tool (`other_tool`): a Kafka question is not answered by a RabbitMQ
+lesson that shares its words about messages and brokers. It may still be a near neighbour. Pasted
+output is exempt: the program that prints an error (`kubectl logs`, `sed:`) is often not the one
+at fault.
 A query that shares only common words with the notebook returns nothing: an unrelated memory in a
 prompt misleads the model more than no memory. What `inject` and the hooks put into a prompt for
 a query must also match INJECT_MIN_MATCHED (2.2) rare words' worth of it, or HIGH_COVERAGE of it
@@ -197,6 +203,9 @@ class Evidence:
     whole_word: bool = False  # the query is one plain word (`openssl`, `OpenSSL`) that the entry holds
     words: int = 0  # the query's words in the ideas it matches (a phrase such as `docker images` is 2)
     title_idf: float = 0.0  # information of the query's ideas the entry's title holds
+    #: The query, in words, names a tool that entries are recorded for; this entry is recorded for
+    #: another tool and never mentions the one named (see `other_tool`).
+    other_tool: bool = False
 
     @property
     def coverage(self) -> float:
@@ -210,6 +219,8 @@ class Evidence:
 
 def relevant(ev: Evidence) -> bool:
     """The threshold: does this match carry enough of the query to be worth showing?"""
+    if ev.other_tool:
+        return False  # about another tool: at most a near neighbour of an entry that clears
     if ev.strength >= MIN_MATCHED and ev.coverage >= MIN_COVERAGE:
         return True
     if ev.unit > 0 and ev.title_idf / ev.unit >= MIN_MATCHED_TITLE and ev.coverage >= MIN_COVERAGE:
@@ -241,6 +252,23 @@ def near(ev: Evidence) -> bool:
     if relevant(ev) or ev.coverage >= HIGH_COVERAGE:  # most of the query, however common its words
         return True
     return ev.strength >= NEAR_MATCHED and ev.coverage >= NEAR_COVERAGE
+
+
+def tool_names(tool: str) -> list[str]:
+    """The names an entry's `tool` gives its program, as index terms: the first word whole and, for
+    a compound, its first part (`kafka-console-consumer`: also `kafka`; `python -m build`: `python`).
+    Words any text about software uses (`make`, `go`) are not names."""
+    from errnote.analysis import analyze
+
+    words = tool.split()
+    terms = analyze(words[0]) if words else []
+    return [t for t in dict.fromkeys(terms[:2]) if t not in common_words()]
+
+
+def other_tool(named: set[str], entry_tools: list[str], entry_terms: set[str]) -> bool:
+    """An entry recorded for another tool than the one a query in words names: it has a tool, and
+    none of the `named` tools (the query's words that are some entry's tool) is among its terms."""
+    return bool(named) and bool(entry_tools) and not (named & entry_terms)
 
 
 def relevance(ev: Evidence) -> float:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from errnote.analysis import analyze, is_cjk, normalise, stem
+from errnote.analysis import analyze, in_words, is_cjk, normalise, stem
 from errnote.thesaurus import TRANSLATION_WEIGHT, expand
 
 
@@ -320,3 +320,35 @@ def test_full_width_and_half_width_forms_read_as_their_usual_letters() -> None:
     assert [e.alternatives for e in expand("ｔｒｙ ａｇａｉｎ")] == [
         e.alternatives for e in expand("try again")
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Kafka producer with acks=1 lost a batch of messages when the broker failed over",
+        "git checkout on Windows fails with 'Filename too long' inside node_modules",
+        "docker compose: the api container gets connection refused",  # a sentence, not a prefix
+        "Kafka 生产者配置 acks=1，broker 主从切换时丢了一批消息",
+        "  SQS visibility timeout  ",
+    ],
+)
+def test_a_sentence_is_in_words(text: str) -> None:
+    assert in_words(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'sed: 1: "package.json": extra characters at the end of p command',
+        "Makefile:41: *** missing separator.  Stop.",
+        "ValueError: operands could not be broadcast together",
+        "(node:5120) ESLintIgnoreWarning: The .eslintignore file is no longer supported",
+        "ActionView::Template::Error (The asset is not present)",
+        "[ERROR] Failed to execute goal",
+        "$ kubectl logs invoice-renderer",
+        "Kafka producer lost messages\nand the broker failed over",  # two lines: pasted
+        "",
+    ],
+)
+def test_output_is_not_in_words(text: str) -> None:
+    assert not in_words(text)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -1079,3 +1080,84 @@ def test_a_log_of_megabytes_still_finds_the_entry_of_its_last_line(
     log = noise + "\nnpm error: this monorepo uses pnpm workspaces, npm install is not supported"
     assert len(log) > 2_000_000
     assert ids(search(nb, log))[:1] == [filled["pnpm"]]
+
+
+@pytest.fixture
+def brokers(nb: Notebook) -> dict[str, str]:
+    """A RabbitMQ lesson that shares many words with a Kafka question, and a Kafka entry."""
+    made = {
+        "rabbit": nb.add(
+            "tool-quirk",
+            "RabbitMQ consumer without prefetch took every message of the queue",
+            body="The broker pushed all unacknowledged messages to the first consumer; the others sat idle "
+            "and the batch was redelivered after it was killed.",
+            fix="channel.basic_qos(prefetch_count=20) and basic_ack after processing",
+            tool="pika",
+            tags=["rabbitmq", "messaging"],
+        ),
+        "kafka": nb.add(
+            "lesson",
+            "Kafka consumer lag alerts must use the committed offsets of the group",
+            body="Lag from the console consumer counted uncommitted reads.",
+            tool="kafka-consumer-groups",
+            tags=["kafka"],
+        ),
+        "prom": nb.add(
+            "mistake", "Put user_id in a Prometheus label and exploded cardinality", tool="prometheus"
+        ),
+        "pnpm": nb.add("convention", "Use pnpm in this monorepo, never npm install", tool="pnpm"),
+        "redis": nb.add("lesson", "Never run KEYS on production Redis; use SCAN", tool="redis-cli"),
+    }
+    return {k: v.id for k, v in made.items()}
+
+
+KAFKA_QUESTION = "Kafka producer with acks=1 lost a batch of messages when the broker failed over"
+
+
+def test_a_question_naming_one_tool_is_not_answered_by_an_entry_of_another(
+    nb: Notebook, brokers: dict[str, str]
+) -> None:
+    # The RabbitMQ lesson matches the words (batch, broker, ack, messages) well enough to clear the
+    # threshold, but it is recorded for pika and never mentions Kafka.
+    scored = {h.id: h.evidence for h in search(nb, KAFKA_QUESTION, threshold=False)}
+    rabbit = scored[brokers["rabbit"]]
+    assert rabbit is not None and rabbit.other_tool
+    assert ranking.relevant(replace(rabbit, other_tool=False))
+    assert search(nb, KAFKA_QUESTION) == []
+    # Named by its own tool, or by words alone, it is found as before.
+    assert ids(search(nb, KAFKA_QUESTION.replace("Kafka", "pika")))[0] == brokers["rabbit"]
+    assert ids(search(nb, KAFKA_QUESTION.replace("Kafka ", "")))[0] == brokers["rabbit"]
+
+
+def test_pasted_output_naming_a_tool_still_finds_an_entry_of_another(
+    nb: Notebook, brokers: dict[str, str]
+) -> None:
+    # The program that printed an error is often not the one at fault.
+    output = (
+        "$ kafka-console-producer --broker-list b1:9092\n"
+        "broker failed over, a batch of unacknowledged messages lost"
+    )
+    assert ids(search(nb, output))[0] == brokers["rabbit"]
+
+
+def test_an_entry_of_another_tool_that_mentions_the_named_one_clears(
+    nb: Notebook, brokers: dict[str, str]
+) -> None:
+    body = "Unlike Kafka, the broker pushed all unacknowledged messages to the first consumer."
+    nb.update(brokers["rabbit"], body=body + " The batch was redelivered after it was killed.")
+    assert ids(search(nb, KAFKA_QUESTION))[0] == brokers["rabbit"]
+
+
+def test_a_tool_named_by_another_of_its_names_is_mentioned(nb: Notebook) -> None:
+    nb.add("lesson", "Draining a node needs a PodDisruptionBudget", tool="k8s")
+    chart = nb.add(
+        "tool-quirk",
+        "Chart upgrade left pods stuck terminating",
+        body="The Kubernetes pods waited for the full grace period after every upgrade of the chart.",
+        tool="helm",
+    )
+    nb.add("convention", "Use pnpm in this monorepo, never npm install", tool="pnpm")
+    query = "k8s pods stuck terminating after every chart upgrade"
+    evidence = {h.id: h.evidence for h in search(nb, query, threshold=False)}
+    assert evidence[chart.id] is not None and not evidence[chart.id].other_tool  # it says Kubernetes
+    assert ids(search(nb, query))[0] == chart.id

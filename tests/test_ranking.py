@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -436,3 +437,22 @@ def test_a_full_width_query_finds_its_entry(plain: Notebook) -> None:
     }
     assert {h.id for h in plain.search("ｃａｒｇｏ")} == {h.id for h in plain.search("cargo")} == tools
     assert [h.id for h in plain.search("ｂｉｌｌｉｎｇ ｓｉｄｅｃａｒ")][:1] == [entry.id]
+
+
+def test_a_tool_is_named_by_its_first_word_and_the_first_part_of_a_compound() -> None:
+    assert ranking.tool_names("kafka-console-consumer") == ["kafka-console-consumer", "kafka"]
+    assert ranking.tool_names("python -m build") == ["python"]
+    assert ranking.tool_names("Gradle") == ["gradl"]  # an index term, stemmed like the text
+    assert ranking.tool_names("make") == []  # a word every text about software uses names nothing
+    assert ranking.tool_names("") == []
+
+
+def test_an_entry_of_another_tool_does_not_clear_the_threshold_but_may_be_a_neighbour() -> None:
+    assert ranking.other_tool({"kafka"}, ["pika"], {"rabbitmq", "broker", "messag"})
+    assert not ranking.other_tool({"kafka"}, ["pika"], {"pika", "kafka", "broker"})  # it mentions Kafka
+    assert not ranking.other_tool({"kafka"}, [], {"broker"})  # no tool recorded
+    assert not ranking.other_tool(set(), ["pika"], {"broker"})  # the query names no tool
+    strong = _ev(4.0, 0.6)
+    elsewhere = replace(strong, other_tool=True)
+    assert ranking.relevant(strong) and not ranking.relevant(elsewhere)
+    assert not ranking.injectable(elsewhere) and ranking.near(elsewhere)
