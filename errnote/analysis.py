@@ -268,12 +268,18 @@ def message_lines(text: str) -> str:
     return "" if kept == "\n".join(s.strip() for s in lines) else kept
 
 
-# What marks a line as a program's output, not a sentence someone wrote.
+# What marks a line as a program's output, not a sentence someone wrote. Reading a sentence as
+# output costs little (the tool rule of `ranking.other_tool` is then not applied); the reverse
+# can hide an entry that holds the error word for word.
 _OUTPUT = re.compile(
     r"^\s*(?:\$|>>>|PS>|#)\s"  # a shell or REPL prompt
-    r"|^\s*[\w./@~+-]+(?::\d+)*:\s"  # a program, file or severity prefix: `go: `, `Makefile:41: `, `Error: `
+    r"|^\s*[\w./@~+-]+(?::\d+)*:\s"  # a program, file or severity prefix: `go: `, `Makefile:41: `
+    r"|(?i:^\W*(?:err!|(?:error|err|warn(?:ing)?|fatal|panic|failed|failure|exception|traceback)\b))"
+    r"|(?i:^\S+\s+(?:err!|(?:error|warn(?:ing)?|fatal)\b))"  # `npm error ...`, `gyp ERR! ...`
     r"|\w(?:Error|Exception|Warning)\b"  # a class: `ValueError`, `ESLintIgnoreWarning`
-    r"|(?:Error|Exception)\s?[:(]"  # `Template::Error (`, `... Error: ...`
+    r"|(?i:\b(?:error|exception|failed|denied|refused)\s?[\[(:])"  # `Template::Error (`, `exec failed:`
+    r"|(?i:\bpanicked at\b|\bcore dumped\b)"
+    r"|\(\S+:\d+(?::\d+)?\)"  # a frame's location: `(/app/index.js:3:9)`
     r"|^\s*\[[^\]]*\]"  # a bracketed tag: `[ERROR]`, `[Consumer clientId=...]`
 )
 

@@ -967,6 +967,7 @@ class _Request:
     threshold: bool
     wide: bool = False
     keyword: bool = True
+    output: bool = False  # the text is a program's output, never a question in words
 
 
 def _run_search(nb: Notebook, ix: Any, query: str, request: _Request) -> list[SearchHit]:
@@ -977,7 +978,7 @@ def _run_search(nb: Notebook, ix: Any, query: str, request: _Request) -> list[Se
     if hits or not request.threshold:
         return hits
     message = bounded_query(message_lines(query))
-    return _search_text(nb, ix, message, request) if message else []
+    return _search_text(nb, ix, message, replace(request, output=True)) if message else []
 
 
 #: A query longer than this many characters (a whole log piped in) is read as its first and last
@@ -1009,14 +1010,23 @@ def bounded_query(text: str) -> str:
 
 
 def _named_tools(searcher: Any, query: str, concepts: list[_Concept]) -> set[str]:
-    """The tools a query in words names (its words that some entry's tool names, `ranking.tool_names`),
-    with their other names from the thesaurus (`postgres`: also `postgresql`): none for pasted
-    output (`analysis.in_words`)."""
+    """The tools a question in words (`analysis.in_words`) names by a whole word (`node_modules`
+    names no `node`) that some entry's tool names (`ranking.tool_names`), with their other names
+    from the thesaurus (`postgres`: also `postgresql`)."""
     if not in_words(query):
         return set()
+    edited = searcher.reader().has_deletions()
+
+    def a_tool(term: str) -> bool:
+        if not searcher.doc_frequency("program", term):
+            return False
+        # An edited or deleted entry's old tool counts until segments merge: count live postings.
+        return not edited or any(True for _ in searcher.postings("program", term).all_ids())
+
+    words = {terms[0] for token in set(canonical(query).split()) if (terms := analyze(token))}
     named: set[str] = set()
     for concept in concepts:
-        if any(searcher.doc_frequency("program", t) for t in concept.literals):
+        if any(t in words and a_tool(t) for t in concept.literals):
             named.update(alt[0] for alt in concept.alts if len(alt) == 1)
     return named
 
@@ -1032,7 +1042,9 @@ def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[S
         plan = _plan(searcher, concepts)
         if not plan.ideas:
             return []
-        named = _named_tools(searcher, query, concepts)
+        # Filtered by tool, the user has said which tools apply; in output, the tool named is
+        # often not the one at fault.
+        named = set() if request.output or request.filters.tools else _named_tools(searcher, query, concepts)
         # Text without spaces is read as character pairs, rare in a notebook written mostly in
         # English: they fill the rarest few ideas, and an English entry that matches such a query
         # through translations ("index" for 索引) never gets to compete. Every idea selects then,
@@ -1234,6 +1246,7 @@ def search(
     report: SyncReport | None = None,
     wide: bool = False,
     keyword: bool = True,
+    output: bool = False,
     **filter_args: Any,
 ) -> list[SearchHit]:
     """Ranked entries for `query` (any text: never a syntax error), best first.
@@ -1242,6 +1255,9 @@ def search(
     `wide` lets every idea of the query select candidates, not only its most informative ones
     (slower; `inject` uses it to see how close every entry is to a task). `keyword`: a query of one
     plain word returns the entries holding it (`inject` turns that off: a one-word prompt is talk).
+    `output`: the text is a program's output or a command line (the message lines of a paste, a
+    command about to run), so a tool it names is not taken as what it asks about
+    (`ranking.other_tool`), whatever it looks like.
     """
     unknown = sorted(set(filter_args) - _FILTER_ARGS)
     if unknown:
@@ -1253,7 +1269,15 @@ def search(
         raise UsageError(f"limit must be 0 or more, not {limit}")
     chosen = filters or make_filters(**filter_args)
     return search_with_report(
-        nb, query, filters=chosen, limit=limit, threshold=threshold, report=report, wide=wide, keyword=keyword
+        nb,
+        query,
+        filters=chosen,
+        limit=limit,
+        threshold=threshold,
+        report=report,
+        wide=wide,
+        keyword=keyword,
+        output=output,
     ).hits
 
 
@@ -1273,11 +1297,12 @@ def search_with_report(
     report: SyncReport | None = None,
     wide: bool = False,
     keyword: bool = True,
+    output: bool = False,
 ) -> SearchResult:
     """Like `search`, and also says what the sync did (notices, broken files)."""
     index = Index(nb)
     rep = report if report is not None else index.sync()
-    request = _Request(filters or Filters(), max(limit, 0), threshold, wide, keyword)
+    request = _Request(filters or Filters(), max(limit, 0), threshold, wide, keyword, output)
     ix = index.open(rep)
     try:
         try:

@@ -517,9 +517,11 @@ def _query_matches(
     # A one-word prompt ("go", "commit", "yes") is talk, not a keyword: no keyword rule here.
     # Up to WIDE_MAX entries every idea of the query selects candidates, so the closeness that orders
     # the rules covers entries sharing only its lesser words (beyond, that costs a hook too much).
-    def scored(text: str) -> list[SearchHit]:
+    def scored(text: str, output: bool = False) -> list[SearchHit]:
         wide = len(ok) <= WIDE_MAX
-        found = search(nb, text, limit=_CLOSENESS_DEPTH, threshold=False, wide=wide, keyword=False)
+        found = search(
+            nb, text, limit=_CLOSENESS_DEPTH, threshold=False, wide=wide, keyword=False, output=output
+        )
         return [h for h in found if h.confidence >= options.floor]
 
     def answer(hits: list[SearchHit]) -> list[SearchHit]:
@@ -528,13 +530,15 @@ def _query_matches(
         # (or be a near neighbour of one that does).
         return [h for h in thresholded(hits, ranking.injectable) if h.id in ok and not h.outscores]
 
-    hits = scored(options.query)
+    # Told which tools apply (`--tool`, `--command`, a hook's command), as `search --tool` is: the
+    # question's tool names do not also rule entries out (`ranking.other_tool`).
+    hits = scored(options.query, output=bool(options.tools))
     closeness = {h.id: h.score for h in hits if h.evidence is not None and h.evidence.strength >= _CLOSE}
     want = max(options.max_per_section, 1) * 3
     relevant = answer(hits)
     message = "" if relevant else message_lines(options.query)
     if message:  # a pasted log or stack trace: its message lines, as `errnote search` does
-        relevant = answer(scored(message))
+        relevant = answer(scored(message, output=True))
     picked = [Picked(ok[h.id], "query", ("query",), h.score, tuple(h.matched)) for h in relevant[:want]]
     return picked, closeness
 

@@ -43,12 +43,14 @@ every idea of a query of two or more ideas (in a small notebook about one topic 
 common, and a full match is still a match); or hold the word of a one-word query
 (`openssl`, `OpenSSL`, `cargo`) that is not a word every text about software uses (strength >=
 MIN_SINGLE, 0).
-An entry recorded for another tool does not clear the threshold for a query in words (one
-line, no word of an error message) that names a tool other entries are recorded for, when the
-entry never mentions that tool (`other_tool`): a Kafka question is not answered by a RabbitMQ
-lesson that shares its words about messages and brokers. It may still be a near neighbour. Pasted
-output is exempt: the program that prints an error (`kubectl logs`, `sed:`) is often not the one
-at fault.
+An entry recorded for another tool must match at least OTHER_TOOL_COVERAGE (0.5) of a question
+in words (`analysis.in_words`: one line that does not look like a program's output) that names,
+by a whole word, a tool other entries are recorded for, when the entry never mentions that tool
+or another name of it (`other_tool`): a Kafka question is not answered by a RabbitMQ lesson that
+shares a third of its words (messages, brokers), while a pip question still finds the uv entry
+that holds most of it. Below that it may still be a near neighbour. Output is exempt (the
+program that prints an error, `kubectl logs` or `sed:`, is often not the one at fault), and so is
+a search filtered by `--tool`.
 A query that shares only common words with the notebook returns nothing: an unrelated memory in a
 prompt misleads the model more than no memory. What `inject` and the hooks put into a prompt for
 a query must also match INJECT_MIN_MATCHED (2.2) rare words' worth of it, or HIGH_COVERAGE of it
@@ -70,6 +72,7 @@ entry shown by those rules (a `--limit` cuts it first).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -111,6 +114,10 @@ NEAR_MATCHED = 1.0
 NEAR_COVERAGE = 0.1
 #: ... and scoring at least this share of the best hit that clears the threshold.
 NEAR_SCORE_SHARE = 0.2
+
+#: An entry recorded for another tool than the one a question names must match this share of the
+#: question to clear the threshold (see `other_tool`).
+OTHER_TOOL_COVERAGE = 0.5
 
 #: Share of its idf a common word carries: "request", "file", "fail" say little about a situation
 #: however rare they happen to be in a small notebook.
@@ -219,7 +226,7 @@ class Evidence:
 
 def relevant(ev: Evidence) -> bool:
     """The threshold: does this match carry enough of the query to be worth showing?"""
-    if ev.other_tool:
+    if ev.other_tool and ev.coverage < OTHER_TOOL_COVERAGE:
         return False  # about another tool: at most a near neighbour of an entry that clears
     if ev.strength >= MIN_MATCHED and ev.coverage >= MIN_COVERAGE:
         return True
@@ -256,18 +263,25 @@ def near(ev: Evidence) -> bool:
 
 def tool_names(tool: str) -> list[str]:
     """The names an entry's `tool` gives its program, as index terms: the first word whole and, for
-    a compound, its first part (`kafka-console-consumer`: also `kafka`; `python -m build`: `python`).
-    Words any text about software uses (`make`, `go`) are not names."""
-    from errnote.analysis import analyze
+    a compound joined by `-`, `.` or `_`, its first part (`kafka-console-consumer`: also `kafka`;
+    `python -m build`: `python`; `VSCode`: only `vscode`). Words any text about software uses
+    (`make`, `go`) and CJK are not names."""
+    from errnote.analysis import analyze, is_cjk
 
     words = tool.split()
-    terms = analyze(words[0]) if words else []
-    return [t for t in dict.fromkeys(terms[:2]) if t not in common_words()]
+    if not words:
+        return []
+    names = analyze(words[0])[:1]
+    head = re.split(r"[-._]", words[0], maxsplit=1)
+    if len(head) == 2 and head[0]:
+        names += analyze(head[0])[:1]
+    return [t for t in dict.fromkeys(names) if t not in common_words() and not is_cjk(t)]
 
 
 def other_tool(named: set[str], entry_tools: list[str], entry_terms: set[str]) -> bool:
     """An entry recorded for another tool than the one a query in words names: it has a tool, and
-    none of the `named` tools (the query's words that are some entry's tool) is among its terms."""
+    none of the `named` tools (the query's words that are some entry's tool, and their other names)
+    is among its terms."""
     return bool(named) and bool(entry_tools) and not (named & entry_terms)
 
 

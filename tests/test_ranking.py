@@ -442,17 +442,25 @@ def test_a_full_width_query_finds_its_entry(plain: Notebook) -> None:
 def test_a_tool_is_named_by_its_first_word_and_the_first_part_of_a_compound() -> None:
     assert ranking.tool_names("kafka-console-consumer") == ["kafka-console-consumer", "kafka"]
     assert ranking.tool_names("python -m build") == ["python"]
+    assert ranking.tool_names("setuptools_scm") == ["setuptools_scm", "setuptool"]
     assert ranking.tool_names("Gradle") == ["gradl"]  # an index term, stemmed like the text
-    assert ranking.tool_names("make") == []  # a word every text about software uses names nothing
-    assert ranking.tool_names("") == []
+    # Only `-`, `.` and `_` join a compound: not case (`VSCode` is not `vs`), not a slash.
+    assert ranking.tool_names("VSCode") == ["vscode"]
+    assert ranking.tool_names("GitHub Actions") == ["github"]
+    assert ranking.tool_names("net/http") == ["net/http"]
+    # Words every text about software uses, CJK and symbols name nothing.
+    assert ranking.tool_names("make") == []
+    assert ranking.tool_names("数据库") == []
+    assert ranking.tool_names("🐍 python") == []
+    assert ranking.tool_names("") == ranking.tool_names("   ") == []
 
 
-def test_an_entry_of_another_tool_does_not_clear_the_threshold_but_may_be_a_neighbour() -> None:
+def test_an_entry_of_another_tool_must_match_half_the_question_to_clear_it() -> None:
     assert ranking.other_tool({"kafka"}, ["pika"], {"rabbitmq", "broker", "messag"})
     assert not ranking.other_tool({"kafka"}, ["pika"], {"pika", "kafka", "broker"})  # it mentions Kafka
     assert not ranking.other_tool({"kafka"}, [], {"broker"})  # no tool recorded
-    assert not ranking.other_tool(set(), ["pika"], {"broker"})  # the query names no tool
-    strong = _ev(4.0, 0.6)
-    elsewhere = replace(strong, other_tool=True)
-    assert ranking.relevant(strong) and not ranking.relevant(elsewhere)
-    assert not ranking.injectable(elsewhere) and ranking.near(elsewhere)
+    assert not ranking.other_tool(set(), ["pika"], {"broker"})  # the question names no tool
+    third, most = _ev(3.0, 0.4), _ev(3.0, ranking.OTHER_TOOL_COVERAGE)
+    assert ranking.relevant(third) and not ranking.relevant(replace(third, other_tool=True))
+    assert ranking.near(replace(third, other_tool=True))  # still shown beside an entry that clears
+    assert ranking.relevant(replace(most, other_tool=True))
