@@ -952,3 +952,34 @@ def test_a_deeply_nested_config_value_is_an_error_not_a_traceback(fixed: Noteboo
     result = runner.invoke(app, ["--notebook", str(fixed.root), "inject", "--now", NOW_TEXT])
     assert not isinstance(result.exception, RecursionError), repr(result.exception)
     assert result.exit_code == 1 and "config.yaml" in result.stderr and "nested" in result.stderr
+
+
+def test_a_prompt_naming_a_tool_is_answered_by_another_tools_entry_only_when_told_the_tools(
+    nb: Notebook,
+) -> None:
+    """The tool rule of search (`ranking.other_tool`) holds for a prompt; a command about to run (the
+    tools are then given, as `--command` and the pre-tool-use hook give them) is not a question."""
+    from errnote.inject import Options, select
+
+    rabbit = nb.add(
+        "tool-quirk",
+        "RabbitMQ consumer without prefetch took every message of the queue",
+        body="The broker pushed all unacknowledged messages to the first consumer; the others sat idle "
+        "and the batch was redelivered after it was killed.",
+        tool="pika",
+    )
+    nb.add("lesson", "Kafka consumer lag alerts must use the committed offsets", tool="kafka-consumer-groups")
+    nb.add("convention", "Use pnpm in this monorepo, never npm install", tool="pnpm")
+    nb.add("lesson", "Never run KEYS on production Redis; use SCAN", tool="redis-cli")
+    prompt = (
+        "Kafka producer with acks=1 lost a batch of unacknowledged messages when the broker failed over "
+        "during the nightly deploy"
+    )
+    asked = select(nb, Options(query=prompt, always=False, recent=False)).section("query")
+    told = select(nb, Options(query=prompt, tools=("pika",), always=False, recent=False)).section("query")
+    plain = select(nb, Options(query=prompt.replace("Kafka ", ""), always=False, recent=False)).section(
+        "query"
+    )
+    assert rabbit.id not in [p.entry.id for p in asked]
+    assert rabbit.id in [p.entry.id for p in told]
+    assert rabbit.id in [p.entry.id for p in plain]  # the same words, no tool named: it applies
