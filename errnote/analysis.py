@@ -279,7 +279,7 @@ _OUTPUT = re.compile(
     r"|\w(?:Error|Exception|Warning)\b"  # a class: `ValueError`, `ESLintIgnoreWarning`
     r"|(?i:\b(?:error|exception|failed|denied|refused)\s?[\[(:])"  # `Template::Error (`, `exec failed:`
     r"|(?i:\bpanicked at\b|\bcore dumped\b)"
-    r"|\(\S+:\d+(?::\d+)?\)"  # a frame's location: `(/app/index.js:3:9)`
+    r"|\([^\s()]+:\d+(?::\d+)?\)"  # a frame's location: `(/app/index.js:3:9)`
     r"|^\s*\[[^\]]*\]"  # a bracketed tag: `[ERROR]`, `[Consumer clientId=...]`
 )
 

@@ -184,6 +184,7 @@ def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
         "always": False,
         "recent": False,
         "query": hook.command,
+        "query_is_command": True,
         "tools": tuple(dict.fromkeys(t for t in tools if t)),
         "paths": paths,
     }

@@ -88,8 +88,8 @@ if TYPE_CHECKING:
     from errnote.notebook import Notebook
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 12  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
-# 12: tool names
+SCHEMA_VERSION = 13  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
+# 12: tool names; 13: error terms
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 LOCK_TIMEOUT = 3.0
 #: A build folder younger than this (seconds) of a live process is a rebuild under way.
@@ -157,6 +157,7 @@ def _schema() -> Any:
         all=TEXT(analyzer=analyzer, phrase=True),  # everything: term statistics for coverage
         meta=STORED(),
         terms=STORED(),  # the entry's distinct terms: which of a query's ideas it holds, without postings
+        error_terms=STORED(),  # those of its error text (`ranking.quotes_error`)
     )
 
 
@@ -201,6 +202,7 @@ def _document(rel: str, entry: Entry) -> dict[str, Any]:
         "all": all_text,
         "meta": json.dumps(meta, ensure_ascii=False),
         "terms": " ".join(sorted(set(analyze(all_text)))),
+        "error_terms": " ".join(sorted(set(analyze(entry.error)))),
     }
 
 
@@ -968,6 +970,7 @@ class _Request:
     wide: bool = False
     keyword: bool = True
     output: bool = False  # the text is a program's output, never a question in words
+    tools_in_use: frozenset[str] = frozenset()  # `ranking.tool_names` of the tools in use now
 
 
 def _run_search(nb: Notebook, ix: Any, query: str, request: _Request) -> list[SearchHit]:
@@ -1010,24 +1013,23 @@ def bounded_query(text: str) -> str:
 
 
 def _named_tools(searcher: Any, query: str, concepts: list[_Concept]) -> set[str]:
-    """The tools a question in words (`analysis.in_words`) names by a whole word (`node_modules`
-    names no `node`) that some entry's tool names (`ranking.tool_names`), with their other names
-    from the thesaurus (`postgres`: also `postgresql`)."""
+    """The tools a question in words (`analysis.in_words`) names by a word as written
+    (`ranking.tool_words`: `pods` names no `pod`) that is some entry's tool (`ranking.tool_names`),
+    as index terms with their other names from the thesaurus (`postgres`: also `postgresql`)."""
     if not in_words(query):
         return set()
-    edited = searcher.reader().has_deletions()
-
-    def a_tool(term: str) -> bool:
-        if not searcher.doc_frequency("program", term):
-            return False
-        # An edited or deleted entry's old tool counts until segments merge: count live postings.
-        return not edited or any(True for _ in searcher.postings("program", term).all_ids())
-
-    words = {terms[0] for token in set(canonical(query).split()) if (terms := analyze(token))}
+    said = set(ranking.tool_words(canonical(query))) & set(searcher.reader().field_terms("program"))
+    if searcher.reader().has_deletions():
+        # An edited or deleted entry's old tool stays in the lexicon until segments merge.
+        said = {w for w in said if any(True for _ in searcher.postings("program", w).all_ids())}
     named: set[str] = set()
-    for concept in concepts:
-        if any(t in words and a_tool(t) for t in concept.literals):
-            named.update(alt[0] for alt in concept.alts if len(alt) == 1)
+    for word in said:
+        term = next(iter(analyze(word)), "")
+        named.add(term)
+        for concept in concepts:
+            if term in concept.literals:
+                named.update(alt[0] for alt in concept.alts if len(alt) == 1)
+    named.discard("")
     return named
 
 
@@ -1045,6 +1047,7 @@ def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[S
         # Filtered by tool, the user has said which tools apply; in output, the tool named is
         # often not the one at fault.
         named = set() if request.output or request.filters.tools else _named_tools(searcher, query, concepts)
+        said = {t for concept in concepts for t in concept.literals} if named else set()
         # Text without spaces is read as character pairs, rare in a notebook written mostly in
         # English: they fill the rarest few ideas, and an English entry that matches such a query
         # through translations ("index" for 索引) never gets to compete. Every idea selects then,
@@ -1067,7 +1070,12 @@ def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[S
                 bm25 *= CJK_WHOLE_BONUS  # 内存超时 in the title, not 内存 here and 超时 there
             title_terms = frozenset(meta.get("title_terms") or ())
             found_terms = set(hit["terms"].split())
-            other = ranking.other_tool(named, meta.get("tool_names") or [], found_terms)
+            tools = meta.get("tool_names") or []
+            other = ranking.other_tool(named, tools, found_terms)
+            if other and request.tools_in_use.intersection(tools):
+                other = False  # one of the tools in use now
+            if other and ranking.quotes_error(said, set((hit.get("error_terms") or "").split())):
+                other = False  # the question quotes its error: the tool it names printed it
             ev, terms_shown = _evidence(plan, found_terms, bm25, literal, title_terms, other)
             created = datetime.fromtimestamp(meta["created"], timezone.utc)
             confirmed = meta.get("last_confirmed")
@@ -1247,6 +1255,7 @@ def search(
     wide: bool = False,
     keyword: bool = True,
     output: bool = False,
+    tools_in_use: Sequence[str] = (),
     **filter_args: Any,
 ) -> list[SearchHit]:
     """Ranked entries for `query` (any text: never a syntax error), best first.
@@ -1257,7 +1266,9 @@ def search(
     plain word returns the entries holding it (`inject` turns that off: a one-word prompt is talk).
     `output`: the text is a program's output or a command line (the message lines of a paste, a
     command about to run), so a tool it names is not taken as what it asks about
-    (`ranking.other_tool`), whatever it looks like.
+    (`ranking.other_tool`), whatever it looks like. `tools_in_use`: the tools of the moment (a
+    command's programs, `inject --tool`): an entry recorded for one of them is not ruled out by
+    the tool a question names.
     """
     unknown = sorted(set(filter_args) - _FILTER_ARGS)
     if unknown:
@@ -1278,6 +1289,7 @@ def search(
         wide=wide,
         keyword=keyword,
         output=output,
+        tools_in_use=tools_in_use,
     ).hits
 
 
@@ -1298,11 +1310,13 @@ def search_with_report(
     wide: bool = False,
     keyword: bool = True,
     output: bool = False,
+    tools_in_use: Sequence[str] = (),
 ) -> SearchResult:
     """Like `search`, and also says what the sync did (notices, broken files)."""
     index = Index(nb)
     rep = report if report is not None else index.sync()
-    request = _Request(filters or Filters(), max(limit, 0), threshold, wide, keyword, output)
+    in_use = frozenset(n for tool in tools_in_use for n in ranking.tool_names(tool))
+    request = _Request(filters or Filters(), max(limit, 0), threshold, wide, keyword, output, in_use)
     ix = index.open(rep)
     try:
         try:

@@ -134,6 +134,7 @@ class Options:
     """What to select: the situation (query, paths, tools) and the limits."""
 
     query: str = ""
+    query_is_command: bool = False  # the query is a command about to run (a hook's), not a question
     paths: tuple[str, ...] = ()
     tools: tuple[str, ...] = ()
     floor: float = 0.5
@@ -517,10 +518,17 @@ def _query_matches(
     # A one-word prompt ("go", "commit", "yes") is talk, not a keyword: no keyword rule here.
     # Up to WIDE_MAX entries every idea of the query selects candidates, so the closeness that orders
     # the rules covers entries sharing only its lesser words (beyond, that costs a hook too much).
-    def scored(text: str, output: bool = False) -> list[SearchHit]:
+    def scored(text: str, output: bool) -> list[SearchHit]:
         wide = len(ok) <= WIDE_MAX
         found = search(
-            nb, text, limit=_CLOSENESS_DEPTH, threshold=False, wide=wide, keyword=False, output=output
+            nb,
+            text,
+            limit=_CLOSENESS_DEPTH,
+            threshold=False,
+            wide=wide,
+            keyword=False,
+            output=output,
+            tools_in_use=options.tools,
         )
         return [h for h in found if h.confidence >= options.floor]
 
@@ -530,9 +538,9 @@ def _query_matches(
         # (or be a near neighbour of one that does).
         return [h for h in thresholded(hits, ranking.injectable) if h.id in ok and not h.outscores]
 
-    # Told which tools apply (`--tool`, `--command`, a hook's command), as `search --tool` is: the
-    # question's tool names do not also rule entries out (`ranking.other_tool`).
-    hits = scored(options.query, output=bool(options.tools))
+    # An entry of a tool in use (`--tool`, `--command`, a hook's command) is not ruled out by the
+    # tool a question names (`ranking.other_tool`); a command is no question at all.
+    hits = scored(options.query, output=options.query_is_command)
     closeness = {h.id: h.score for h in hits if h.evidence is not None and h.evidence.strength >= _CLOSE}
     want = max(options.max_per_section, 1) * 3
     relevant = answer(hits)

@@ -45,12 +45,13 @@ common, and a full match is still a match); or hold the word of a one-word query
 MIN_SINGLE, 0).
 An entry recorded for another tool must match at least OTHER_TOOL_COVERAGE (0.5) of a question
 in words (`analysis.in_words`: one line that does not look like a program's output) that names,
-by a whole word, a tool other entries are recorded for, when the entry never mentions that tool
-or another name of it (`other_tool`): a Kafka question is not answered by a RabbitMQ lesson that
-shares a third of its words (messages, brokers), while a pip question still finds the uv entry
-that holds most of it. Below that it may still be a near neighbour. Output is exempt (the
-program that prints an error, `kubectl logs` or `sed:`, is often not the one at fault), and so is
-a search filtered by `--tool`.
+by a word as written (`tool_words`), a tool other entries are recorded for, when the entry never
+mentions that tool or another name of it (`other_tool`): a Kafka question is not answered by a
+RabbitMQ lesson that shares a third of its words (messages, brokers), while a pip question still
+finds the uv entry that holds most of it. Below that it may still be a near neighbour. Exempt:
+an entry whose error the question quotes (`quotes_error`), output (the program that prints an
+error, `kubectl logs` or `sed:`, is often not the one at fault), a search filtered by `--tool`,
+and entries of the tools in use (`inject --tool`, a hook's command).
 A query that shares only common words with the notebook returns nothing: an unrelated memory in a
 prompt misleads the model more than no memory. What `inject` and the hooks put into a prompt for
 a query must also match INJECT_MIN_MATCHED (2.2) rare words' worth of it, or HIGH_COVERAGE of it
@@ -261,28 +262,47 @@ def near(ev: Evidence) -> bool:
     return ev.strength >= NEAR_MATCHED and ev.coverage >= NEAR_COVERAGE
 
 
+#: A word that may name a tool, as written: Latin letters and digits, joined inside by `-`, `.`,
+#: `_`, `+` or `#` (`kafka-console-consumer`, `node_modules`, `C++`; `Kafka's` is `Kafka`).
+_TOOL_WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9+#_]|[-.](?=[A-Za-z0-9]))*")
+
+
+def tool_words(text: str) -> list[str]:
+    """The words of `text` that may name a tool, lower-cased, as written (not stemmed: `pods` does
+    not name `pod`, `node_modules` does not name `node`)."""
+    return [m.group().lower() for m in _TOOL_WORD.finditer(text)]
+
+
 def tool_names(tool: str) -> list[str]:
-    """The names an entry's `tool` gives its program, as index terms: the first word whole and, for
-    a compound joined by `-`, `.` or `_`, its first part (`kafka-console-consumer`: also `kafka`;
-    `python -m build`: `python`; `VSCode`: only `vscode`). Words any text about software uses
-    (`make`, `go`) and CJK are not names."""
-    from errnote.analysis import analyze, is_cjk
+    """The names an entry's `tool` gives its program, lower-cased as written: its first word when
+    that is one tool word, and the first part, four letters or more, of a compound joined by `-`,
+    `.` or `_` (`kafka-console-consumer`: also `kafka`; `python -m build`: `python`; `VSCode`:
+    `vscode`). `net/http`, CJK and words every text about software uses (`make`, `go`) name
+    nothing."""
+    from errnote.analysis import stem
 
     words = tool.split()
-    if not words:
+    first = words[0].lower().rstrip(".,:;!?") if words else ""
+    if not _TOOL_WORD.fullmatch(first):
         return []
-    names = analyze(words[0])[:1]
-    head = re.split(r"[-._]", words[0], maxsplit=1)
-    if len(head) == 2 and head[0]:
-        names += analyze(head[0])[:1]
-    return [t for t in dict.fromkeys(names) if t not in common_words() and not is_cjk(t)]
+    names = [first]
+    head = re.split(r"[-._]", first, maxsplit=1)[0]
+    if head != first and len(head) >= 4:
+        names.append(head)
+    return [n for n in names if stem(n) not in common_words()]
 
 
 def other_tool(named: set[str], entry_tools: list[str], entry_terms: set[str]) -> bool:
     """An entry recorded for another tool than the one a query in words names: it has a tool, and
-    none of the `named` tools (the query's words that are some entry's tool, and their other names)
-    is among its terms."""
+    none of the `named` tools (index terms: the query's words that are some entry's tool, and their
+    other names) is among its terms."""
     return bool(named) and bool(entry_tools) and not (named & entry_terms)
+
+
+def quotes_error(query_terms: set[str], error_terms: set[str]) -> bool:
+    """Does the query hold the entry's recorded error: at least half of its error's terms? Then the
+    tool the query names is the one that printed it, not what it is about."""
+    return bool(error_terms) and 2 * len(error_terms & query_terms) >= len(error_terms)
 
 
 def relevance(ev: Evidence) -> float:

@@ -838,3 +838,16 @@ def test_a_big_notebook_without_an_index_answers_at_once_and_builds_it_aside(
     while (fixed.store.cache_dir / "index.building").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert "id aaaa00000e" in context(run("user-prompt", json.dumps(payload)), "UserPromptSubmit")
+
+
+def test_a_command_is_searched_as_a_command_and_a_prompt_as_a_question(nb: Notebook) -> None:
+    """The pre-tool-use hook's query is the command about to run: a tool it names is in use, not
+    what a question asks about (`ranking.other_tool`); a prompt is a question."""
+    from errnote.hooks import HookInput, _situation
+
+    command = _situation(
+        HookInput("pre-tool-use", command="echo Kafka lost messages", tool_name="Bash"), nb.root
+    )
+    prompt = _situation(HookInput("user-prompt", prompt="Kafka lost messages"), nb.root)
+    assert command["query_is_command"] is True and command["query"] == "echo Kafka lost messages"
+    assert "query_is_command" not in prompt and prompt["query"] == "Kafka lost messages"

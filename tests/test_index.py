@@ -1196,14 +1196,56 @@ def test_only_a_whole_word_names_a_tool(nb: Notebook, brokers: dict[str, str]) -
 
 
 def test_a_tool_no_live_entry_has_any_more_is_not_named(nb: Notebook, brokers: dict[str, str]) -> None:
+    for i in range(15):  # enough entries that one edit leaves the old version in the index
+        nb.add("insight", f"Filler note {i} about the router", tool=f"router{i}")
     assert _evidence_of(nb, KAFKA_QUESTION, brokers["rabbit"]).other_tool
     synced(nb)
     # The only Kafka entry moves to Redpanda: the index keeps its old version until segments merge.
     nb.update(brokers["kafka"], tool="redpanda")
     index = Index(nb)
     assert not index.sync().rebuilt
+    import whoosh.index
+
+    assert whoosh.index.open_dir(str(index.dir)).reader().has_deletions()
     assert not _evidence_of(nb, KAFKA_QUESTION, brokers["rabbit"]).other_tool
     assert ids(search(nb, KAFKA_QUESTION))[0] == brokers["rabbit"]
+
+
+def test_a_word_names_a_tool_as_written_not_as_stemmed(nb: Notebook) -> None:
+    nb.add("tool-quirk", "pod install fails after an Xcode upgrade", tool="pod")  # CocoaPods
+    oom = nb.add(
+        "lesson",
+        "JVM pods OOMKilled after the chart upgrade: set the heap from the container limit",
+        body="The new JVM ignores the limit unless -XX:MaxRAMPercentage is set.",
+        tool="helm",
+    )
+    nb.add("convention", "Use pnpm in this monorepo, never npm install", tool="pnpm")
+    query = "since the release the pods keep getting OOMKilled after the chart upgrade to the new JVM"
+    assert not _evidence_of(nb, query, oom.id).other_tool  # `pods` is not the tool `pod`
+    assert ids(search(nb, query))[0] == oom.id
+
+
+def test_a_question_quoting_an_entrys_error_is_not_ruled_by_the_tool_it_names(
+    nb: Notebook, brokers: dict[str, str]
+) -> None:
+    backoff = nb.add(
+        "tool-quirk",
+        "Crash loop hides the first failure",
+        body="Read the previous container's logs with --previous.",
+        error="Back-off restarting failed container",
+        tool="kubectl",
+    )
+    query = "Back-off restarting failed container kafka in pod kafka-0 of the default namespace"
+    assert not _evidence_of(nb, query, backoff.id).other_tool
+    assert ids(search(nb, query))[0] == backoff.id
+
+
+def test_the_message_lines_of_a_paste_are_output(nb: Notebook, brokers: dict[str, str]) -> None:
+    # Thirty lines of noise bury the one line that says what happened: the whole finds nothing, its
+    # message line is searched instead, and that line is output, whatever it looks like.
+    noise = "".join(f"    at com.example.app.Worker{i}.run(Worker{i}.java:{i + 10})\n" for i in range(30))
+    assert brokers["rabbit"] not in ids(search(nb, KAFKA_QUESTION))  # as a question in words
+    assert brokers["rabbit"] in ids(search(nb, noise + KAFKA_QUESTION))
 
 
 def test_a_tool_named_by_another_of_its_names_is_mentioned(nb: Notebook) -> None:

@@ -977,6 +977,10 @@ def test_a_prompt_naming_a_tool_is_answered_by_another_tools_entry_only_when_tol
     )
     asked = select(nb, Options(query=prompt, always=False, recent=False)).section("query")
     told = select(nb, Options(query=prompt, tools=("pika",), always=False, recent=False)).section("query")
+    elsewhere = select(nb, Options(query=prompt, tools=("git",), always=False, recent=False)).section("query")
+    command = Options(query=prompt, query_is_command=True, always=False, recent=False)
+    assert rabbit.id not in [p.entry.id for p in elsewhere]  # a tool in use that is not its own
+    assert rabbit.id in [p.entry.id for p in select(nb, command).section("query")]  # no question
     plain = select(nb, Options(query=prompt.replace("Kafka ", ""), always=False, recent=False)).section(
         "query"
     )

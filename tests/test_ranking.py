@@ -442,17 +442,32 @@ def test_a_full_width_query_finds_its_entry(plain: Notebook) -> None:
 def test_a_tool_is_named_by_its_first_word_and_the_first_part_of_a_compound() -> None:
     assert ranking.tool_names("kafka-console-consumer") == ["kafka-console-consumer", "kafka"]
     assert ranking.tool_names("python -m build") == ["python"]
-    assert ranking.tool_names("setuptools_scm") == ["setuptools_scm", "setuptool"]
-    assert ranking.tool_names("Gradle") == ["gradl"]  # an index term, stemmed like the text
-    # Only `-`, `.` and `_` join a compound: not case (`VSCode` is not `vs`), not a slash.
+    assert ranking.tool_names("setuptools_scm") == ["setuptools_scm", "setuptools"]
+    assert ranking.tool_names("Gradle") == ["gradle"]  # lower-cased, as written: not stemmed
+    assert ranking.tool_names("C++") == ["c++"]
+    # Only `-`, `.` and `_` join a compound (not case: `VSCode` is not `vs`), and a first part
+    # shorter than four letters is too often a word (`web-ext`, `db-migrate`).
     assert ranking.tool_names("VSCode") == ["vscode"]
     assert ranking.tool_names("GitHub Actions") == ["github"]
-    assert ranking.tool_names("net/http") == ["net/http"]
-    # Words every text about software uses, CJK and symbols name nothing.
-    assert ranking.tool_names("make") == []
+    assert ranking.tool_names("web-ext") == ["web-ext"]
+    # A slash, CJK, symbols and words every text about software uses name nothing.
+    assert ranking.tool_names("net/http") == []
+    assert ranking.tool_names("make") == ranking.tool_names("go") == []
     assert ranking.tool_names("数据库") == []
     assert ranking.tool_names("🐍 python") == []
     assert ranking.tool_names("") == ranking.tool_names("   ") == []
+
+
+def test_a_tool_is_named_by_a_word_as_written() -> None:
+    words = ranking.tool_words("Kafka's (Kafka) node_modules Node.js Kafka生产者 pods C++, kafka.")
+    assert words == ["kafka", "s", "kafka", "node_modules", "node.js", "kafka", "pods", "c++", "kafka"]
+
+
+def test_a_question_that_quotes_an_entrys_error_holds_half_its_terms() -> None:
+    error = {"back-off", "back", "off", "restart", "contain"}
+    assert ranking.quotes_error({"back-off", "back", "off", "restart", "kafka"}, error)
+    assert not ranking.quotes_error({"restart", "kafka", "pod"}, error)
+    assert not ranking.quotes_error({"restart"}, set())  # no error recorded
 
 
 def test_an_entry_of_another_tool_must_match_half_the_question_to_clear_it() -> None:
