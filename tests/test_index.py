@@ -1124,6 +1124,12 @@ def _evidence_of(nb: Notebook, query: str, entry_id: str, **kw: object) -> ranki
     return evidence
 
 
+def _answers_despite_the_tool_named(nb: Notebook, query: str, entry_id: str) -> None:
+    """The entry is not ruled out by the tool `query` names, and answers it first."""
+    assert not _evidence_of(nb, query, entry_id).other_tool
+    assert ids(search(nb, query))[0] == entry_id
+
+
 def test_a_question_naming_one_tool_is_not_answered_by_an_entry_of_another(
     nb: Notebook, brokers: dict[str, str]
 ) -> None:
@@ -1191,8 +1197,7 @@ def test_only_a_whole_word_names_a_tool(nb: Notebook, brokers: dict[str, str]) -
         tool="git",
     )
     query = "checkout fails on Windows with Filename too long inside node_modules"
-    assert not _evidence_of(nb, query, long_paths.id).other_tool  # `node_modules` is not `node`
-    assert ids(search(nb, query))[0] == long_paths.id
+    _answers_despite_the_tool_named(nb, query, long_paths.id)  # `node_modules` is not `node`
 
 
 def test_a_tool_no_live_entry_has_any_more_is_not_named(nb: Notebook, brokers: dict[str, str]) -> None:
@@ -1221,8 +1226,7 @@ def test_a_word_names_a_tool_as_written_not_as_stemmed(nb: Notebook) -> None:
     )
     nb.add("convention", "Use pnpm in this monorepo, never npm install", tool="pnpm")
     query = "since the release the pods keep getting OOMKilled after the chart upgrade to the new JVM"
-    assert not _evidence_of(nb, query, oom.id).other_tool  # `pods` is not the tool `pod`
-    assert ids(search(nb, query))[0] == oom.id
+    _answers_despite_the_tool_named(nb, query, oom.id)  # `pods` is not the tool `pod`
 
 
 def test_a_question_quoting_an_entrys_error_is_not_ruled_by_the_tool_it_names(
@@ -1236,8 +1240,7 @@ def test_a_question_quoting_an_entrys_error_is_not_ruled_by_the_tool_it_names(
         tool="kubectl",
     )
     query = "Back-off restarting failed container kafka in pod kafka-0 of the default namespace"
-    assert not _evidence_of(nb, query, backoff.id).other_tool
-    assert ids(search(nb, query))[0] == backoff.id
+    _answers_despite_the_tool_named(nb, query, backoff.id)
 
 
 def test_the_message_lines_of_a_paste_are_output(nb: Notebook, brokers: dict[str, str]) -> None:
@@ -1258,6 +1261,4 @@ def test_a_tool_named_by_another_of_its_names_is_mentioned(nb: Notebook) -> None
     )
     nb.add("convention", "Use pnpm in this monorepo, never npm install", tool="pnpm")
     query = "k8s pods stuck terminating after every chart upgrade"
-    evidence = {h.id: h.evidence for h in search(nb, query, threshold=False)}
-    assert evidence[chart.id] is not None and not evidence[chart.id].other_tool  # it says Kubernetes
-    assert ids(search(nb, query))[0] == chart.id
+    _answers_despite_the_tool_named(nb, query, chart.id)  # it says Kubernetes
