@@ -1018,12 +1018,12 @@ def _named_tools(searcher: Any, query: str, concepts: list[_Concept]) -> set[str
     as index terms with their other names from the thesaurus (`postgres`: also `postgresql`)."""
     if not in_words(query):
         return set()
-    said = set(ranking.tool_words(canonical(query))) & set(searcher.reader().field_terms("program"))
+    tools = set(ranking.tool_words(canonical(query))) & set(searcher.reader().field_terms("program"))
     if searcher.reader().has_deletions():
         # An edited or deleted entry's old tool stays in the lexicon until segments merge.
-        said = {w for w in said if any(True for _ in searcher.postings("program", w).all_ids())}
+        tools = {w for w in tools if any(True for _ in searcher.postings("program", w).all_ids())}
     named: set[str] = set()
-    for word in said:
+    for word in tools:
         term = next(iter(analyze(word)), "")
         named.add(term)
         for concept in concepts:
@@ -1047,7 +1047,7 @@ def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[S
         # Filtered by tool, the user has said which tools apply; in output, the tool named is
         # often not the one at fault.
         named = set() if request.output or request.filters.tools else _named_tools(searcher, query, concepts)
-        said = {t for concept in concepts for t in concept.literals} if named else set()
+        query_terms = {t for concept in concepts for t in concept.literals} if named else set()
         # Text without spaces is read as character pairs, rare in a notebook written mostly in
         # English: they fill the rarest few ideas, and an English entry that matches such a query
         # through translations ("index" for 索引) never gets to compete. Every idea selects then,
@@ -1074,7 +1074,7 @@ def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[S
             other = ranking.other_tool(named, tools, found_terms)
             if other and request.tools_in_use.intersection(tools):
                 other = False  # one of the tools in use now
-            if other and ranking.quotes_error(said, set((hit.get("error_terms") or "").split())):
+            if other and ranking.quotes_error(query_terms, set((hit.get("error_terms") or "").split())):
                 other = False  # the question quotes its error: the tool it names printed it
             ev, terms_shown = _evidence(plan, found_terms, bm25, literal, title_terms, other)
             created = datetime.fromtimestamp(meta["created"], timezone.utc)
