@@ -1024,12 +1024,13 @@ def _named_tools(searcher: Any, query: str, concepts: list[_Concept]) -> set[str
         tools = {w for w in tools if any(True for _ in searcher.postings("program", w).all_ids())}
     named: set[str] = set()
     for word in tools:
-        term = next(iter(analyze(word)), "")
-        named.add(term)
+        terms = analyze(word)
+        if not terms:
+            continue
+        named.add(terms[0])
         for concept in concepts:
-            if term in concept.literals:
+            if terms[0] in concept.literals:
                 named.update(alt[0] for alt in concept.alts if len(alt) == 1)
-    named.discard("")
     return named
 
 
@@ -1071,11 +1072,8 @@ def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[S
             title_terms = frozenset(meta.get("title_terms") or ())
             found_terms = set(hit["terms"].split())
             tools = meta.get("tool_names") or []
-            other = ranking.other_tool(named, tools, found_terms)
-            if other and request.tools_in_use.intersection(tools):
-                other = False  # one of the tools in use now
-            if other and ranking.quotes_error(query_terms, set((hit.get("error_terms") or "").split())):
-                other = False  # the question quotes its error: the tool it names printed it
+            errors = hit.get("error_terms") or ""
+            other = ranking.other_tool(named, tools, found_terms, request.tools_in_use, query_terms, errors)
             ev, terms_shown = _evidence(plan, found_terms, bm25, literal, title_terms, other)
             created = datetime.fromtimestamp(meta["created"], timezone.utc)
             confirmed = meta.get("last_confirmed")

@@ -292,11 +292,21 @@ def tool_names(tool: str) -> list[str]:
     return [n for n in names if stem(n) not in common_words()]
 
 
-def other_tool(named: set[str], entry_tools: list[str], entry_terms: set[str]) -> bool:
+def other_tool(
+    named: set[str],
+    entry_tools: list[str],
+    entry_terms: set[str],
+    in_use: frozenset[str] = frozenset(),
+    query_terms: set[str] | frozenset[str] = frozenset(),
+    error_terms: str = "",
+) -> bool:
     """An entry recorded for another tool than the one a query in words names: it has a tool, and
     none of the `named` tools (index terms: the query's words that are some entry's tool, and their
-    other names) is among its terms."""
-    return bool(named) and bool(entry_tools) and not (named & entry_terms)
+    other names) is among its terms. Not when its tool is one of those `in_use` now, nor when the
+    query quotes its error (`quotes_error`; `error_terms` as stored, space-separated)."""
+    if not named or not entry_tools or named & entry_terms or in_use.intersection(entry_tools):
+        return False
+    return not quotes_error(set(query_terms), set(error_terms.split()))
 
 
 def quotes_error(query_terms: set[str], error_terms: set[str]) -> bool:
