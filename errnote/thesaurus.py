@@ -1,13 +1,15 @@
 """A general developer thesaurus: query-time synonyms and a Chinese/Japanese <-> English glossary.
 
-A recurring situation is often described in other words: "try again" for retry, "prod" for
-production, "the carrier throttles us" for a 429 rate limit, 超时 for timeout. `expand` finds the
+The same thing has several names: "prod" for production, "429" for a rate limit, "env var" for
+an environment variable, 超时 for timeout. `expand` finds the
 words and phrases of a query that belong to a synonym group and returns, for each, the other ways
 of saying the same thing, as analysed index terms. Search adds them to the query with a lower
 weight than the literal words, so a literal match always outranks a synonym match.
 
 Every group is a real synonym (or near-synonym) relation of software, operations or business
-vocabulary that holds in any codebase; nothing here is about one project. The tables are plain
+vocabulary that holds in any codebase: abbreviations, aliases, inflections and fixed technical
+terms, never a colloquial description of one situation (saying a thing in other words is the
+semantic model's work, `errnote.semantic`), and never a phrase taken from an evaluation query. The tables are plain
 text parsed on first use, so importing this module costs nothing.
 """
 
@@ -24,7 +26,7 @@ from errnote.analysis import analyze, canonical, stem
 
 #: One synonym group a line (a line ending in a comma goes on), members separated by commas; phrases allowed.
 _GROUPS = """
-retry, retries, retrying, try again, reattempt, resend, resubmit, re-send, retried
+retry, retries, retrying, reattempt, resend, resubmit, re-send, retried
 production, prod, live environment, prd
 staging, stage environment, pre-prod, preprod, pre-production
 development environment, dev environment
@@ -32,8 +34,8 @@ local, locally, laptop, workstation, my machine, dev box, developer machine, own
 invoice, invoices, bill, bills, invoicing, billing
 customer, customers, client, clients, buyer, buyers, shopper, shoppers, purchaser
 order, orders, purchase, purchases
-shipment, shipments, shipping, shipped, parcel, parcels, dispatched, left the warehouse, out for delivery,
-    freight, courier
+shipment, shipments, shipping, shipped, parcel, parcels, dispatched, out for delivery, freight,
+    courier
 release, publish, ship, cut a release, releasing
 deploy, deployment, rollout, roll out, deploying
 rollback, roll back, revert, downgrade
@@ -42,16 +44,16 @@ memory, ram, heap, memory usage
 out of memory, oom, oomkilled, oom killed
 cpu, processor, cpu usage
 disk, disk space, storage space
-throttle, throttled, throttles, throttling, rate limit, rate limited, rate-limit, ratelimit,
-    429, too many requests, calling too often
+throttle, throttled, throttles, throttling, rate limit, rate limited, rate-limit, ratelimit, 429,
+    too many requests
 timeout, timeouts, timed out, time out, deadline exceeded
-hang, hangs, hung, stuck, frozen, freeze, unresponsive, stalled, never returns, sat frozen
+hang, hangs, hung, stuck, frozen, freeze, unresponsive, stalled, never returns
 slow, slowly, sluggish, latency, takes minutes, painfully slow
-crash, crashes, crashed, panic, segfault, blew up, blows up
-delete, deletes, remove, erase, erased, wipe, wiped, purge, clear out, clean up, cleanup,
-    tidy up, rm -rf
+crash, crashes, crashed, panic, segfault, blows up
+delete, deletes, remove, erase, erased, wipe, wiped, purge, clear out, clean up, cleanup, tidy up,
+    rm -rf
 empty, blank, unset, undefined variable, empty string
-session, sessions, logged in user, logged-in user, signed in user, login session
+session, sessions, logged in user, signed in user, login session
 login, log in, sign in, signin, logon
 logout, log out, sign out, signout
 authentication, auth, authn, authenticate
@@ -63,31 +65,28 @@ environment variable, environment variables, env var, env vars, envvar
 directory, directories, folder, folders, dir
 repository, repositories, repo, repos
 monorepo, mono-repo, mono-repository, monorepository, workspace
-workspace member, member crate, sub-package, subpackage, subproject, sub-project,
-    module of the workspace
+member crate, sub-package, subpackage, subproject, sub-project, module of the workspace
 dependency, dependencies, deps, third-party package, pull in, add a dependency
 library, libraries, lib, sdk, client library
-upgrade, update, bump, bumps, latest release, latest version, newer version
-test, tests, testing, test suite, suite, spec, specs, unit checks, checks
-unit test, unit tests, unit suite
+upgrade, update, bump, bumps, newer version
+test, tests, testing, test suite, suite, spec, specs, checks
 end-to-end, end to end, e2e, integration test, integration tests, acceptance test
 green, passing, passes, tests pass, all tests pass
-ci, pipeline, continuous integration, build server, ci server, ci job, github actions, workflow
+ci, pipeline, continuous integration, ci server, ci job, github actions, workflow
 pull request, pull requests, pr, merge request, mr
 review, code review, reviewer, feedback, review comments, reviewed
 commit, commits, check-in, check-ins, checkin, changeset
-commit message, commit text, commit messages, commit log
-branch, feature branch, topic branch
+commit message, commit messages, commit log
 squash, squashing, fixup, fixups, autosquash
-force push, force-push, push --force, overwrite the branch, rewrite history
+force push, force-push, push --force, rewrite history
 merge, merging, combine, combining, join, joining
 dataframe, dataframes, data frame, frames, df
 csv, comma-separated, comma separated, csv file
 spreadsheet, excel, xlsx, sheet
 schedule, scheduled, cron, crontab, periodic, recurring, cron job, timer, scheduler
-daily, every day, every morning, nightly, overnight, each night, every night
-timezone, time zone, timezones, tz, local time, utc, standard time
-daylight saving, daylight saving time, dst, summer time, clocks sprang ahead, clock change
+daily, every day, nightly, overnight, each night, every night
+timezone, time zone, timezones, tz, local time, utc
+daylight saving, daylight saving time, dst, summer time, clock change
 date, dates, datetime, timestamp, timestamps
 format, formats, formatting, formatted
 email, emails, e-mail, mail, mails, inbox, newsletter, mailed
@@ -95,13 +94,13 @@ notification, notifications, notify, alert
 send, sends, dispatch, deliver, delivery, emit, emits
 queue, queues, message queue, broker, message broker
 stream, streams, topic, topics, event stream
-consumer, consumers, subscriber, subscribers, listener, listeners, receiving side, receiver
+consumer, consumers, subscriber, subscribers, listener, listeners, receiver
 producer, producers, publisher, emitter, sender
 duplicate, duplicates, duplicated, twice, double, doubled, dedup, deduplicate, idempotent,
-    idempotency, exactly once, same item twice
-cache, caching, cached, in-memory store, in-memory layer, key-value cache, key-value store
-redis, key-value store, kv store, in-memory store
-object storage, s3, bucket, buckets, blob storage, cloud storage, gcs, aws object storage
+    idempotency, exactly once
+cache, caching, cached, key-value store
+redis, key-value store, kv store
+s3, bucket, buckets, blob storage, gcs
 database, databases, db, datastore, sql database
 postgres, postgresql, pg
 go, golang, go language
@@ -110,15 +109,15 @@ rust, rustlang, rust-lang
 mysql, mariadb
 migration, migrations, migrate, schema change, alter table
 column, columns, field, fields, attribute, attributes, property, properties
-rename, renamed, renaming, be called, called instead
+rename, renamed, renaming, called instead
 endpoint, endpoints, route, routes, handler, api route
-api, apis, interface, rest api, http api, rest interface
+api, apis, interface, rest api, http api
 list, listing, enumerate, enumerates, collection, index route
 pagination, paginate, paging, cursor, page through
 payment, payments, pay, paid, transfer, money movement, money-movement, charge, transaction
-insufficient funds, insufficient balance, cannot cover, can't cover, not enough money, overdraft
+insufficient funds, insufficient balance, cannot cover, not enough money, overdraft
 price, prices, amount, amounts, cost
-total, totals, sum, grand total, subtotal, add up, adding up
+total, totals, sum, subtotal, add up
 discount, discounts, reduction, promo code, promo-code, coupon, voucher
 translation, translations, localization, localisation, l10n, i18n, internationalization,
     localizable, translatable, locale
@@ -130,10 +129,10 @@ digit, digits, numeral, numerals
 regex, regexes, regular expression, regexp, pattern, expression
 validation, validate, validator, checker, verify, verification
 escape, escaping, sanitize, sanitise, xss, html injection, unescaped
-link, links, hyperlink, hyperlinks, anchor, anchor element, url
+link, links, hyperlink, hyperlinks, anchor, url
 button, buttons, call to action, call-to-action, cta
-parcel, parcels, shipment, shipped, delivery, package left the warehouse
-log, logs, logging, log lines, log line, log statement, logger
+parcel, parcels, shipment, shipped, delivery
+log, logs, logging, log line, log statement, logger
 tracing, trace, traces, span, spans, distributed tracing, timeline, timelines
 metric, metrics, instrument, instrumentation, telemetry
 histogram, histograms, distribution, buckets, percentile
@@ -144,49 +143,46 @@ restart, restarted, reboot, bounce, recycled
 container, containers, docker, pod, pods
 kubernetes, k8s, kube
 replica, replicas, instance, instances
-scale out, scaled out, scale up, autoscale, horizontal scaling
+scale out, scale up, autoscale, horizontal scaling
 server, servers, host, hosts, machine, machines, box, boxes, vm
 shell, bash, sh, zsh, shell script
 script, scripts, shell script
 function, functions, routine, subroutine, helper
 command, commands, cli, command line, terminal
-run, execute, invoke, launch, kick off, trigger
+run, execute, invoke, launch, trigger
 job, jobs, task, tasks, batch job
 background job, worker, workers, background worker, async task
-lint, linter, linting, eslint, style checker, style check
+lint, linter, linting, eslint, style check
 formatter, prettier, black, gofmt, code style
 type checker, typecheck, type check, type checking, mypy, pyright
-sdist, source tarball, source distribution
-wheel, wheels, binary distribution, bdist
-pypi, package index, python package index, private pypi
+sdist, source distribution
+wheel, wheels, bdist
+pypi, package index, python package index
 upload, uploads, uploaded, push to
 download, downloads, fetch, fetching
 presigned url, pre-signed url, signed url, presigned, time-limited link, expiring link,
     temporary link
-expire, expired, expires, expiry, expiration, ttl, time to live, ages out, evict, eviction, evicted
-cache stampede, stampede, thundering herd, dogpile, hammer the db
-concurrent, concurrency, concurrently, simultaneous, simultaneously, same time, same moment,
-    race condition, in parallel
+expire, expired, expires, expiry, expiration, ttl, time to live, evict, eviction, evicted
+cache stampede, stampede, thundering herd, dogpile
+concurrent, concurrency, concurrently, simultaneous, simultaneously, race condition, in parallel
 lost update, lost updates, optimistic locking, optimistic concurrency, etag, if-match,
-    last write wins, quietly disappeared
+    last write wins
 backwards incompatible, backwards-incompatible, breaking change, breaking changes, major version
-backward compatible, backwards compatible, backward compatibility, previous-release,
-    old version, rolling deploy
+backward compatible, backwards compatible, backward compatibility, previous-release, rolling deploy
 deprecated, deprecate, deprecation, legacy, obsolete
-documentation, docs, doc, readme, documentation pages, manual
+documentation, docs, doc, readme, manual
 example, examples, snippet, snippets, sample, doctest, doctests
 vendor, supplier, provider, third party, third-party, partner, external service, carrier
-request, requests, api call, http call
+request, requests, http call
 response, responses, reply, replies, answer
 not found, 404
 unauthorized, 401, unauthenticated
-forbidden, 403, access denied, permission denied
-internal server error, 500, server error
+forbidden, 403, access denied
+internal server error, 500
 bad gateway, 502
-service unavailable, 503, unavailable, outage, briefly down
+503, unavailable, outage, briefly down
 gateway timeout, 504
 connection, connections, socket, sockets, tcp
-connection refused, econnrefused
 port exhaustion, ephemeral ports, cannot assign requested address, eaddrnotavail
 keep-alive, keepalive, keep alive, connection reuse, connection pool, connection pooling
 encoding, charset, codec, code page
@@ -202,7 +198,7 @@ serialize, serialise, serialization, marshal, stringify, encode
 deserialize, deserialise, unmarshal, decode, parse, parsing
 float, floats, floating point, floating-point, single precision, single-precision, float32,
     float64, precision, rounding error
-leading zero, leading zeros, zero padding, initial digit
+leading zero, leading zeros, zero padding
 zip code, zip codes, zip, zips, postal code, postcode
 country code, country codes, iso code, two-letter code
 aggregate, aggregation, aggregated, group by, groupby, rollup
@@ -216,11 +212,11 @@ lock, locking, flock, mutex, mutual exclusion, cannot overlap, single instance
 stdout, standard output, output
 exit code, exit status, return code
 large, huge, big, enormous, massive, hefty, oversized
-n+1, n plus one, round trip, round trips, dataloader, batch loading
-graphql, gql, graph query, graph endpoint
+n+1, n plus one, round trips, dataloader, batch loading
+graphql, gql
 websocket, websockets
 webhook, webhooks, callback
-checkout, payment page, cart
+checkout, cart
 template, templates
 language, languages, english
 inform, let know, tell, report back, notify the user
@@ -240,14 +236,14 @@ signup, sign up, registration, register
 greeting, welcome email
 iphone, ipad, ios app, ios
 android app, android, android device, android phone
-phone app, mobile app, native app, mobile application
+mobile app, native app, mobile application
 picture, image, photo, photograph, img
 screenshot, screen capture, screengrab, screen shot
 flaky, intermittent, sporadic, flakey, nondeterministic, non-deterministic, flake, flakes
 stale, outdated, out of date, out-of-date, not up to date
 on call, on-call, oncall, pager, pagerduty, on-call rotation
 app store, apple app store, ios app store
-play store, google play, google play store, play console
+google play, google play store, play console
 push notification, push notifications, apns, fcm, remote notification
 emulator, simulator, android emulator, ios simulator, avd
 real device, physical device, on-device, hardware device
@@ -278,7 +274,7 @@ checkbox, check box, tick box, tickbox, checkboxes
 radio button, radio buttons, option button
 text field, text box, textbox, input field, text input, input box
 sidebar, side bar, side panel, side menu
-navbar, nav bar, navigation bar, top bar, header bar
+navbar, nav bar, navigation bar, header bar
 toast, snackbar, toast message, toast notification
 spinner, loading indicator, loading spinner, throbber, loader
 placeholder, placeholder text, hint text
@@ -291,7 +287,7 @@ devtools, dev tools, developer tools, chrome devtools, web inspector
 cookie, cookies, browser cookie, http cookie
 local storage, localstorage, web storage, sessionstorage, session storage
 cors, cross-origin, cross origin, same-origin policy, same origin policy
-spa, single page app, single-page app, single page application, single-page application
+spa, single page app, single page application, single-page application
 ssr, server-side rendering, server side rendering, server-rendered, server rendered
 bundler, webpack, vite, esbuild, module bundler
 minify, minified, minification, uglify, uglified
@@ -332,7 +328,7 @@ status update, progress update, status report, weekly update
 blocker, blockers, blocked, blocking issue, impediment
 product owner, product manager, product lead
 concise, brief, succinct, terse, to the point
-wordy, long-winded, rambling, too long, overly long
+wordy, long-winded, rambling, overly long
 handoff, hand-off, handover, hand over, knowledge transfer
 onboarding, onboard, ramp up, new hire, new joiner
 proof of concept, poc, prototype, prototypes, spike solution
@@ -351,7 +347,7 @@ foreign key, foreign keys, fk, foreign-key, fk constraint
 db table, database table, sql table, db tables
 row, rows, db row, db record, database record, table row
 null, nil, null value, nullptr, nulls, nullable
-null pointer, nullpointerexception, npe, null reference, nil pointer, nil pointer dereference
+null pointer, nullpointerexception, npe, null reference, nil pointer dereference
 deadlock, deadlocks, deadlocked, lock wait timeout, lock contention
 orm, object-relational mapper, object relational mapping, sqlalchemy, active record
 upsert, upserts, insert or update, on conflict do update, merge into
@@ -378,18 +374,19 @@ bad request, 400, malformed request
 redirect, redirects, redirected, redirection, 301, 302
 too many redirects, redirect loop, err_too_many_redirects, infinite redirect
 json, json payload, json body, json object
-payload, request body, post body, message body, request payload
-query string, query parameter, query parameters, query param, query params, querystring, url parameter
+payload, post body, message body, request payload
+query string, query parameter, query parameters, query param, query params, querystring,
+    url parameter
 path parameter, path param, route param, route parameter, url segment
 tls, ssl, ssl/tls, tls handshake, ssl handshake
-certificate, certificates, cert, certs, ssl certificate, tls certificate, x509
+certificate, certificates, cert, certs, tls certificate, x509
 dns, name resolution, dns resolution, dns lookup, domain name system
 hostname, host name, fqdn, domain name, host names, hostnames
 load balancer, load balancers, lb, alb, elb, nlb
 proxy, proxies, proxy server, forward proxy, http proxy
-reverse proxy, nginx, haproxy, envoy
+nginx, haproxy, envoy
 cdn, content delivery network, cloudfront, fastly, akamai, edge cache
-response time, response times, time to first byte, ttfb, request latency
+response times, time to first byte, ttfb, request latency
 throughput, requests per second, rps, qps, req/s, queries per second
 uptime, availability, nines, high availability
 health check, healthcheck, health checks, health endpoint, healthz, health probe
@@ -424,15 +421,16 @@ impersonate, impersonation, act as user, log in as user
 aws, amazon web services
 gcp, google cloud, google cloud platform
 azure, microsoft azure
-ec2, ec2 instance, amazon ec2, ec2 instances
-serverless function, serverless functions, aws lambda, cloud function, cloud functions, azure functions
+ec2, amazon ec2, ec2 instances
+serverless function, serverless functions, aws lambda, cloud function, cloud functions,
+    azure functions
 serverless, faas, functions as a service
 availability zone, availability zones, az
 infrastructure as code, iac, terraform, cloudformation, pulumi
 docker image, container image, docker images, container images, oci image
 container registry, docker registry, ecr, gcr, image registry
 worker node, worker nodes, k8s node, cluster node, kubernetes node
-cluster, clusters, kubernetes cluster, k8s cluster
+cluster, clusters, k8s cluster
 crashloopbackoff, crash loop, crashloop, crash looping, crash-looping, restart loop
 persistent volume, persistent volumes, pvc, persistent volume claim, persistent storage
 hpa, horizontal pod autoscaler, pod autoscaler, cluster autoscaler
@@ -459,7 +457,7 @@ sentry, error tracker, error tracking, crash reporter, crash reporting, crashlyt
 apm, application performance monitoring, datadog, new relic, dynatrace
 opentelemetry, otel, open telemetry
 structured logging, json logs, structured logs, json logging
-correlation id, request id, trace id, x-request-id, correlation ids
+correlation id, trace id, x-request-id, correlation ids
 log aggregation, elk, kibana, splunk, log search, log explorer
 profiler, profiling, flame graph, flamegraph, cpu profile, pprof
 memory leak, memory leaks, leaking memory, leaks memory, memory keeps growing
@@ -506,9 +504,9 @@ leap year, leap day, february 29, feb 29
 dd/mm/yyyy, day-first date, european date format
 mm/dd/yyyy, month-first date, us date format
 currency, currencies, currency code, iso 4217
-decimal separator, decimal point, decimal comma
+decimal separator, decimal comma
 rtl, right-to-left, right to left, bidi, bidirectional text
-clock skew, clock drift, time drift, ntp, clocks out of sync
+clock drift, time drift, ntp, clocks out of sync
 end of month, month end, month-end, eom, last day of the month
 business day, business days, working day, working days, weekday, weekdays
 public holiday, bank holiday, public holidays, bank holidays
@@ -605,13 +603,10 @@ _GLOSSARY = """
 报错: error
 崩溃: crash
 卡住: hang, stuck
-卡了: hang, stuck
 连接: connection
-建立连接: connection
 网络: network
 请求: request
 响应: response
-不返回: hang, never returns
 进程: process
 线程: thread
 脚本: script
@@ -642,7 +637,6 @@ _GLOSSARY = """
 验证: validation, verify
 非法: invalid
 时区: timezone
-北京时间: china standard time, beijing time
 定时: cron, scheduled
 定时任务: cron job, scheduled job
 调度: scheduler
@@ -679,8 +673,6 @@ _GLOSSARY = """
 模块: module
 类型: type
 字段: field
-结论: conclusion
-汇报: report
 结果: result
 性能: performance
 并发: concurrency
@@ -690,7 +682,6 @@ _GLOSSARY = """
 分页: pagination
 随机: random
 不存在: nonexistent
-合作方: partner
 第三方: third party
 输出: output
 消费者: consumer
@@ -707,7 +698,6 @@ _GLOSSARY = """
 查询: query
 事务: transaction
 死锁: deadlock
-翻倍: doubled
 空闲: idle
 解析: parse
 序列化: serialize
@@ -891,7 +881,6 @@ _GLOSSARY = """
 快照: snapshot
 一致性: consistency
 分布式: distributed
-深度分页: deep pagination, pagination, offset
 偏移量: offset
 排序: sort, sorting, ordering
 去重: dedup, deduplicate, distinct
@@ -1113,7 +1102,6 @@ _GLOSSARY = """
 空格: space, whitespace
 多语言: multilingual, i18n
 日语: japanese
-领导: lead, manager, boss
 上级: manager, supervisor
 主管: supervisor, manager
 组长: team lead
@@ -1563,7 +1551,6 @@ _GLOSSARY = """
 漏れ: omission, leak, missed
 抜け漏れ: omission, gap
 落ち: crash, crashed, outage
-消え: disappear, lost, missing
 壊れ: broken, corrupted
 破損: corrupted, corruption
 固ま: freeze, frozen, hang
@@ -1571,7 +1558,6 @@ _GLOSSARY = """
 ハングし: hang, hung
 止ま: stopped, stuck, halt
 詰ま: stuck, clogged, blocked
-待たされ: waiting, slow, wait
 待ち時間: wait time, waiting
 遅い: slow
 遅く: slow, slower
