@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from errnote import ranking
 from errnote.analysis import ANALYSIS_VERSION, analyze, canonical, cjk_runs, in_words, is_cjk, message_lines
+from errnote.applies import Signature, error_codes, error_words
 from errnote.errors import InvalidEntry, UsageError
 from errnote.filters import Filters, make_filters
 from errnote.model import Entry, Relation, Status
@@ -88,8 +89,8 @@ if TYPE_CHECKING:
     from errnote.notebook import Notebook
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 13  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
-# 12: tool names; 13: error terms
+SCHEMA_VERSION = 14  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
+# 12: tool names; 13: error terms; 14: error signature and codes, entry vectors beside the index
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 LOCK_TIMEOUT = 3.0
 #: A build folder younger than this (seconds) of a live process is a rebuild under way.
@@ -186,6 +187,9 @@ def _document(rel: str, entry: Entry) -> dict[str, Any]:
         # What the title alone holds (`ranking.MIN_MATCHED_TITLE`): analysed once, here.
         "title_terms": sorted(set(analyze(entry.title))),
         "tool_names": tool_names,
+        # The recorded error's signature and codes (`errnote.applies`): analysed once, here.
+        "error_words": list(error_words(entry.error)),
+        "error_codes": sorted(error_codes(entry.error)),
     }
     return {
         "path": rel,
@@ -220,6 +224,7 @@ class SyncReport:
     compacted: bool = False  # the old versions of edited entries were dropped from the index
     behind: int = 0  # entry files changed since the index was updated (when it could not be)
     from_files: bool = False  # the answer must come from the files: the index misses changes
+    embedded: int = 0  # entry texts given a vector by this search (new or changed ones only)
     notices: list[str] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # relpath -> message, broken files
 
@@ -517,6 +522,7 @@ class Index:
         writer = ix.writer(timeout=LOCK_TIMEOUT, delay=0.05)
         touched: set[str] = set()  # ids of the files read
         reread: set[str] = set()
+        vectors: dict[str, Entry | None] = {}  # what the entry vectors must learn (None: gone)
         try:
             for rel in self._diff(current, known):
                 reread.add(rel)
@@ -524,10 +530,12 @@ class Index:
                 if rel not in current:
                     writer.delete_by_term("path", rel)
                     known.pop(rel, None)
+                    vectors[rel] = None
                     report.removed += 1
                     continue
                 sub = SyncReport()
                 entry = self._read(rel, sub)
+                vectors[rel] = entry
                 if entry is None:
                     writer.delete_by_term("path", rel)
                     problems.update(sub.problems)
@@ -562,7 +570,18 @@ class Index:
         finally:
             ix.close()
         report.problems = problems
+        self._update_vectors(vectors, fresh=False)
         self._write_manifest(self.dir, known, problems, duplicates)
+
+    def _update_vectors(self, changed: Mapping[str, Entry | None], *, fresh: bool) -> None:
+        """Tell the entry vectors which files changed (`semantic.vectors`): only the file map is
+        written here, the model is loaded by the search that needs the vectors."""
+        from errnote.semantic.vectors import VectorStore
+
+        if not changed and not fresh:
+            return
+        with contextlib.suppress(OSError):  # a cache that cannot be written: vectors are optional
+            VectorStore(self.cache).update(changed, fresh=fresh)
 
     def _rebuild(self, current: dict[str, tuple[int, ...]], report: SyncReport, timeout: float) -> None:
         """Build a fresh index aside, without the lock (17 s at 10k: nobody waits that long), then
@@ -574,6 +593,7 @@ class Index:
         # One folder per build, also per thread: two threads of a process may rebuild at once.
         building = self.cache / f"index.new-{_build_tag()}"
         known: dict[str, Any] = {}
+        vectors: dict[str, Entry | None] = {}
         try:
             building.mkdir()
             ix = windex.create_in(str(building), _schema())
@@ -585,6 +605,7 @@ class Index:
                         if entry is not None:
                             writer.add_document(**_document(rel, entry))
                             report.added += 1
+                            vectors[rel] = entry
                         known[rel] = current[rel]
                     writer.commit()
                 except BaseException:
@@ -596,6 +617,7 @@ class Index:
             finally:
                 ix.close()
             duplicates = {rel: eid for rel, (eid, _message) in copies.items()}
+            self._update_vectors(vectors, fresh=True)
             self._write_manifest(building, known, report.problems, duplicates)
             with self._lock(timeout) as got:
                 if not got:
@@ -641,18 +663,22 @@ class SearchHit:
     #: Shown because it scores above every hit that clears the threshold, though its words alone
     #: would not make it a near neighbour (see `thresholded`).
     outscores: bool = False
+    #: The hit applies to the query (`errnote.applies`): what `inject` and the hooks may put into
+    #: a prompt as a rule, and what search lists first.
+    applies: bool = False
+    #: Cosine of the query's and the entry's sentence vectors; None without semantic ranking.
+    cosine: float | None = None
+    signature: Signature | None = None  # the entry's recorded error, as the gate reads it
 
     @property
     def relevant(self) -> bool:
-        """Clears the relevance threshold by itself (a near neighbour does not)."""
+        """Clears the lexical relevance threshold by itself (a near neighbour does not)."""
         return self.evidence is not None and ranking.relevant(self.evidence)
 
     @property
     def near(self) -> bool:
-        """A near neighbour: shown only beside a hit that clears the threshold."""
-        if self.evidence is None or self.relevant:
-            return False
-        return self.outscores or ranking.near(self.evidence)
+        """A related hit: listed after those that apply, never put into a prompt as a rule."""
+        return not self.applies
 
     def to_json(self) -> dict[str, Any]:
         from errnote.model import iso
@@ -671,7 +697,9 @@ class SearchHit:
             "path": str(self.path),
             "snippet": self.snippet,
             "matched": list(self.matched),
+            "applies": self.applies,
             "near": self.near,
+            "cosine": None if self.cosine is None else round(self.cosine, 4),
         }
 
 
@@ -971,6 +999,8 @@ class _Request:
     keyword: bool = True
     output: bool = False  # the text is a program's output, never a question in words
     tools_in_use: frozenset[str] = frozenset()  # `ranking.tool_names` of the tools in use now
+    command: bool = False  # the text is a command about to run (neither a question nor output)
+    semantic: Any = field(default=None, compare=False)  # `semantic.search.Semantic`, or None
 
 
 def _run_search(nb: Notebook, ix: Any, query: str, request: _Request) -> list[SearchHit]:
@@ -1040,7 +1070,7 @@ def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[S
     if not concepts:
         return []
     runs = cjk_runs(query)
-    hits: list[SearchHit] = []
+    semantic = request.semantic
     with ix.searcher() as searcher:
         plan = _plan(searcher, concepts)
         if not plan.ideas:
@@ -1054,44 +1084,150 @@ def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[S
         # through translations ("index" for 索引) never gets to compete. Every idea selects then,
         # where that is cheap.
         wide = request.wide or (bool(runs) and searcher.doc_count() <= WIDE_MAX)
+        context = _Scoring(plan, literal, runs, named, query_terms, request)
+        scored: dict[str, SearchHit] = {}
         for hit in _candidates(searcher, plan, request.filters, request.limit, wide):
-            meta = json.loads(hit["meta"])
-            if meta["status"] == Status.ACTIVE.value and _replaced(searcher, meta["id"]):
-                # Superseded by an active entry, though its own file still says active (a write
-                # cut short, a merge resolved by hand): as `inject` does, treat it as superseded.
-                meta["status"] = Status.SUPERSEDED.value
-            if not request.filters.allows(meta):
-                continue
-            if searcher.doc_frequency("id", meta["id"]) > 1 and not _first_of_id(
-                searcher, meta["id"], hit["path"]
-            ):
-                continue  # a copy of another file's id: the file updated last is the entry
-            bm25 = float(hit.score)
-            if runs and any(run in canonical(meta["title"]) for run in runs):
-                bm25 *= CJK_WHOLE_BONUS  # 内存超时 in the title, not 内存 here and 超时 there
-            title_terms = frozenset(meta.get("title_terms") or ())
-            found_terms = set(hit["terms"].split())
-            tools = meta.get("tool_names") or []
-            errors = hit.get("error_terms") or ""
-            other = ranking.other_tool(named, tools, found_terms, request.tools_in_use, query_terms, errors)
-            ev, terms_shown = _evidence(plan, found_terms, bm25, literal, title_terms, other)
-            created = datetime.fromtimestamp(meta["created"], timezone.utc)
-            confirmed = meta.get("last_confirmed")
-            total = ranking.score(
-                ev,
-                meta["type"],
-                meta["confidence"],
-                created,
-                datetime.fromtimestamp(confirmed, timezone.utc) if confirmed else None,
-            )
-            found = _hit(nb, hit["path"], meta, total, created, terms_shown)
-            hits.append(replace(found, evidence=ev))
-    hits = thresholded(hits) if request.threshold else sorted(hits, key=lambda h: (-h.score, h.id))
+            found = _scored(nb, searcher, dict(hit), float(hit.score), context)
+            if found is not None:
+                scored[hit["path"]] = found
+        cosines: dict[str, float] = {}
+        if semantic is not None:
+            cosines = semantic.similarities(query)
+            # The entries closest in meaning compete too, whatever words they share.
+            for rel in sorted(cosines, key=lambda r: -cosines[r])[:SEMANTIC_CANDIDATES]:
+                if rel not in scored:
+                    doc = searcher.document(path=rel)
+                    found = _scored(nb, searcher, doc, 0.0, context) if doc else None
+                    if found is not None:
+                        scored[rel] = found
+    hits = _judged(query, scored, cosines if semantic is not None else None, request)
+    if request.threshold:
+        hits = _listed(hits) if semantic is not None else _listed_lexical(hits)
+    else:
+        hits = sorted(hits, key=lambda h: (-h.score, h.id))
     # Two files with one id (a copy, a bad merge) are one entry to the reader: keep the better hit.
     unique: dict[str, SearchHit] = {}
     for hit in hits:
         unique.setdefault(hit.id, hit)
     return list(unique.values())[: request.limit]
+
+
+#: How many of the entries closest in meaning join the lexical candidates.
+SEMANTIC_CANDIDATES = 30
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    """What scoring one candidate needs of its query."""
+
+    plan: _Plan
+    literal: str
+    runs: list[str]
+    named: set[str]
+    query_terms: set[str]
+    request: _Request
+
+
+def _scored(nb: Notebook, searcher: Any, doc: dict[str, Any], bm25: float, ctx: _Scoring) -> SearchHit | None:
+    """One candidate (a stored document) scored lexically, or None when the filters exclude it or
+    another file holds its id."""
+    meta = json.loads(doc["meta"])
+    if meta["status"] == Status.ACTIVE.value and _replaced(searcher, meta["id"]):
+        # Superseded by an active entry, though its own file still says active (a write cut
+        # short, a merge resolved by hand): as `inject` does, treat it as superseded.
+        meta["status"] = Status.SUPERSEDED.value
+    if not ctx.request.filters.allows(meta):
+        return None
+    if searcher.doc_frequency("id", meta["id"]) > 1 and not _first_of_id(searcher, meta["id"], doc["path"]):
+        return None  # a copy of another file's id: the file updated last is the entry
+    if ctx.runs and any(run in canonical(meta["title"]) for run in ctx.runs):
+        bm25 *= CJK_WHOLE_BONUS  # 内存超时 in the title, not 内存 here and 超时 there
+    title_terms = frozenset(meta.get("title_terms") or ())
+    found_terms = set(doc["terms"].split())
+    tools = meta.get("tool_names") or []
+    errors = doc.get("error_terms") or ""
+    other = ranking.other_tool(
+        ctx.named, tools, found_terms, ctx.request.tools_in_use, ctx.query_terms, errors
+    )
+    ev, terms_shown = _evidence(ctx.plan, found_terms, bm25, ctx.literal, title_terms, other)
+    created = datetime.fromtimestamp(meta["created"], timezone.utc)
+    confirmed = meta.get("last_confirmed")
+    total = ranking.score(
+        ev,
+        meta["type"],
+        meta["confidence"],
+        created,
+        datetime.fromtimestamp(confirmed, timezone.utc) if confirmed else None,
+    )
+    found = _hit(nb, doc["path"], meta, total, created, terms_shown)
+    return replace(
+        found,
+        evidence=ev,
+        signature=Signature(tuple(meta.get("error_words") or ()), tuple(meta.get("error_codes") or ())),
+    )
+
+
+def _judged(
+    query: str, scored: Mapping[str, SearchHit], cosines: Mapping[str, float] | None, request: _Request
+) -> list[SearchHit]:
+    """Every candidate with its hybrid score and whether it applies (`errnote.applies`)."""
+    from errnote import applies as gate
+
+    items = list(scored.items())
+    if not items:
+        return []
+    best_lexical = max(h.score for _rel, h in items)
+    lexical_first = max(items, key=lambda kv: (kv[1].score, kv[1].id))[0] if best_lexical > 0 else None
+    semantic_first = None
+    if cosines:
+        semantic_first = max(items, key=lambda kv: (cosines.get(kv[0], -1.0), kv[1].id))[0]
+    output = not request.command and (request.output or not in_words(query))
+    query_words = frozenset(gate.error_words(query))
+    query_codes = gate.error_codes(query)
+    judged: list[SearchHit] = []
+    for rel, hit in items:
+        cosine = None if cosines is None else cosines.get(rel, 0.0)
+        sig = hit.signature or Signature()
+        codes = frozenset(sig.codes)
+        signals = gate.Signals(
+            relevant=hit.relevant,
+            injectable=hit.evidence is not None and ranking.injectable(hit.evidence),
+            cosine=cosine,
+            first_of_both=rel == lexical_first == semantic_first,
+            output=output,
+            recorded_error=bool(sig.words),
+            quoted=gate.quoted_share(sig.words, query_words),
+            code_clash=bool(codes) and bool(query_codes) and not codes & query_codes,
+        )
+        judged.append(
+            replace(
+                hit,
+                score=gate.fused(hit.score, best_lexical, cosine),
+                applies=gate.applies(signals),
+                cosine=cosine,
+            )
+        )
+    return judged
+
+
+def _listed(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """What a search with the threshold returns, with semantic ranking (`errnote.applies`): the
+    hits that apply, then the related ones, each group best first."""
+    from errnote import applies as gate
+
+    near = {id(h) for h in hits if h.evidence is not None and ranking.near(h.evidence)}
+    shown = [h for h in hits if h.applies or gate.related(id(h) in near, h.relevant, h.cosine)]
+    return sorted(shown, key=lambda h: (not h.applies, -h.score, h.id))
+
+
+def _listed_lexical(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """What a search with the threshold returns without semantic ranking: as `thresholded`, and
+    a hit that applies (its recorded error quoted) is listed even when it holds too little of the
+    rest of the query; those that apply come first."""
+    shown = thresholded(hits)
+    listed = {id(h) for h in shown}
+    extra = [h for h in hits if h.applies and id(h) not in listed]
+    return sorted([*shown, *extra], key=lambda h: not h.applies)
 
 
 def _paths_of_id(searcher: Any, eid: str) -> list[str]:
@@ -1254,6 +1390,7 @@ def search(
     keyword: bool = True,
     output: bool = False,
     tools_in_use: Sequence[str] = (),
+    command: bool = False,
     **filter_args: Any,
 ) -> list[SearchHit]:
     """Ranked entries for `query` (any text: never a syntax error), best first.
@@ -1266,7 +1403,9 @@ def search(
     command about to run), so a tool it names is not taken as what it asks about
     (`ranking.other_tool`), whatever it looks like. `tools_in_use`: the tools of the moment (a
     command's programs, `inject --tool`): an entry recorded for one of them is not ruled out by
-    the tool a question names.
+    the tool a question names. `command`: the text is a command about to run (a hook's), read as
+    output for the tool rule but not as an error that an entry's recorded error must match.
+    Every hit says whether it applies (`errnote.applies`).
     """
     unknown = sorted(set(filter_args) - _FILTER_ARGS)
     if unknown:
@@ -1288,7 +1427,21 @@ def search(
         keyword=keyword,
         output=output,
         tools_in_use=tools_in_use,
+        command=command,
     ).hits
+
+
+def _open_semantic(nb: Notebook) -> tuple[Any, str]:
+    """The notebook's semantic ranking (`semantic.search.open_semantic`), or None and why not."""
+    from errnote.semantic.search import open_semantic
+
+    def read(rel: str) -> Entry | None:
+        try:
+            return read_entry(nb.store.entries_dir / rel)
+        except (InvalidEntry, OSError):
+            return None
+
+    return open_semantic(nb.store.cache_dir, read)
 
 
 #: The keyword arguments of `search` that are filters (those of `errnote.filters.make_filters`).
@@ -1309,12 +1462,21 @@ def search_with_report(
     keyword: bool = True,
     output: bool = False,
     tools_in_use: Sequence[str] = (),
+    command: bool = False,
 ) -> SearchResult:
     """Like `search`, and also says what the sync did (notices, broken files)."""
     index = Index(nb)
     rep = report if report is not None else index.sync()
     in_use = frozenset(n for tool in tools_in_use for n in ranking.tool_names(tool))
-    request = _Request(filters or Filters(), max(limit, 0), threshold, wide, keyword, output, in_use)
+    semantic = None
+    if not (rep.stale and rep.from_files):  # entries searched from the files have no vectors
+        semantic, why = _open_semantic(nb)
+        if why and why not in rep.notices:
+            rep.notices.append(why)
+        rep.embedded += semantic.embedded if semantic is not None else 0
+    request = _Request(
+        filters or Filters(), max(limit, 0), threshold, wide, keyword, output, in_use, command, semantic
+    )
     ix = index.open(rep)
     try:
         try:

@@ -200,6 +200,9 @@ class Selection:
     now: datetime
     total: int  # entries in the notebook (any status)
     chars: int  # the size of what is shown, in the format the budget counts
+    #: (id, title) of the next few hits of the query that are related but do not apply: named on
+    #: one "may also apply" line, never given as rules (`errnote.applies`).
+    related: tuple[tuple[str, str], ...] = ()
 
     def section(self, name: str) -> list[Picked]:
         return [p for p in self.picked if p.section == name]
@@ -448,7 +451,7 @@ def select(
             chosen[p.entry.id] = replace(p, instead=instead.get(p.entry.id, ""))
             order[section].append(p.entry.id)
 
-    matches, closeness = _query_matches(nb, options, ok) if options.query.strip() else ([], {})
+    matches, closeness, related = _query_matches(nb, options, ok) if options.query.strip() else ([], {}, [])
     if options.always:
         # With a task at hand, the rules nearest to it come first when there are more than fit.
         rules = sorted(
@@ -473,7 +476,14 @@ def select(
     # Entry files written by hand or by another tool may hold what errnote would have masked: the
     # snippet goes into committed files and prompts, so what is shown is masked here too.
     ranked = [_masked(chosen[i]) for s in SECTIONS for i in order[s]]
-    return _apply_budget(Selection(tuple(ranked), (), options, current, len(every), 0))
+    named = tuple((i, _masked_title(t)) for i, t in related if i not in chosen)
+    return _apply_budget(Selection(tuple(ranked), (), options, current, len(every), 0, named))
+
+
+def _masked_title(title: str) -> str:
+    from errnote.redact import redact
+
+    return redact(title)
 
 
 def _masked(p: Picked) -> Picked:
@@ -503,22 +513,24 @@ _CLOSENESS_DEPTH = 100
 _CLOSE = 0.5
 
 
+#: How many related hits the "may also apply" line names at most.
+RELATED_MAX = 3
+
+
 def _query_matches(
     nb: Notebook, options: Options, ok: dict[str, Entry]
-) -> tuple[list[Picked], dict[str, float]]:
-    """The entries relevant to the query (those past the stricter threshold of what goes into a
-    prompt, `ranking.injectable`, then their near neighbours), and how close the entries that
-    share at least half a rare word's worth of it are, threshold or not (to order the rules)."""
-    from errnote import ranking
+) -> tuple[list[Picked], dict[str, float], list[tuple[str, str]]]:
+    """The entries that apply to the query (`errnote.applies`), and how close the entries that
+    share at least half a rare word's worth of it are, applying or not (to order the rules)."""
     from errnote.analysis import message_lines
-    from errnote.index import WIDE_MAX, SearchHit, search, thresholded  # Whoosh only when there is a query
+    from errnote.index import WIDE_MAX, SearchHit, search  # Whoosh only when there is a query
 
     # The floor is applied to the hits rather than as a search filter: a filter would make a big
     # notebook's search check every entry's record.
     # A one-word prompt ("go", "commit", "yes") is talk, not a keyword: no keyword rule here.
     # Up to WIDE_MAX entries every idea of the query selects candidates, so the closeness that orders
     # the rules covers entries sharing only its lesser words (beyond, that costs a hook too much).
-    def scored(text: str, output: bool) -> list[SearchHit]:
+    def scored(text: str, output: bool, command: bool = False) -> list[SearchHit]:
         wide = len(ok) <= WIDE_MAX
         found = search(
             nb,
@@ -529,26 +541,37 @@ def _query_matches(
             keyword=False,
             output=output,
             tools_in_use=options.tools,
+            command=command,
         )
         return [h for h in found if h.confidence >= options.floor]
 
     def answer(hits: list[SearchHit]) -> list[SearchHit]:
-        # Decided on every hit, then entries already shown (a hook's session) are left out. Not
-        # the hits that only outscore those past it: what goes into a prompt must clear it itself
-        # (or be a near neighbour of one that does).
-        return [h for h in thresholded(hits, ranking.injectable) if h.id in ok and not h.outscores]
+        # Decided on every hit (`errnote.applies`), then entries already shown (a hook's session)
+        # are left out: only what applies goes into a prompt as a rule.
+        return [h for h in hits if h.applies and h.id in ok]
 
     # An entry of a tool in use (`--tool`, `--command`, a hook's command) is not ruled out by the
     # tool a question names (`ranking.other_tool`); a command is no question at all.
-    hits = scored(options.query, output=options.query_is_command)
+    hits = scored(options.query, output=options.query_is_command, command=options.query_is_command)
     closeness = {h.id: h.score for h in hits if h.evidence is not None and h.evidence.strength >= _CLOSE}
     want = max(options.max_per_section, 1) * 3
     relevant = answer(hits)
     message = "" if relevant else message_lines(options.query)
     if message:  # a pasted log or stack trace: its message lines, as `errnote search` does
-        relevant = answer(scored(message, output=True))
+        hits = scored(message, output=True)
+        relevant = answer(hits)
     picked = [Picked(ok[h.id], "query", ("query",), h.score, tuple(h.matched)) for h in relevant[:want]]
-    return picked, closeness
+    related: list[tuple[str, str]] = []
+    if any(h.applies for h in hits):  # beside a real answer only: nothing applies, nothing is named
+        from errnote import applies, ranking
+
+        for h in hits:
+            near = h.evidence is not None and ranking.near(h.evidence)
+            if not h.applies and h.id in ok and applies.related(near, h.relevant, h.cosine):
+                related.append((h.id, h.title))
+            if len(related) == RELATED_MAX:
+                break
+    return picked, closeness, related
 
 
 def _path_matches(paths: Sequence[str], ok: dict[str, Entry]) -> list[Picked]:
@@ -801,7 +824,14 @@ def render_markdown(selection: Selection, *, dated: bool = False) -> str:
             title += f" (last {selection.options.recent_days} days)"
         out += ["", f"### {title}", ""]
         out += [_markdown_entry(p, selection.now, dated=dated) for p in items]
+    if selection.related:
+        out += ["", f"_May also apply: {related_line(selection)}._"]
     return "\n".join(out) + "\n"
+
+
+def related_line(selection: Selection) -> str:
+    """The related hits of the query as one line: `title (id); title (id)`."""
+    return "; ".join(f"{title} (`{eid}`)" for eid, title in selection.related)
 
 
 def _xml_escape(text: str, quote: bool = False) -> str:
@@ -841,6 +871,8 @@ def render_xml(selection: Selection, *, dated: bool = False) -> str:
             out.append(f"Applies to: {_xml_escape(r.where)}")
             out.append("</entry>")
         out.append(f"</{tag}>")
+    for eid, title in selection.related:
+        out.append(f'<may-also-apply id="{eid}">{_xml_escape(title)}</may-also-apply>')
     out.append("</memory-context>")
     return "\n".join(out) + "\n"
 
@@ -886,6 +918,7 @@ def selection_to_json(selection: Selection) -> dict[str, Any]:
         "chars": selection.chars,
         "entries": entries,
         "dropped": [p.entry.id for p in selection.dropped],
+        "may_also_apply": [{"id": eid, "title": title} for eid, title in selection.related],
     }
 
 

@@ -9,8 +9,8 @@ weight than the literal words, so a literal match always outranks a synonym matc
 Every group is a real synonym (or near-synonym) relation of software, operations or business
 vocabulary that holds in any codebase: abbreviations, aliases, inflections and fixed technical
 terms, never a colloquial description of one situation (saying a thing in other words is the
-semantic model's work, `errnote.semantic`), and never a phrase taken from an evaluation query. The tables are plain
-text parsed on first use, so importing this module costs nothing.
+semantic model's work, `errnote.semantic`), and never a phrase taken from an evaluation query.
+The tables are plain text parsed on first use, so importing this module costs nothing.
 """
 
 from __future__ import annotations

@@ -13,6 +13,11 @@ from typer.testing import CliRunner
 
 from errnote.notebook import Notebook
 
+# The suite tests the lexical machinery (ranking, threshold, filters, sync) with exact answers;
+# semantic ranking is switched on by the tests of `errnote.semantic` and of the hybrid
+# (tests/test_semantic.py), against the real model. Subprocesses inherit the switch.
+os.environ.setdefault("ERRNOTE_SEMANTIC", "0")
+
 
 def git(cwd: Path, *args: str) -> str:
     """Run git in `cwd` with a fixed identity; return its stdout."""

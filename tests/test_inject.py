@@ -22,6 +22,7 @@ from errnote.inject import (
     program_names,
     render,
     select,
+    selection_to_json,
     updated_text,
     write_block,
 )
@@ -588,10 +589,16 @@ def test_a_session_that_saw_the_best_hit_still_gets_its_neighbours(nb: Notebook)
     for i in range(6):
         make(nb, f"dddd00001{i}", "insight", f"Note {i} about the frontend router", scope=("path:web/**",))
     query = "exponential backoff for the ledger upstream"
-    assert [i for i, v in pick(nb, query=query).items() if v[0] == "query"] == ["dddd000001", "dddd000002"]
+    full = select(nb, Options.from_config(nb.config, query=query), NOW)
+    assert [p.entry.id for p in full.section("query")] == ["dddd000001"]
+    assert [i for i, _title in full.related] == ["dddd000002"]  # named, not given as a rule
+    assert "_May also apply: Exponential backoff in every HTTP client is capped" in render(full, "markdown")
+    assert '<may-also-apply id="dddd000002">' in render(full, "xml")
+    assert selection_to_json(full)["may_also_apply"][0]["id"] == "dddd000002"
     # The hook already showed the best hit: the answer is still decided on it, its neighbour follows.
-    seen = pick(nb, query=query, exclude=frozenset({"dddd000001"}))
-    assert [i for i, v in seen.items() if v[0] == "query"] == ["dddd000002"]
+    seen = select(nb, Options.from_config(nb.config, query=query, exclude=frozenset({"dddd000001"})), NOW)
+    assert [p.entry.id for p in seen.section("query")] == []
+    assert [i for i, _title in seen.related] == ["dddd000002"]
 
 
 def test_recent_failures_nearest_the_query_come_first(nb: Notebook) -> None:

@@ -190,7 +190,7 @@ def test_near_neighbours_are_shown_only_beside_a_relevant_hit() -> None:
     )
     # The relevant hit first, then its neighbour (whatever their scores); never the weak one.
     assert [h.id for h in thresholded([weak, neighbour, strong])] == ["a", "b"]
-    assert [h.to_json()["near"] for h in thresholded([weak, neighbour, strong])] == [False, True]
+    assert [h.relevant for h in thresholded([weak, neighbour, strong])] == [True, False]
     assert thresholded([neighbour, weak]) == []  # nothing clears the threshold: nothing at all
     faint = hit("d", 0.9, _ev(1.2, 0.15))  # a neighbour by its words, but under a fifth of the best score
     assert [h.id for h in thresholded([faint, neighbour, strong])] == ["a", "b"]
@@ -214,7 +214,7 @@ def test_an_entry_scoring_above_a_shown_hit_is_shown_after_the_neighbours() -> N
     between = hit("d", 5.2, _ev(0.5, 0.1))  # above "a" but not above "e": not shown
     shown = thresholded([between, above, neighbour, strong, stronger])
     assert [h.id for h in shown] == ["e", "a", "b", "c"]  # after the neighbours
-    assert [h.to_json()["near"] for h in shown] == [False, False, True, True]
+    assert [h.relevant for h in shown] == [True, True, False, False]
     assert thresholded([above, between]) == []  # nothing clears the threshold: nothing at all
 
 

@@ -1081,12 +1081,14 @@ def search(
 ) -> None:
     """Find the entries that apply to a situation, best first; nothing when nothing applies.
 
-    The query is read as natural language (OR with a bonus for matching more words): quotes,
-    AND/OR/NOT, brackets and stack traces are all fine. Ranking: text match (title, tags and
-    tool, error text above the rest) x type x confidence x freshness; superseded and retired
-    entries are left out unless --all. Nothing is returned unless one entry clears the relevance
-    threshold; then its near neighbours (sharing less of the query, or scoring above every hit
-    that clears it) follow it, marked (near) ("near": true in --json).
+    The query is read as natural language or pasted output: quotes, AND/OR/NOT, brackets and
+    stack traces are all fine. Ranking blends the text match (title, tags and tool, error text
+    above the rest, x type x confidence x freshness) with closeness in meaning from a local
+    sentence-embedding model (also across languages; ERRNOTE_SEMANTIC=0 ranks by words only).
+    Hits that apply come first ("applies": true in --json): the query quotes the entry's
+    recorded error, or it matches the entry's words and meaning. Related hits follow, marked
+    (related) ("applies": false); they are never put into a prompt as rules. Superseded and
+    retired entries are left out unless --all.
     """
     from errnote.index import bounded_query, search_with_report
 

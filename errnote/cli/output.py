@@ -147,8 +147,8 @@ def hit_table(hits: list[Any], query: str) -> None:
         cell = _highlight(h.title, wanted)
         if getattr(h, "status", "active") != "active":
             cell += f" [magenta]({h.status})[/]"  # only `--all` or `--status` shows these
-        if not getattr(h, "relevant", True):
-            cell += " [dim italic](near)[/]"
+        if not getattr(h, "applies", True):
+            cell += " [dim italic](related)[/]"
         if fragment:
             cell += "\n[dim]" + _highlight(fragment, wanted) + "[/]"
         table.add_row(
@@ -159,9 +159,9 @@ def hit_table(hits: list[Any], query: str) -> None:
             age(h.created),
         )
     console().print(table)
-    if not all(getattr(h, "relevant", True) for h in hits):
+    if not all(getattr(h, "applies", True) for h in hits):
         console().print(
-            "[dim](near): shares less of the query than the hits above it; shown as their neighbour[/]"
+            "[dim](related): close to the query, but not shown to apply; never injected as a rule[/]"
         )
 
 

@@ -1,0 +1,127 @@
+"""Hybrid ranking, and the strict gate that decides whether a search hit *applies*.
+
+Ranking and applying are separate questions. Ranking orders every candidate by all the evidence
+there is; applying decides what `inject` and the hooks put in front of a model as a rule, and
+what `search` lists first. No single score separates "the lesson for this situation" from "a
+lesson about something close to it", so a hit applies only on evidence of one of these kinds:
+
+1. **Its recorded error is quoted.** The query holds at least QUOTED_SHARE of the words of the
+   entry's recorded error, once the parts that differ from one occurrence to the next are masked
+   (quoted names, paths and URLs, numbers, hex). This is the error's *signature*: the message
+   template a program prints for one cause. It is the strongest evidence there is, whatever else
+   the query says.
+2. **Both rankers agree.** It clears the lexical threshold (`ranking.relevant`) and is either
+   the first hit of both the lexical and the semantic ranking, or close in meaning to the query
+   (cosine >= CLOSE_COSINE).
+
+And two kinds of evidence against, which rule 2 cannot outweigh:
+- **Another signature.** When the query is a program's output (not a question in words,
+  `analysis.in_words`) and the entry records an error the output does not quote, the output is
+  about another error: near misses ("the same tool, a different failure") are the commonest
+  wrong answer.
+- **Another error code.** When the query and the entry's recorded error both hold error codes
+  (`ERR_PNPM_NO_LOCKFILE`, `TS2307`, `E0433`, `P1001`: letters with digits, or capitals joined by
+  underscores) and share none, the entry is about another error.
+
+Without the model (not installed, or failing to load) rule 2 reads "clears the stricter lexical
+threshold of what goes into a prompt" (`ranking.injectable`), as before semantic search.
+
+The hybrid score ranks every candidate:
+
+    score = (1 - SEMANTIC_WEIGHT) x lexical / best lexical of the query + SEMANTIC_WEIGHT x cosine
+
+with the lexical score of `ranking` (type, confidence and freshness included) and the cosine of
+the query's and the entry's sentence vectors (`errnote.semantic`). Search lists the hits that
+apply first, then the related ones: those with lexical evidence (`ranking.relevant`, or
+`ranking.near`: a rare word's worth of the query) or a cosine of at least RELATED_COSINE. So it
+lists nothing at all when no entry shares a rare word with the query or comes close to its
+meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Share of the words of an entry's recorded error (masked) a query must hold to quote it.
+QUOTED_SHARE = 0.6
+#: Weight of the cosine in the hybrid score (the lexical part is scaled to the query's best).
+SEMANTIC_WEIGHT = 0.7
+#: Cosine at which an entry that clears the lexical threshold is close enough in meaning to apply.
+CLOSE_COSINE = 0.4
+#: Cosine at which an entry is listed as related (never applied on that alone).
+RELATED_COSINE = 0.3
+
+_QUOTED = re.compile(r"(['\"`‘“])[^'\"`’”\n]{0,200}?['\"`’”]")
+_PATHLIKE = re.compile(r"[\w.~@:+-]*[/\\][\w./\\:~@%+-]*")
+_NUMBERS = re.compile(r"0x[0-9a-f]+|\d+")
+_WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
+_CODE = re.compile(r"\b(?:[A-Z]{1,6}[_-]?\d{2,6}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){1,})\b")
+
+
+def error_words(text: str) -> tuple[str, ...]:
+    """The words of an error message that stay the same from one occurrence to the next: lower
+    case, with quoted names, paths, URLs and numbers masked (its signature, as a word set)."""
+    masked = _QUOTED.sub(" ", text.lower())
+    masked = _PATHLIKE.sub(" ", masked)
+    masked = _NUMBERS.sub(" ", masked)
+    return tuple(sorted(set(_WORD.findall(masked))))
+
+
+def quoted_share(recorded: tuple[str, ...] | list[str], query_words: frozenset[str]) -> float:
+    """How much of a recorded error's signature (`error_words`) the query holds (0 to 1)."""
+    if not recorded:
+        return 0.0
+    return sum(1 for w in recorded if w in query_words) / len(recorded)
+
+
+def error_codes(text: str) -> frozenset[str]:
+    """The error codes a text holds (`TS2307`, `ERR_PNPM_NO_LOCKFILE`), upper-cased."""
+    return frozenset(m.group(0).upper() for m in _CODE.finditer(text))
+
+
+@dataclass(frozen=True)
+class Signature:
+    """An entry's recorded error as the gate reads it: its `error_words` and `error_codes`."""
+
+    words: tuple[str, ...] = ()
+    codes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What one hit's applying is decided on."""
+
+    relevant: bool  # clears the lexical threshold of `search` (`ranking.relevant`)
+    injectable: bool  # clears the stricter lexical threshold of a prompt (`ranking.injectable`)
+    cosine: float | None  # None: no semantic ranking for this search
+    first_of_both: bool  # the first hit of the lexical and of the semantic ranking
+    output: bool  # the query is a program's output, not a question in words
+    recorded_error: bool  # the entry records an error
+    quoted: float  # `quoted_share` of the entry's recorded error in the query
+    code_clash: bool  # query and recorded error hold error codes, none shared
+
+
+def applies(s: Signals) -> bool:
+    """Does the hit apply (see the module's rules)?"""
+    if s.recorded_error and s.quoted >= QUOTED_SHARE:
+        return True
+    if s.code_clash or (s.output and s.recorded_error):
+        return False
+    if s.cosine is None:
+        return s.injectable
+    return s.relevant and (s.first_of_both or s.cosine >= CLOSE_COSINE)
+
+
+def related(near: bool, relevant: bool, cosine: float | None) -> bool:
+    """Is a hit that does not apply still worth listing after those that do?"""
+    return relevant or near or (cosine is not None and cosine >= RELATED_COSINE)
+
+
+def fused(lexical: float, best_lexical: float, cosine: float | None) -> float:
+    """The hybrid score of one hit (see the module's formula); the lexical score alone without
+    semantic ranking."""
+    if cosine is None:
+        return lexical
+    share = lexical / best_lexical if best_lexical > 0 else 0.0
+    return (1 - SEMANTIC_WEIGHT) * share + SEMANTIC_WEIGHT * cosine

@@ -1,0 +1,57 @@
+"""The semantic half of a search: the query's cosine with every entry, vectors filled as needed."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from errnote.semantic.vectors import VectorStore, embed_query
+
+if TYPE_CHECKING:
+    from errnote.model import Entry
+    from errnote.semantic.encoder import Encoder
+
+#: `ERRNOTE_SEMANTIC=0` (or off, false, no) turns semantic ranking off: search by words only.
+ENV_SWITCH = "ERRNOTE_SEMANTIC"
+
+
+def switched_off() -> bool:
+    return os.environ.get(ENV_SWITCH, "").strip().lower() in ("0", "off", "false", "no")
+
+
+class Semantic:
+    """Cosines of queries with one notebook's entries."""
+
+    def __init__(self, encoder: Encoder, store: VectorStore) -> None:
+        self.encoder = encoder
+        self.store = store
+        self.embedded = 0  # texts embedded by this search (new or changed entries)
+
+    def similarities(self, query: str) -> dict[str, float]:
+        """{entry file path: cosine} for every indexed entry."""
+        return self.store.similarities(embed_query(self.encoder, query))
+
+
+def open_semantic(cache_dir: Path, read: Callable[[str], Entry | None]) -> tuple[Semantic | None, str]:
+    """The semantic ranking of a notebook, with the vectors of new or changed entries computed
+    now (`read` gives an entry by its file path); or None and why not, in one line ("" when it is
+    switched off on purpose)."""
+    if switched_off():
+        return None, ""
+    from errnote.semantic import encoder as model
+
+    try:
+        enc = model.load()
+    except model.ModelUnavailable as exc:
+        return None, f"semantic search is off ({exc}): searching by words only; {model.INSTALL_HINT}"
+    store = VectorStore(cache_dir, enc.name)
+    semantic = Semantic(enc, store)
+    if store.missing():
+        try:
+            semantic.embedded = store.embed_missing(enc, read=read).embedded
+        except OSError as exc:  # a read-only cache: the entries without vectors are ranked by words
+            why = exc.strerror or exc
+            return semantic, f"cannot store entry vectors ({why}): some entries are ranked by words only"
+    return semantic, ""
