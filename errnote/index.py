@@ -1431,6 +1431,16 @@ def search(
     ).hits
 
 
+def rebuild_vectors(nb: Notebook) -> tuple[int, str]:
+    """Embed every indexed entry again (`errnote reindex`, after the index): how many texts were
+    embedded, and why semantic ranking is off, if it is ("" when it is on or switched off)."""
+    from errnote.semantic.vectors import clear_table
+
+    clear_table(nb.store.cache_dir)
+    semantic, why = _open_semantic(nb)
+    return (semantic.embedded if semantic is not None else 0), why
+
+
 def _open_semantic(nb: Notebook) -> tuple[Any, str]:
     """The notebook's semantic ranking (`semantic.search.open_semantic`), or None and why not."""
     from errnote.semantic.search import open_semantic

@@ -82,12 +82,12 @@ def test_only_new_or_changed_entries_are_embedded(nb: Notebook, book: dict[str, 
     assert search_with_report(nb, "redis").report.embedded == 2
 
 
-def test_reindex_embeds_every_entry_again(nb: Notebook, book: dict[str, str], semantic: None) -> None:
-    from errnote.index import Index
-
+def test_lost_vectors_are_embedded_again_by_the_next_search(
+    nb: Notebook, book: dict[str, str], semantic: None
+) -> None:
     search(nb, "redis")
-    Index(nb).sync(rebuild=True)
-    (nb.store.cache_dir / "vectors" / "use-multilingual-v3_0.2.1.npz").unlink()
+    for table in (nb.store.cache_dir / "vectors").glob("*.npz"):
+        table.write_bytes(b"broken")
     assert search_with_report(nb, "redis").report.embedded == 2 * len(book)
 
 
@@ -296,3 +296,17 @@ def test_the_fast_copy_gives_the_packages_vectors_and_is_rebuilt_when_broken(
     assert np.allclose(encoder.load().encode(texts), reference, atol=1e-5)
     assert encoder._load_copy(copy) is not None
     encoder.load.cache_clear()
+
+
+def test_reindex_embeds_every_entry_and_says_how_many(
+    nb: Notebook, book: dict[str, str], semantic: None, in_repo: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from errnote.cli.app import app
+
+    search(nb, "redis")  # vectors exist already: reindex computes them again all the same
+    result = CliRunner().invoke(app, ["reindex", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["embedded"] == 2 * len(book)
+    assert search_with_report(nb, "redis").report.embedded == 0

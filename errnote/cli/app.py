@@ -1157,16 +1157,20 @@ def merge_entry(
 
 @app.command(short_help="Rebuild the search index from the entry files.")
 def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
-    """Rebuild the search index from the entry files (built aside, then swapped in).
+    """Rebuild the search index and the entry vectors from the entry files (built aside, then
+    swapped in).
 
     Rarely needed: every read command already syncs the index with the files. Also removes the
     temporary files (older than an hour) that writes killed midway left below entries/.
     """
-    from errnote.index import Index
+    from errnote.index import Index, rebuild_vectors
 
     started = __import__("time").perf_counter()
     nb = notebook_of(ctx)
     report = Index(nb).sync(rebuild=True, timeout=30.0)
+    embedded, why = (0, "") if report.stale or report.unwritable else rebuild_vectors(nb)
+    if why:
+        report.notices.append(why)
     seconds = __import__("time").perf_counter() - started
     if report.unwritable:
         raise ErrnoteError(
@@ -1180,6 +1184,7 @@ def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
         emit_json(
             {
                 "indexed": report.added,
+                "embedded": embedded,
                 "problems": report.problems,
                 "seconds": round(seconds, 3),
                 "removed_temp_files": [str(p) for p in leftovers],

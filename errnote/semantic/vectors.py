@@ -211,11 +211,11 @@ def embed_query(encoder: Encoder, text: str) -> Any:
     return encoder.encode([text[:QUERY_HEAD]])[0]
 
 
-def clear(cache_dir: Path) -> None:
-    """Forget every vector of the notebook (`errnote reindex`)."""
-    import shutil
+def clear_table(cache_dir: Path) -> None:
+    """Forget every vector of the notebook, for every model (`errnote reindex`); the file map
+    stays (the index's rebuild has just written it)."""
+    for path in (cache_dir / "vectors").glob("*.npz"):
+        path.unlink(missing_ok=True)
 
-    shutil.rmtree(cache_dir / "vectors", ignore_errors=True)
 
-
-__all__: Sequence[str] = ("VectorStats", "VectorStore", "clear", "embed_query", "entry_texts")
+__all__: Sequence[str] = ("VectorStats", "VectorStore", "clear_table", "embed_query", "entry_texts")
