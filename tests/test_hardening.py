@@ -169,7 +169,9 @@ def test_a_link_to_the_root_folder_is_not_walked(runner: CliRunner, in_repo: Pat
         assert code == 0 and "zyxwq" in out, err
         assert "rootlink" in err and "symbolic link" in err
     assert time.monotonic() - started < 30  # (was 46 s for `list` alone, then exit 1)
-    code, out = hook(runner, "user-prompt", {"session_id": "r", "cwd": str(in_repo), "prompt": "zyxwq protobufs"})
+    code, out = hook(
+        runner, "user-prompt", {"session_id": "r", "cwd": str(in_repo), "prompt": "zyxwq protobufs"}
+    )
     assert code == 0 and "zyxwq" in out
 
 
@@ -179,8 +181,12 @@ def test_another_notebooks_entries_are_not_served_as_this_ones(
     other, _ = Notebook.init(tmp_path / "other")
     theirs = other.add("lesson", "Their qwvxz rule")
     (nb.store.entries_dir / "lessons").mkdir(exist_ok=True)
-    (nb.store.entries_dir / "lessons" / "theirs").symlink_to(other.store.entries_dir, target_is_directory=True)
-    (nb.store.entries_dir / "borrowed").symlink_to(other.store.entries_dir / "lessons", target_is_directory=True)
+    (nb.store.entries_dir / "lessons" / "theirs").symlink_to(
+        other.store.entries_dir, target_is_directory=True
+    )
+    (nb.store.entries_dir / "borrowed").symlink_to(
+        other.store.entries_dir / "lessons", target_is_directory=True
+    )
     for args in (["list", "--json"], ["search", "qwvxz rule", "--json"], ["inject", "--json"]):
         code, out, err = run(runner, *args)
         assert code == 0 and theirs.id not in out, (args, out)
@@ -274,7 +280,9 @@ def test_an_unreadable_folder_is_skipped_with_a_warning(runner: CliRunner, as_no
 
 def test_captured_output_is_cut_to_its_head_and_tail(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
     log = "".join(f"line {i} of the build log\n" for i in range(200_000))  # about 5 MB
-    code, out, err = run(runner, "add", "mistake", "The build log exploded", "--error", "-", "--json", input=log)
+    code, out, err = run(
+        runner, "add", "mistake", "The build log exploded", "--error", "-", "--json", input=log
+    )
     assert code == 0, err
     assert "cut" in err and "error" in err
     data = json.loads(out)
@@ -306,7 +314,9 @@ def test_an_oversized_hand_written_file_is_skipped_with_a_warning(
         assert huge.name in err and "MB" in err
     code, _, err = run(runner, "show", "abcdef0005")
     assert code == 1 and "MB" in err and huge.name in err
-    code, out = hook(runner, "user-prompt", {"session_id": "h", "cwd": str(in_repo), "prompt": "zyxwq protobufs"})
+    code, out = hook(
+        runner, "user-prompt", {"session_id": "h", "cwd": str(in_repo), "prompt": "zyxwq protobufs"}
+    )
     assert code == 0 and "Vendor the zyxwq" in out
 
 
@@ -374,7 +384,13 @@ def test_a_config_that_is_not_utf8_gives_the_defaults(runner: CliRunner, in_repo
 
 @pytest.mark.parametrize(
     "target",
-    [".git/config", ".git/hooks/pre-commit", ".errnote/config.yaml", ".errnote/entries/lessons/x.md", "docs/../.git/HEAD"],
+    [
+        ".git/config",
+        ".git/hooks/pre-commit",
+        ".errnote/config.yaml",
+        ".errnote/entries/lessons/x.md",
+        "docs/../.git/HEAD",
+    ],
 )
 def test_inject_write_refuses_gits_and_errnotes_own_files(
     runner: CliRunner, in_repo: Path, nb: Notebook, target: str
@@ -494,7 +510,9 @@ def _in_terminal(args: list[str], cwd: Path, columns: int) -> str:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 @pytest.mark.parametrize("columns", [40, 50])
-def test_a_narrow_terminal_wraps_titles_and_keeps_every_column(in_repo: Path, nb: Notebook, columns: int) -> None:
+def test_a_narrow_terminal_wraps_titles_and_keeps_every_column(
+    in_repo: Path, nb: Notebook, columns: int
+) -> None:
     entry = nb.add("lesson", LONG_TITLE, tags=["build"], tool="make")
     shown = _in_terminal(["list"], in_repo, columns)
     assert entry.id in shown and "title" in shown and "Regenerate" in shown and "parser" in shown, shown
@@ -509,7 +527,9 @@ def test_a_narrow_terminal_wraps_titles_and_keeps_every_column(in_repo: Path, nb
     assert any(re.search(r"created \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", line) for line in lines), view
 
 
-def test_piped_show_is_not_wrapped(runner: CliRunner, in_repo: Path, nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_piped_show_is_not_wrapped(
+    runner: CliRunner, in_repo: Path, nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     entry = nb.add("lesson", LONG_TITLE, reason="the generated offsets " * 10)
     code, out, _ = run(runner, "show", entry.id)
@@ -526,14 +546,20 @@ def test_add_and_triple_print_the_new_ids_on_stdout(runner: CliRunner, in_repo: 
     assert nb.get(out.strip()).title == "Vendor the zyxwq protobufs"
     code, out, _ = run(runner, "triple", "--mistake", "m", "--correction", "c", "--lesson", "l")
     ids = out.split()
-    assert code == 0 and len(ids) == 3 and [nb.get(i).type.value for i in ids] == ["mistake", "correction", "lesson"]
+    assert (
+        code == 0
+        and len(ids) == 3
+        and [nb.get(i).type.value for i in ids] == ["mistake", "correction", "lesson"]
+    )
 
 
 def test_captured_output_that_is_not_utf8_is_kept_with_replacements(
     runner: CliRunner, in_repo: Path, nb: Notebook
 ) -> None:
     raw = b"gcc: error: \xff\xfe invalid byte in file name caf\xe9.c\n"
-    code, out, err = run(runner, "add", "mistake", "Build broke on a Latin-1 file name", "--error", "-", input=raw)
+    code, out, err = run(
+        runner, "add", "mistake", "Build broke on a Latin-1 file name", "--error", "-", input=raw
+    )
     assert code == 0 and "not UTF-8" in err and "surrogate" not in err
     entry = nb.get(out.strip())
     assert "invalid byte in file name" in entry.error and "\ufffd" in entry.error
@@ -579,11 +605,15 @@ def test_invisible_characters_are_stripped_from_titles_and_escaped_elsewhere(
 ) -> None:
     title = "Run the \u202ezyxwq\u202c tests\u200b before\u2066 pushing"
     body = "Look at cfg\u202e.yaml\u200b and the zero\u2060width join"
-    code, out, err = run(runner, "add", "lesson", title, "--body", body, "--reason", "because\u200d it \u202dbroke")
+    code, out, err = run(
+        runner, "add", "lesson", title, "--body", body, "--reason", "because\u200d it \u202dbroke"
+    )
     assert code == 0, err
     entry = nb.get(out.strip())
     assert entry.title == "Run the zyxwq tests before pushing"
-    hand_written(nb, "abcdef0009-h.md", "id: 'abcdef0009'\ntype: lesson\ntitle: \"Hand \u202ewritten\u200b zyxwq\"")
+    hand_written(
+        nb, "abcdef0009-h.md", "id: 'abcdef0009'\ntype: lesson\ntitle: \"Hand \u202ewritten\u200b zyxwq\""
+    )
     assert nb.get("abcdef0009").title == "Hand written zyxwq"
     for args in (["show", entry.id], ["show", entry.id, "--json"], ["list", "--json"], ["inject"],
                  ["search", "zyxwq tests", "--json"], ["inject", "--json"]):  # fmt: skip
