@@ -470,19 +470,10 @@ def select(
         )
         take("recent", [Picked(e, "recent", ("recent",)) for e in recent])
 
-    # Entry files written by hand or by another tool may hold what errnote would have masked: the
-    # snippet goes into committed files and prompts, so what is shown is masked here too.
-    ranked = [_masked(chosen[i]) for s in SECTIONS for i in order[s]]
+    # Entry files written by hand or by another tool may hold what errnote would have masked: they
+    # are masked when read (`store.read_entry`), once per version of the file, not here on every run.
+    ranked = [chosen[i] for s in SECTIONS for i in order[s]]
     return _apply_budget(Selection(tuple(ranked), (), options, current, len(every), 0))
-
-
-def _masked(p: Picked) -> Picked:
-    from errnote.redact import redact
-    from errnote.store import redact_entry
-
-    entry = redact_entry(p.entry)
-    instead = redact(p.instead) if p.instead else ""
-    return p if entry is p.entry and instead == p.instead else replace(p, entry=entry, instead=instead)
 
 
 def _corrections(active: Sequence[Entry]) -> dict[str, str]:

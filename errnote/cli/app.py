@@ -23,6 +23,7 @@ from errnote.cli.context import (
     empty_notebook,
     errnote_on_path,
     notebook_of,
+    read_stdin,
     warn_config,
     warn_problems,
 )
@@ -322,13 +323,28 @@ def _nothing_listed(contents: Any) -> str:
     return empty_notebook(contents, "The notebook is empty: 'errnote add --help' shows how to record one.")
 
 
-def _stdin_or(value: str | None, name: str) -> str:
-    """`-` means: read this value from standard input."""
+def _stdin_or(value: str | None, name: str, *, captured: bool = False) -> str:
+    """`-` means: read this value from standard input. Bytes that are not UTF-8 are refused, or
+    replaced (U+FFFD) with a warning when the text is `captured` output, which is kept whatever it
+    holds (a compiler quoting a Latin-1 file name)."""
     if value != "-":
         return value or ""
     if sys.stdin is None or sys.stdin.isatty():
         raise UsageError(f"{name} is '-' but nothing is piped to standard input")
-    return sys.stdin.read()
+    return read_stdin(name, replace=captured)
+
+
+def _captured(text: str) -> str:
+    """Captured output as `add` keeps it, saying so when it is cut to its head and tail."""
+    from errnote.limits import OUTPUT_MAX, cut_output, size_text
+
+    if len(text) <= OUTPUT_MAX:
+        return text
+    warn(
+        f"--error: the output is {size_text(len(text))}; its first and last lines are kept and the "
+        f"middle is cut (an entry keeps {size_text(OUTPUT_MAX)} of it)"
+    )
+    return cut_output(text)
 
 
 # --- init -----------------------------------------------------------------------------------
@@ -598,6 +614,7 @@ def add(
     ):
         links.extend((rel, t) for t in targets or [])
     nb = notebook_of(ctx)
+    error_text = _captured(_stdin_or(error, "--error", captured=True))
     entry = nb.add(
         type,
         title,
@@ -606,7 +623,7 @@ def add(
         scope=scope or [],
         tags=tag or [],
         tool=tool or "",
-        error=_stdin_or(error, "--error"),
+        error=error_text,
         fix=fix or "",
         confidence=confidence,
         links=links,
@@ -665,7 +682,7 @@ def triple(
         scope=scope or [],
         tags=tag or [],
         tool=tool or "",
-        error=_stdin_or(error, "--error"),
+        error=_captured(_stdin_or(error, "--error", captured=True)),
         source=source,
         session=session or "",
     )
@@ -1097,7 +1114,7 @@ def search(
     if query == ["-"]:
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError("the query is '-' but nothing is piped to standard input")
-        text = sys.stdin.read()
+        text = read_stdin("the query", replace=True)
     if limit is None:
         nb.config.check("search_limit")
     warn_config(nb)
@@ -1105,6 +1122,7 @@ def search(
         nb, text, filters=filters, limit=(nb.config.search_limit if limit is None else limit) or SEARCH_ALL
     )
     _report_sync(result.report)
+    warn_problems(nb.store.skipped)  # links and unreadable folders the walk left out
     if json_:
         emit_json([h.to_json() for h in result.hits])
         return

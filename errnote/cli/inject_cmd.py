@@ -13,6 +13,7 @@ from errnote.cli.context import (
     empty_notebook,
     errnote_on_path,
     notebook_of,
+    read_stdin,
     warn_config,
     warn_problems,
 )
@@ -175,7 +176,7 @@ def inject(
     if text == "-":
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError("--query is '-' but nothing is piped to standard input")
-        text = sys.stdin.read()
+        text = read_stdin("--query", replace=True)
     paths = list(path or [])
     for given in paths:
         if not given.strip():
