@@ -149,10 +149,8 @@ class Options:
 
     @classmethod
     def from_config(cls, config: Config, **overrides: Any) -> Options:
-        """Options with the notebook's configured limits; `None` overrides mean "use the setting"."""
-        config.check(
-            *(n for n in ("floor", "recent_days", "max_per_section", "budget") if overrides.get(n) is None)
-        )
+        """Options with the notebook's configured limits; `None` overrides mean "use the setting"
+        (a refused setting has its default already: `Config.errors` says why)."""
         base = cls(
             floor=config.floor,
             recent_days=config.recent_days,

@@ -1115,8 +1115,6 @@ def search(
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError("the query is '-' but nothing is piped to standard input")
         text = read_stdin("the query", replace=True)
-    if limit is None:
-        nb.config.check("search_limit")
     warn_config(nb)
     result = search_with_report(
         nb, text, filters=filters, limit=(nb.config.search_limit if limit is None else limit) or SEARCH_ALL

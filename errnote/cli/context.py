@@ -33,9 +33,12 @@ def warn_problems(problems: Any) -> None:
 
 
 def warn_config(nb: Any) -> None:
-    """Name the keys of config.yaml that are no setting (a misspelt key would be ignored unseen)."""
+    """Name each refused value of config.yaml (its default is used instead) and the keys that are
+    no setting (a misspelt key would be ignored unseen)."""
     from errnote.config import SETTINGS
 
+    for message in nb.config.warnings():
+        warn(message)
     for key in nb.config.unknown:
         warn(f"{nb.root / 'config.yaml'}: {key} is not a setting, ignored (settings: {', '.join(SETTINGS)})")
 
