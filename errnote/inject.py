@@ -111,6 +111,19 @@ def resolve_now(text: str | None = None) -> datetime:
     return stamp.astimezone(timezone.utc).replace(microsecond=0)
 
 
+def notebook_time(entries: Sequence[Entry]) -> datetime:
+    """The time of the notebook's last change (the latest time any entry holds): what `--write`
+    selects as at, so a committed file depends on the notebook alone, never on the clock (the
+    recent window and expiry dates move only when the notebook does, and `--check` keeps passing)."""
+    stamps = [
+        t
+        for e in entries
+        for t in (e.provenance.created, e.provenance.updated, e.last_confirmed)
+        if t is not None
+    ]
+    return max(stamps, default=datetime(1970, 1, 1, tzinfo=timezone.utc)).replace(microsecond=0)
+
+
 def age_text(stamp: datetime, now: datetime) -> str:
     """`today`, `yesterday`, `3 days ago`, `2 weeks ago`, `5 months ago`, `2 years ago`."""
     days = int(max((now - stamp).total_seconds(), 0.0) // 86400)
@@ -1033,6 +1046,49 @@ def write_block(path: Path, block: str, *, whole_file: bool = False, check: bool
     if not check:
         atomic_write(path, new)
     return WriteResult(path, True, raw is None)
+
+
+#: Where `--write` usually goes, said whenever a target is refused.
+USUAL_TARGETS = "CLAUDE.md or AGENTS.md (markdown or xml), or .cursor/rules/errnote.mdc (mdc)"
+#: Folders whose files belong to git and to errnote: a block written there breaks them.
+_OWN_FOLDERS = (".git", ".errnote")
+
+
+def check_target(path: Path, notebook_root: Path) -> None:
+    """Refuse a `--write` target that is no prompt file: inside `.git/` or the notebook (followed
+    through links: `CLAUDE.md -> .git/config` too), or a file that is not text (binary, a device)."""
+    hint = f"write to {USUAL_TARGETS}"
+    real = Path(os.path.realpath(path))
+    seen = Path(os.path.normpath(path.absolute()))
+    for where in (seen, real):
+        owner = next((p for p in where.parts if p in _OWN_FOLDERS), None)
+        if owner is not None:
+            whose = "git's" if owner == ".git" else "errnote's"
+            raise UsageError(
+                f"{path} is inside {owner}/, {whose} own folder: errnote will not write there", hint
+            )
+    notebook = Path(os.path.realpath(notebook_root))
+    if real == notebook or notebook in real.parents:
+        raise UsageError(
+            f"{path} is inside the notebook ({notebook_root}): errnote will not write there", hint
+        )
+    try:
+        st = os.stat(real)
+    except OSError:
+        return  # a new file (a missing folder is made)
+    import stat
+
+    if stat.S_ISDIR(st.st_mode):
+        raise ErrnoteError(f"{path} is a folder", f"give the path of a file: {hint}")
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"{path} is not a text file (a device, a pipe or a socket)", hint)
+    try:
+        with open(real, "rb") as handle:
+            head = handle.read(8192)
+    except OSError:
+        return  # the write says why
+    if b"\x00" in head:
+        raise UsageError(f"{path} is not a text file (it holds binary data)", hint)
 
 
 def format_for_file(path: Path, fmt: str | None) -> str:
