@@ -43,6 +43,8 @@ from errnote.model import (
     EntryType,
     Relation,
     Status,
+    escape_invisible,
+    escape_invisible_json,
     iso,
     same_name,
     strip_controls,
@@ -661,7 +663,7 @@ class Rule:
 
 def _short(text: str, limit: int = _FIELD_LIMIT) -> str:
     # Entries are cleaned when read; one built in memory may not be, and xml must stay well-formed.
-    flat = " ".join(strip_controls(text).split())
+    flat = " ".join(escape_invisible(strip_controls(text)).split())
     if len(flat) <= limit:
         return flat
     cut = flat[: limit - 1].rsplit(" ", 1)[0]
@@ -893,7 +895,9 @@ def selection_to_json(selection: Selection) -> dict[str, Any]:
 
 def render_json(selection: Selection) -> str:
     """The selection as JSON: each entry with the sections and reasons that picked it."""
-    return json.dumps(selection_to_json(selection), ensure_ascii=False, indent=2) + "\n"
+    return (
+        escape_invisible_json(json.dumps(selection_to_json(selection), ensure_ascii=False, indent=2)) + "\n"
+    )
 
 
 _MDC_DESCRIPTION = "Rules, conventions and recent failures recorded in this repository's errnote notebook"

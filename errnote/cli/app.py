@@ -258,17 +258,20 @@ def _option(name: str) -> Iterator[None]:
         raise UsageError(message, exc.hint) from None
 
 
-def _check_scopes(scope: list[str] | None) -> None:
-    """Scope values given on the command line, checked as entries read them (a file drops an empty
-    `!` item; typed on the command line it is a mistake)."""
+def _check_scopes(scope: list[str] | None, tags: list[str] | None = None) -> None:
+    """Scope and tag values given on the command line, checked as entries read them (a file drops
+    an empty item; typed on the command line, `--scope ""` and `--scope "!"` alike, it is a mistake)."""
     with _option("--scope"):
         for item in scope or []:
-            if item.strip() and not item.strip("! \t"):
+            if not item.strip("! \t"):
                 raise InvalidEntry(
                     f"scope {item!r} is empty", "e.g. repo, global, path:src/**, !path:vendor/**"
                 )
-            if item.strip():
-                ScopeItem.parse(item)
+            ScopeItem.parse(item)
+    with _option("--tag"):
+        for tag in tags or []:
+            if not tag.strip():
+                raise InvalidEntry(f"tag {tag!r} is empty", "give a word, e.g. --tag cargo")
 
 
 def _filters(
@@ -603,7 +606,7 @@ def add(
 
         if until < resolve_now().date():
             warn(f"--expires {until.isoformat()} has passed: the entry is kept and found, never injected")
-    _check_scopes(scope)
+    _check_scopes(scope, tag)
     links: list[tuple[Relation, str]] = []
     for rel, targets in (
         (Relation.CORRECTS, corrects),
@@ -640,6 +643,14 @@ def add(
         say(f"Recorded {entry.type.value} [bold]{entry.id}[/]: {_esc(entry.title)}", markup=True)
         for old_id in entry.links_to(Relation.SUPERSEDES):
             say(f"Marked {old_id} superseded: it stays on disk and no longer reaches a prompt.")
+        _print_ids(entry.id)
+
+
+def _print_ids(*ids: str) -> None:
+    """The new ids on stdout, one a line, for `id=$(errnote add ...)`; at a terminal the message on
+    stderr already shows them."""
+    if not sys.stdout.isatty():
+        sys.stdout.write("".join(f"{i}\n" for i in ids))
 
 
 def _esc(text: str) -> str:
@@ -672,7 +683,7 @@ def triple(
     """
     with _option("--source"):
         Source.parse(source)
-    _check_scopes(scope)
+    _check_scopes(scope, tag)
     nb = notebook_of(ctx)
     m, c, lesson_entry = nb.triple(
         mistake,
@@ -697,6 +708,7 @@ def triple(
     else:
         ids = f"mistake [bold]{m.id}[/], correction [bold]{c.id}[/], lesson [bold]{lesson_entry.id}[/]"
         say(f"Recorded {ids}.", markup=True)
+        _print_ids(m.id, c.id, lesson_entry.id)
 
 
 # --- show / list ----------------------------------------------------------------------------

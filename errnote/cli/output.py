@@ -18,7 +18,10 @@ def emit_json(data: Any) -> None:
     """Print JSON on stdout (no colour, no wrapping), one document per command."""
     encoding = str(getattr(sys.stdout, "encoding", "") or "utf-8").lower().replace("-", "")
     # ASCII escapes when stdout is not UTF-8: the same JSON, and no character lost.
-    sys.stdout.write(json.dumps(data, ensure_ascii=encoding != "utf8", indent=2) + "\n")
+    from errnote.model import escape_invisible_json
+
+    dumped = json.dumps(data, ensure_ascii=encoding != "utf8", indent=2)
+    sys.stdout.write(escape_invisible_json(dumped) + "\n")  # no bidi override reaches a terminal raw
 
 
 def console(stderr: bool = False) -> Console:

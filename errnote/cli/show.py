@@ -14,7 +14,12 @@ def _ago(text: str) -> str:
 
 
 def render_entry_view(entry: Entry, path: Path, known: dict[str, Entry], inbound: list[Backlink]) -> None:
-    from rich.markup import escape
+    from rich.markup import escape as rich_escape
+
+    from errnote.model import escape_invisible
+
+    def escape(text: str) -> str:  # for rich, and with invisible characters shown (`<U+202E>`)
+        return rich_escape(escape_invisible(text))
 
     out = console()
     style = TYPE_STYLE.get(entry.type.value, "white")
