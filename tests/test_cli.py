@@ -1006,8 +1006,10 @@ def test_search_json_and_table_and_filters_on_the_command_line(
     assert all({"id", "type", "title", "score"} <= set(h) for h in hits)
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
     assert {h["id"]: h["type"] for h in hits} == {lesson["id"]: "lesson", mistake["id"]: "mistake"}
-    code, out, _ = run(runner, "search", "gradle daemon zebracorn")
-    header, first = out.splitlines()[:2]
+    code, out, _ = run(runner, "search", "gradle daemon zebracorn")  # piped: a line per hit
+    assert [line.split("\t")[0] for line in out.splitlines()] == [h["id"] for h in hits]
+    result = runner.invoke(app, ["search", "gradle daemon zebracorn"], env={"TTY_COMPATIBLE": "1"})
+    header, first = result.stdout.splitlines()[:2]  # as at a terminal: the table
     assert header.split() == ["id", "type", "title", "/", "fragment", "conf", "age"]
     assert first.startswith(hits[0]["id"]) and "0." in first
     for option, value, expected in (
@@ -1107,6 +1109,7 @@ def test_the_search_table_analyses_a_long_query_once(
         return real(text)
 
     monkeypatch.setattr(analysis, "analyze", counting)
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")  # the table, as at a terminal
     query = "quokka zebracorn lesson " * 1000
     code, out, err = run(runner, "search", query)
     assert code == 0 and "Quokka" in out, err
