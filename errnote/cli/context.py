@@ -25,11 +25,13 @@ def notebook_of(ctx: typer.Context) -> Notebook:
 
 def warn_problems(problems: Any) -> None:
     """Name each entry file that could not be read, on stderr: the rest are still served."""
+    from errnote.redact import redact
+
     for problem in problems:
         text = (
             problem.message if str(problem.path) in problem.message else f"{problem.path}: {problem.message}"
         )
-        warn(f"skipped {text}")
+        warn(f"skipped {redact(text)}")  # a message may quote a value of the file
 
 
 def warn_config(nb: Any) -> None:
