@@ -28,7 +28,8 @@ from errnote.model import (
 )
 from errnote.store import Problem, Store, atomic_write_bytes, make_cache_dir, read_entry
 
-CATALOG_VERSION = 7  # 4: marshal; 5: tags masked; 6: NFC tags; 7: a body keeps its first indentation
+CATALOG_VERSION = 8  # 4: marshal; 5: tags masked; 6: NFC tags; 7: a body keeps its first indentation;
+# 8: every text masked when its file is read
 
 
 def _record(entry: Entry, st: list[int]) -> dict[str, Any]:

@@ -26,8 +26,10 @@ search:
 class Config:
     """Settings read from config.yaml (missing keys take these defaults).
 
-    A refused value is kept in `errors` and raised only by a command that uses that setting
-    (`check`): a typo in an inject setting must not stop `errnote search`.
+    A refused value never stops a command: that setting takes its default, and the reason is kept
+    in `errors` for the commands to warn about (one bad value must not turn injection off, and the
+    hooks must keep working). `problems` are those of the file as a whole (not YAML, not UTF-8):
+    then every setting takes its default.
     """
 
     floor: float = 0.5
@@ -37,12 +39,11 @@ class Config:
     search_limit: int = 10
     errors: Mapping[str, str] = field(default_factory=dict)  # setting -> why its value was refused
     unknown: tuple[str, ...] = ()  # keys that are no setting (`inject.max_per_sectoin`): ignored
+    problems: tuple[str, ...] = ()  # why the whole file was not used
 
-    def check(self, *names: str) -> None:
-        """Raise the problem of the first of these settings whose value was refused."""
-        for name in names:
-            if name in self.errors:
-                raise ErrnoteError(self.errors[name], "fix that line, or delete it to use the default")
+    def warnings(self) -> list[str]:
+        """What a command says about the settings file: each refused value and file problem."""
+        return [*self.problems, *self.errors.values()]
 
 
 _KEYS = {
@@ -67,11 +68,22 @@ _LIMITS: dict[str, float] = {
 
 
 def load_config(path: Path) -> Config:
-    """Read config.yaml; a missing file means defaults, an unreadable one is an error naming it."""
+    """Read config.yaml; a missing file means defaults. A file that cannot be used (not UTF-8, not
+    YAML, not a mapping) gives the defaults and a problem naming it; a bad value, its default."""
+    try:
+        return _load(path)
+    except ErrnoteError as exc:
+        hint = f" ({exc.hint})" if exc.hint else ""
+        return Config(problems=(f"{exc.message}; every setting takes its default{hint}",))
+
+
+def _load(path: Path) -> Config:
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return Config()
+    except OSError as exc:
+        raise ErrnoteError(f"{path}: cannot read the settings ({exc.strerror or exc})") from None
     except UnicodeDecodeError as exc:
         raise ErrnoteError(
             f"{path}: not UTF-8 text (byte {exc.start})", "save the settings file as UTF-8"
@@ -91,7 +103,7 @@ def load_config(path: Path) -> Config:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
         raise ErrnoteError(
-            f"{path}: invalid YAML: {' '.join(str(exc).split())}", "fix the settings file or delete it"
+            f"{path}: not YAML ({' '.join(str(exc).split())})", "fix the settings file or delete it"
         ) from None
     except (
         ValueError,
@@ -121,7 +133,10 @@ def load_config(path: Path) -> Config:
         if block is not None and not isinstance(block, dict):
             for (sect, _key), name in _KEYS.items():
                 if sect == section:
-                    errors[name] = f"{path}: {section} must be a mapping of settings, not {block!r}"
+                    errors[name] = (
+                        f"{path}: {section} must be a mapping of settings, not {_short(block)}; "
+                        "its settings take their defaults"
+                    )
             continue
         unknown += [f"{section}.{key}" for key in block or {} if (section, key) not in _KEYS]
     for (section, key), name in _KEYS.items():
@@ -139,11 +154,24 @@ def load_config(path: Path) -> Config:
         )
         if not number or (whole and raw != int(raw)):
             kind = "a whole number" if whole else "a number"
-            errors[name] = f"{path}: {section}.{key} must be {kind}, not {raw!r}"
+            errors[name] = f"{path}: {section}.{key} must be {kind}, not {_short(raw)}{_default(name)}"
             continue
         if not 0 <= raw <= _LIMITS[name]:  # compared before float(): a huge int overflows one
             shown = repr(raw) if len(repr(raw)) <= 40 else f"{repr(raw)[:20]}... ({len(repr(raw))} digits)"
-            errors[name] = f"{path}: {section}.{key} must be from 0 to {_LIMITS[name]:g}, not {shown}"
+            errors[name] = (
+                f"{path}: {section}.{key} must be from 0 to {_LIMITS[name]:g}, not {shown}{_default(name)}"
+            )
             continue
         values[name] = int(raw) if whole else float(raw)
     return Config(**values, errors=errors, unknown=tuple(unknown))
+
+
+def _default(name: str) -> str:
+    """How a refused value's message ends: what is used instead."""
+    default = {f.name: f.default for f in fields(Config)}[name]
+    return f"; the default ({default}) is used"
+
+
+def _short(value: object) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."

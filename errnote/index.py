@@ -89,8 +89,9 @@ if TYPE_CHECKING:
     from errnote.notebook import Notebook
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 14  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
-# 12: tool names; 13: error terms; 14: error signature and codes, entry vectors beside the index
+SCHEMA_VERSION = 15  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
+# 12: tool names; 13: error terms; 14: texts masked when their file is read; 15: error signature
+# and codes, entry vectors beside the index
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 LOCK_TIMEOUT = 3.0
 #: A build folder younger than this (seconds) of a live process is a rebuild under way.

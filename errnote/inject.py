@@ -43,6 +43,8 @@ from errnote.model import (
     EntryType,
     Relation,
     Status,
+    escape_invisible,
+    escape_invisible_json,
     iso,
     same_name,
     strip_controls,
@@ -111,6 +113,19 @@ def resolve_now(text: str | None = None) -> datetime:
     return stamp.astimezone(timezone.utc).replace(microsecond=0)
 
 
+def notebook_time(entries: Sequence[Entry]) -> datetime:
+    """The time of the notebook's last change (the latest time any entry holds): what `--write`
+    selects as at, so a committed file depends on the notebook alone, never on the clock (the
+    recent window and expiry dates move only when the notebook does, and `--check` keeps passing)."""
+    stamps = [
+        t
+        for e in entries
+        for t in (e.provenance.created, e.provenance.updated, e.last_confirmed)
+        if t is not None
+    ]
+    return max(stamps, default=datetime(1970, 1, 1, tzinfo=timezone.utc)).replace(microsecond=0)
+
+
 def age_text(stamp: datetime, now: datetime) -> str:
     """`today`, `yesterday`, `3 days ago`, `2 weeks ago`, `5 months ago`, `2 years ago`."""
     days = int(max((now - stamp).total_seconds(), 0.0) // 86400)
@@ -149,10 +164,8 @@ class Options:
 
     @classmethod
     def from_config(cls, config: Config, **overrides: Any) -> Options:
-        """Options with the notebook's configured limits; `None` overrides mean "use the setting"."""
-        config.check(
-            *(n for n in ("floor", "recent_days", "max_per_section", "budget") if overrides.get(n) is None)
-        )
+        """Options with the notebook's configured limits; `None` overrides mean "use the setting"
+        (a refused setting has its default already: `Config.errors` says why)."""
         base = cls(
             floor=config.floor,
             recent_days=config.recent_days,
@@ -473,9 +486,9 @@ def select(
         )
         take("recent", [Picked(e, "recent", ("recent",)) for e in recent])
 
-    # Entry files written by hand or by another tool may hold what errnote would have masked: the
-    # snippet goes into committed files and prompts, so what is shown is masked here too.
-    ranked = [_masked(chosen[i]) for s in SECTIONS for i in order[s]]
+    # Entry files written by hand or by another tool may hold what errnote would have masked: they
+    # are masked when read (`store.read_entry`), once per version of the file, not here on every run.
+    ranked = [chosen[i] for s in SECTIONS for i in order[s]]
     named = tuple((i, _masked_title(t)) for i, t in related if i not in chosen)
     return _apply_budget(Selection(tuple(ranked), (), options, current, len(every), 0, named))
 
@@ -484,15 +497,6 @@ def _masked_title(title: str) -> str:
     from errnote.redact import redact
 
     return redact(title)
-
-
-def _masked(p: Picked) -> Picked:
-    from errnote.redact import redact
-    from errnote.store import redact_entry
-
-    entry = redact_entry(p.entry)
-    instead = redact(p.instead) if p.instead else ""
-    return p if entry is p.entry and instead == p.instead else replace(p, entry=entry, instead=instead)
 
 
 def _corrections(active: Sequence[Entry]) -> dict[str, str]:
@@ -682,7 +686,7 @@ class Rule:
 
 def _short(text: str, limit: int = _FIELD_LIMIT) -> str:
     # Entries are cleaned when read; one built in memory may not be, and xml must stay well-formed.
-    flat = " ".join(strip_controls(text).split())
+    flat = " ".join(escape_invisible(strip_controls(text)).split())
     if len(flat) <= limit:
         return flat
     cut = flat[: limit - 1].rsplit(" ", 1)[0]
@@ -924,7 +928,9 @@ def selection_to_json(selection: Selection) -> dict[str, Any]:
 
 def render_json(selection: Selection) -> str:
     """The selection as JSON: each entry with the sections and reasons that picked it."""
-    return json.dumps(selection_to_json(selection), ensure_ascii=False, indent=2) + "\n"
+    return (
+        escape_invisible_json(json.dumps(selection_to_json(selection), ensure_ascii=False, indent=2)) + "\n"
+    )
 
 
 _MDC_DESCRIPTION = "Rules, conventions and recent failures recorded in this repository's errnote notebook"
@@ -1077,6 +1083,49 @@ def write_block(path: Path, block: str, *, whole_file: bool = False, check: bool
     if not check:
         atomic_write(path, new)
     return WriteResult(path, True, raw is None)
+
+
+#: Where `--write` usually goes, said whenever a target is refused.
+USUAL_TARGETS = "CLAUDE.md or AGENTS.md (markdown or xml), or .cursor/rules/errnote.mdc (mdc)"
+#: Folders whose files belong to git and to errnote: a block written there breaks them.
+_OWN_FOLDERS = (".git", ".errnote")
+
+
+def check_target(path: Path, notebook_root: Path) -> None:
+    """Refuse a `--write` target that is no prompt file: inside `.git/` or the notebook (followed
+    through links: `CLAUDE.md -> .git/config` too), or a file that is not text (binary, a device)."""
+    hint = f"write to {USUAL_TARGETS}"
+    real = Path(os.path.realpath(path))
+    seen = Path(os.path.normpath(path.absolute()))
+    for where in (seen, real):
+        owner = next((p for p in where.parts if p in _OWN_FOLDERS), None)
+        if owner is not None:
+            whose = "git's" if owner == ".git" else "errnote's"
+            raise UsageError(
+                f"{path} is inside {owner}/, {whose} own folder: errnote will not write there", hint
+            )
+    notebook = Path(os.path.realpath(notebook_root))
+    if real == notebook or notebook in real.parents:
+        raise UsageError(
+            f"{path} is inside the notebook ({notebook_root}): errnote will not write there", hint
+        )
+    try:
+        st = os.stat(real)
+    except OSError:
+        return  # a new file (a missing folder is made)
+    import stat
+
+    if stat.S_ISDIR(st.st_mode):
+        raise ErrnoteError(f"{path} is a folder", f"give the path of a file: {hint}")
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"{path} is not a text file (a device, a pipe or a socket)", hint)
+    try:
+        with open(real, "rb") as handle:
+            head = handle.read(8192)
+    except OSError:
+        return  # the write says why
+    if b"\x00" in head:
+        raise UsageError(f"{path} is not a text file (it holds binary data)", hint)
 
 
 def format_for_file(path: Path, fmt: str | None) -> str:

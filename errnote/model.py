@@ -396,6 +396,33 @@ def effective_status(entry: Entry, superseded: frozenset[str]) -> Entry:
     return entry
 
 
+#: Characters that change how text reads without being seen: bidirectional overrides, embeddings
+#: and isolates (a title can read backwards, "Trojan Source"), marks, zero-width spaces and joiners,
+#: the word joiner and invisible operators, a byte-order mark inside text.
+INVISIBLE = re.compile("[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def strip_invisible(text: str) -> str:
+    """Text without invisible formatting characters (`INVISIBLE`): how one-line fields are stored."""
+    return INVISIBLE.sub("", text) if not text.isascii() else text
+
+
+def escape_invisible(text: str) -> str:
+    """Text with each invisible formatting character shown as `<U+202E>`: how a body, reason, fix or
+    error is printed, so what a reader sees is what the text holds (the text itself is kept)."""
+    if text.isascii():
+        return text
+    return INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
+def escape_invisible_json(dumped: str) -> str:
+    """A JSON document (as `json.dumps` wrote it) with each invisible formatting character written
+    as its `\\uXXXX` escape: the same data, and no character that hides in a terminal."""
+    if dumped.isascii():
+        return dumped
+    return INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)
+
+
 def strip_controls(text: str) -> str:
     """Text without escape sequences and control characters (newlines and tabs stay)."""
     if "\x1b" in text:
@@ -431,8 +458,8 @@ def clean_text(value: object, name: str, *, one_line: bool = False, indented: bo
             text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate, from Python code: no file can hold it
             raise InvalidEntry(f"{name} is not valid UTF-8 text (a lone surrogate)") from None
-    if one_line:
-        return " ".join(text.split())
+    if one_line:  # a title, tag, tool or name: invisible characters go too
+        return " ".join(strip_invisible(text).split())
     if not indented:
         return text.strip()
     # Blank lines around go, but not the first line's indentation (a Markdown body's indented code
@@ -594,8 +621,13 @@ def entry_from_dict(data: Mapping[str, Any], body: str = "") -> Entry:
     prov_raw = data.get("provenance") or {}
     if not isinstance(prov_raw, Mapping):
         raise InvalidEntry("provenance must be a mapping")
-    if "created" not in prov_raw:
-        raise InvalidEntry("provenance has no 'created' time")
+    if prov_raw.get("created") in (None, ""):
+        now = datetime.now(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+        raise InvalidEntry(
+            "provenance has no 'created' time",
+            f"add it to the front-matter: 'provenance:' then '  created: {now}' "
+            "(when the entry was recorded; now, if unknown)",
+        )
     created = parse_time(prov_raw["created"], "provenance.created")
     provenance = Provenance(
         created=created,

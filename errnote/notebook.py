@@ -349,7 +349,7 @@ class Notebook:
                 chosen[entry.id] = (rel, entry)
         seen: dict[str, str] = {}
         entries: list[Entry] = []
-        problems = list(bad)
+        problems = [*self.store.skipped, *bad]  # links and unreadable folders the walk left out
         for rel, entry in good:
             first = chosen[entry.id][0]
             if rel != first:
@@ -491,7 +491,12 @@ class Notebook:
         An entry with `expires` stops reaching prompts after that day (a workaround for a bug that
         a release will fix); it stays on disk and in search.
         """
+        from errnote.limits import check_text, cut_output
+
         etype = type if isinstance(type, EntryType) else EntryType.parse(type)
+        for name, text in (("body", body), ("reason", reason), ("fix", fix)):
+            check_text(name, str(text or ""))
+        error = cut_output(str(error or ""))  # captured output: its head and tail, the cut marked
         with self.store.lock():
             ids = self._id_paths()
             resolved: list[Link] = []

@@ -158,8 +158,17 @@ _KV_WORD_RE = re.compile(
 _KV_VALUE_RE = re.compile(
     r"(?:\\?[\"'])?[ \t]*(?P<sep>=>|:=|=|:)[ \t]*"
     # `\[` only for Go's `map[X-Api-Key:[value]]` rendering of headers.
-    r"(?:\[(?=[^\]\s]+\]))?(?:\\?\"(?P<dq>[^\"\n]+?)\\?\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'`,;&<>(){}\[\]|\\]{1,4096}))"
+    r"(?:\[(?=[^\]\s]+\]))?(?:\\?\"(?P<dq>[^\"\n]+?)\\?\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'`]{1,4096}))"
 )
+# A bare value is the whole word after the separator, whatever its punctuation (`Xk9;mP2$vL7q`,
+# `Tr0ub4dor&3`), except what plainly is not the value's: an escape of the text around it (`\n` in a
+# log line), a shell `&&` / `||`, a closing tag, and the next assignment of a list (`&user=`,
+# `,host:`). `_bare_end` cuts it there, then drops the punctuation of the prose around it.
+_BARE_CUT_RE = re.compile(r"\\[nrt\"'\\]|&&|\|\||</|[,;&|](?=[A-Za-z_][\w.-]*[ \t]*[=:])")
+_BARE_TRAILING = ",;:."
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+# `getpass()`, `os.environ[`, `ENC[...]`: a call or a structure, not a secret.
+_CALL_RE = re.compile(r"[A-Za-z_][\w.]*[(\[{]")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # `--password X`, `--api-key=X`, `-storepass X`.
 _FLAG_RE = re.compile(
@@ -179,7 +188,7 @@ _QUOTED_END_RE = {"'": re.compile(r"['\n]"), '"': re.compile(r'["\n]')}
 # A bare value ends at a shell operator (`-pS3cret; mkdir -p out`: `;` is not the password's, and
 # masking it would join the next command to this one); a quoted one is taken whole.
 _SHORT_P_RE = re.compile(
-    r"(?<![\w-])-p(?:[ \t]+)?(?:([\"'])(?P<q>[^\s\"'-][^\s\"']*)\1(?=[\s\"';|&<>]|$)"
+    r"(?<![\w-])-p(?:[ \t]+)?(?:(?:'(?P<q>[^'\n]+)'|\"(?P<q2>[^\"\n]+)\")(?=[\s\"';|&<>]|$)"
     r"|(?P<s>[^\s\"'\-;|&<>][^\s\"';|&<>]*)(?=[\s\"';|&<>]|$))"
 )
 # Where a command that takes a password with `-p` is named, found once in the whole text; a `-p`
@@ -568,11 +577,12 @@ def _key_value_spans(text: str) -> Iterator[tuple[int, int]]:
         if m is None:
             continue
         group = _value_group(m)
-        value = m.group(group)
-        end = m.end(group)
-        # A bare value followed by `(` or `[` is code (`os.environ[...]`) or a structure (`ENC[...]`).
-        if group == "bare" and end < len(text) and text[end] in "([{":
-            continue
+        start, end = m.span(group)
+        if group == "bare":
+            end = _bare_end(text, start, end)
+            if end <= start or _code_like(text, start, end):
+                continue
+        value = text[start:end]
         # After `:` prose is common (`using password: YES`, `reset_password: enabled`), but not
         # under a config key that ends its line (`DB_PASSWORD: hunter`, `a.b.password: Winter`).
         prose = m.group("sep") == ":" and not (
@@ -582,7 +592,7 @@ def _key_value_spans(text: str) -> Iterator[tuple[int, int]]:
             continue
         if strength == 1 and not (_random_like(value) or _env_hex_key(name, value)):
             continue
-        yield m.span(group)
+        yield start, end
     for regex in (_XML_TAG_RE, _KEY_VALUE_ATTR_RE):
         for m in regex.finditer(text):
             strength = _name_strength(m.group("name"))
@@ -591,6 +601,31 @@ def _key_value_spans(text: str) -> Iterator[tuple[int, int]]:
                 continue
             if strength == 2 or _random_like(value):
                 yield m.span("s")
+
+
+def _bare_end(text: str, start: int, end: int) -> int:
+    """Where a bare value found at `start:end` (up to a blank or a quote) really ends."""
+    cut = _BARE_CUT_RE.search(text, start, end)
+    if cut is not None:
+        end = cut.start()
+    while end > start:
+        last = text[end - 1]
+        if last in _BARE_TRAILING:
+            end -= 1
+        elif last in _CLOSERS and text.count(_CLOSERS[last], start, end) < text.count(last, start, end):
+            end -= 1  # `(see password=X)`: the bracket is the prose's
+        else:
+            break
+    return end
+
+
+def _code_like(text: str, start: int, end: int) -> bool:
+    """`getpass()`, `os.environ["X"]`, `ENC[AES256,...]`: a call or a structure, not a secret."""
+    opened = _CALL_RE.match(text, start, end)
+    if not opened or any(c.isdigit() for c in opened.group()):
+        return False  # `sk9(abc)def`: a random value that holds a bracket
+    nested = any(c in ":=" for c in text[opened.end() : end])  # Go's `map[password:X ...]`
+    return nested or text[end - 1] in _CLOSERS or (end < len(text) and text[end] in "\"'")
 
 
 def _flag_spans(text: str) -> Iterator[tuple[int, int]]:
@@ -646,7 +681,7 @@ def _short_p_spans(text: str) -> Iterator[tuple[int, int]]:
     starts: list[int] = []
     scan = _ShellScan(text, 0)
     for m in _SHORT_P_RE.finditer(text):
-        group = "s" if m.group("s") is not None else "q"
+        group = next(g for g in ("s", "q", "q2") if m.group(g) is not None)
         value = m.group(group)
         if _PORTS_RE.match(value) or not _plausible(value, bare=True, spaced=True):
             continue

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from errnote.errors import ErrnoteError, InvalidEntry
+from errnote.limits import ENTRY_FILE_MAX, size_text
 from errnote.model import (
     Entry,
     EntryType,
@@ -179,6 +180,14 @@ def _readable(entry: Entry, path: Path) -> str:
     """The file text of an entry, read back first: no write leaves a file that cannot be read (a
     value of the wrong type given through the Python API, conflict markers outside a code block)."""
     text = render_entry(entry)
+    size = len(text.encode("utf-8"))
+    if size > ENTRY_FILE_MAX:  # errnote would skip the file it wrote
+        raise InvalidEntry(
+            f"the entry would be {size_text(size)}, more than an entry file may be "
+            f"({size_text(ENTRY_FILE_MAX)}), so nothing was written",
+            "keep what a reader needs, and point to a file or a link for the rest",
+            path=str(path),
+        )
     try:
         parse_entry(text)
     except InvalidEntry as exc:
@@ -575,16 +584,30 @@ def read_entry(path: Path) -> Entry:
     try:
         fd = os.open(path, flags)
         with open(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
                 raise InvalidEntry("not a regular file (a pipe, a socket or a device)", path=str(path))
-            data = handle.read()
+            if st.st_size > ENTRY_FILE_MAX:
+                # Read, parsed, masked and indexed on every change, a file of megabytes would slow
+                # every command (and outlast a hook's time limit): it is skipped, unread.
+                raise InvalidEntry(
+                    f"the file is {size_text(st.st_size)}, more than an entry file may be "
+                    f"({size_text(ENTRY_FILE_MAX)}), so it is skipped",
+                    "shorten it (keep the head and tail of a log), or move it out of entries/",
+                    path=str(path),
+                )
+            data = handle.read(ENTRY_FILE_MAX + 1)
     except OSError as exc:
         raise InvalidEntry(f"cannot read the file: {exc.strerror}", path=str(path)) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidEntry("the file is not UTF-8 text", path=str(path)) from None
-    return parse_entry(text.replace("\r\n", "\n").replace("\r", "\n"), path)  # as read_text does
+    entry = parse_entry(text.replace("\r\n", "\n").replace("\r", "\n"), path)  # as read_text does
+    # A file written by hand or by another tool may hold what errnote would have masked: masked
+    # here, once per version of the file (the catalog and the index keep what was read), so no
+    # command shows it and no later read scans it again.
+    return redact_entry(entry)
 
 
 def _sync_folder(folder: Path) -> None:
@@ -731,11 +754,17 @@ class Store:
         self.root = root
         self.entries_dir = root / ENTRIES_DIRNAME
         self.cache_dir = root / CACHE_DIRNAME
+        #: What the last walk of `entries/` left out, and why (links, unreadable folders).
+        self.skipped: list[Problem] = []
 
-    def _walk(self, linked_folders: list[str] | None = None) -> Iterator[tuple[os.DirEntry[str], bool]]:
+    def _walk(self) -> Iterator[tuple[os.DirEntry[str], bool]]:
         """Every `*.md` file below `entries/`, skipping hidden and temporary files, and whether it
-        lies in a linked-in folder (a symlink to a folder is followed, once: writes go through it).
-        Linked folders followed are added to `linked_folders`: no kernel watch here sees into them."""
+        is a symbolic link. The walk stays inside the notebook: a link to a folder is never followed
+        (`ln -s / rootlink` would walk the whole disk, a link to another notebook's `entries/` would
+        serve its entries as this one's), a linked file is read only when it resolves inside the
+        notebook, and a folder that cannot be read is skipped. Each of those is kept in `skipped`
+        (the problems of the last walk), for the commands to warn about."""
+        self.skipped = []
         try:
             top = os.stat(self.entries_dir)
         except FileNotFoundError:
@@ -744,36 +773,61 @@ class Store:
             raise ErrnoteError(
                 f"{self.entries_dir} is not a folder", "move it aside and run 'errnote init' again"
             )
-        top_real = os.path.realpath(self.entries_dir)
-        seen = {(top.st_dev, top.st_ino)}
-        stack = [(str(self.entries_dir), False)]
+        homes = {os.path.realpath(self.root), os.path.realpath(self.entries_dir)}
+        stack = [str(self.entries_dir)]
         while stack:
-            folder, linked = stack.pop()
+            folder = stack.pop()
             try:
                 with os.scandir(folder) as it:
                     for item in it:
                         if item.name.startswith("."):
                             continue
-                        if item.name.endswith(".md"):
-                            yield item, linked
-                        elif item.is_dir():  # a folder, or a link to one
-                            with contextlib.suppress(OSError):
-                                # os.stat, not item.stat(): on Windows a DirEntry's stat has no inode.
-                                st = os.stat(item.path)
-                                # Each folder once, and never one that holds `entries/` (a link up
-                                # the tree would list every entry twice, and README.md as one).
-                                if (st.st_dev, st.st_ino) in seen or (
-                                    item.is_symlink()
-                                    and top_real.startswith(os.path.realpath(item.path) + os.sep)
-                                ):
-                                    continue
-                                seen.add((st.st_dev, st.st_ino))
-                                into_link = linked or item.is_symlink()
-                                if into_link and linked_folders is not None:
-                                    linked_folders.append(item.path[len(str(self.entries_dir)) + 1 :])
-                                stack.append((item.path, into_link))
+                        if item.is_symlink():
+                            problem = self._link_problem(item, homes)
+                            if problem:
+                                self.skipped.append(Problem(Path(item.path), problem))
+                                continue
+                            if item.name.endswith(".md"):
+                                yield item, True
+                        elif item.name.endswith(".md"):
+                            yield item, False
+                        elif item.is_dir(follow_symlinks=False):
+                            stack.append(item.path)
             except (FileNotFoundError, NotADirectoryError):
                 continue
+            except OSError as exc:
+                self.skipped.append(
+                    Problem(
+                        Path(folder),
+                        f"cannot read the folder ({exc.strerror or exc}): its entries are skipped "
+                        "(check its permissions)",
+                    )
+                )
+
+    @staticmethod
+    def _link_problem(item: os.DirEntry[str], homes: set[str]) -> str:
+        """Why a symbolic link below `entries/` is not read ("" when it is read: a link to an entry
+        file inside the notebook)."""
+        target = os.path.realpath(item.path)
+        try:
+            is_dir = os.path.isdir(target)
+        except OSError:
+            is_dir = False
+        if is_dir:
+            return (
+                "a symbolic link to a folder, which errnote does not follow: move the entries "
+                "into the notebook, or remove the link"
+            )
+        if not item.name.endswith(".md"):
+            return ""  # a link to some other file: not an entry, as any other file named so
+        if not os.path.lexists(target) or not os.path.exists(item.path):
+            return ""  # dangling or a loop: read, so the problem names the file
+        if not any(target.startswith(home + os.sep) for home in homes):
+            return (
+                f"a symbolic link to a file outside the notebook ({target}), which errnote does not "
+                "read: copy the entry into the notebook, or remove the link"
+            )
+        return ""
 
     def clear_leftovers(self, max_age: float = 3600.0) -> list[Path]:
         """Remove the temporary files of writes that were killed (`.NAME.XXXX.tmp` below `entries/`),
@@ -816,7 +870,7 @@ class Store:
         prefix = len(str(self.entries_dir)) + 1
         now = time.time_ns()
         racy = (now, os.getpid(), next(_SCANS))
-        for item, linked in self._walk(symlinks):
+        for item, linked in self._walk():
             try:
                 st = item.stat()
             except OSError:
@@ -826,7 +880,7 @@ class Store:
                     st = item.stat(follow_symlinks=False)
                 except OSError:
                     continue  # deleted between the listing and the stat
-            if symlinks is not None and (linked or item.is_symlink() or st.st_nlink > 1):
+            if symlinks is not None and (linked or st.st_nlink > 1):
                 symlinks.append(item.path[prefix:])
             # ctime and inode too: tools that restore mtimes (cp -p, rsync -a, tar) cannot fake them.
             key: tuple[int, ...] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
@@ -844,8 +898,22 @@ class Store:
     def create(self, entry: Entry) -> Path:
         """Write a new entry file; never replaces an existing one."""
         path = self.path_for(entry)
+        self.check_folder(path.parent)
         atomic_write(path, _readable(entry, path), exclusive=True)
         return path
+
+    def check_folder(self, folder: Path) -> None:
+        """Refuse to write into a folder below `entries/` that is a symbolic link: the walk does not
+        follow it, so what is written there would never be read."""
+        at = folder
+        while at != self.entries_dir and self.entries_dir in at.parents:
+            if at.is_symlink():
+                raise ErrnoteError(
+                    f"{at} is a symbolic link to a folder, which errnote neither reads nor writes through",
+                    f"replace it with a real folder (move its entries into {at.name}/), then run the "
+                    "command again",
+                )
+            at = at.parent
 
     def replace(self, path: Path, entry: Entry, *, written: str | None = None) -> None:
         """Rewrite an existing entry file in place (the path stays stable for clean diffs). A file
@@ -879,7 +947,7 @@ class Store:
             return path
         folder = self.entries_dir / TYPE_DIRS[entry.type]
         target = folder / path.name
-        if path.is_symlink() or target.exists():
+        if path.is_symlink() or target.exists() or folder.is_symlink():
             return path
         try:
             folder.mkdir(parents=True, exist_ok=True)

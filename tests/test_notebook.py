@@ -579,9 +579,9 @@ def test_a_body_that_starts_with_an_indented_code_block_keeps_it(nb: Notebook) -
     assert f"---\n\n{body}\n" in nb.store.path_for(entry).read_text()
 
 
-def test_a_linked_in_type_folder_is_read_as_it_is_written(nb: Notebook, tmp_path: Path) -> None:
-    """A type folder that is a symlink (kept elsewhere, shared) is followed: what `add` writes
-    through it is listed, shown and searched; a link back up the tree is no endless loop."""
+def test_a_linked_in_type_folder_is_neither_read_nor_written_through(nb: Notebook, tmp_path: Path) -> None:
+    """A type folder that is a symlink (kept elsewhere) is not followed (issue 20: a link may lead
+    anywhere on the disk): `add` refuses to write what would never be read, and `load` names it."""
     from errnote.index import search
 
     elsewhere = tmp_path / "shared-lessons"
@@ -592,16 +592,15 @@ def test_a_linked_in_type_folder_is_read_as_it_is_written(nb: Notebook, tmp_path
         elsewhere.mkdir()
     lessons.symlink_to(elsewhere, target_is_directory=True)
     (elsewhere / "loop").symlink_to(nb.store.entries_dir, target_is_directory=True)
-    (elsewhere / "up").symlink_to(nb.root, target_is_directory=True)  # holds entries/ and README.md
-    entry = nb.add("lesson", "Vendor the zyxwq protobufs before building")
-    assert (elsewhere / nb.store.path_for(entry).name).is_file()
+    with pytest.raises(ErrnoteError, match="symbolic link"):
+        nb.add("lesson", "Vendor the zyxwq protobufs before building")
+    assert list(elsewhere.glob("*.md")) == []
+    mistake = nb.add("mistake", "Built the zyxwq protobufs without vendoring")
     contents = nb.load()
-    assert [e.id for e in contents.entries] == [entry.id] and contents.problems == ()
-    assert nb.get(entry.id[:6]).title == entry.title
-    assert [h.id for h in search(nb, "zyxwq protobufs")] == [entry.id]
-    scanned: list[str] = []
-    nb.store.stat_files(scanned)
-    assert scanned == ["lessons", f"lessons/{nb.store.path_for(entry).name}"]  # no kernel watch sees them
+    assert [e.id for e in contents.entries] == [mistake.id]
+    assert [p.path for p in contents.problems] == [lessons]
+    assert "symbolic link" in contents.problems[0].message
+    assert [h.id for h in search(nb, "zyxwq protobufs")] == [mistake.id]
 
 
 def test_an_entries_path_that_is_a_file_is_an_error_not_an_empty_notebook(nb: Notebook) -> None:

@@ -46,7 +46,7 @@ def test_the_readme_demo_finds_the_mistake_and_show_names_what_corrects_it(tmp_p
     assert result.exit_code == 0, result.stderr
     hits = json.loads(result.stdout)
     assert re.search("openssl-sys failed", hits[0]["title"]), hits
-    table = CliRunner().invoke(app, args)
+    table = CliRunner().invoke(app, args, env={"TTY_COMPATIBLE": "1"})  # the table, as at a terminal
     assert table.exit_code == 0 and "warning" not in table.stderr
     assert table.stdout.splitlines()[1].startswith(hits[0]["id"])
     fixes = {b.source.id for b in Notebook.locate(folder).backlinks(hits[0]["id"])}

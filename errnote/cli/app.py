@@ -23,6 +23,7 @@ from errnote.cli.context import (
     empty_notebook,
     errnote_on_path,
     notebook_of,
+    read_stdin,
     warn_config,
     warn_problems,
 )
@@ -257,17 +258,20 @@ def _option(name: str) -> Iterator[None]:
         raise UsageError(message, exc.hint) from None
 
 
-def _check_scopes(scope: list[str] | None) -> None:
-    """Scope values given on the command line, checked as entries read them (a file drops an empty
-    `!` item; typed on the command line it is a mistake)."""
+def _check_scopes(scope: list[str] | None, tags: list[str] | None = None) -> None:
+    """Scope and tag values given on the command line, checked as entries read them (a file drops
+    an empty item; typed on the command line, `--scope ""` and `--scope "!"` alike, it is a mistake)."""
     with _option("--scope"):
         for item in scope or []:
-            if item.strip() and not item.strip("! \t"):
+            if not item.strip("! \t"):
                 raise InvalidEntry(
                     f"scope {item!r} is empty", "e.g. repo, global, path:src/**, !path:vendor/**"
                 )
-            if item.strip():
-                ScopeItem.parse(item)
+            ScopeItem.parse(item)
+    with _option("--tag"):
+        for tag in tags or []:
+            if not tag.strip():
+                raise InvalidEntry(f"tag {tag!r} is empty", "give a word, e.g. --tag cargo")
 
 
 def _filters(
@@ -322,13 +326,28 @@ def _nothing_listed(contents: Any) -> str:
     return empty_notebook(contents, "The notebook is empty: 'errnote add --help' shows how to record one.")
 
 
-def _stdin_or(value: str | None, name: str) -> str:
-    """`-` means: read this value from standard input."""
+def _stdin_or(value: str | None, name: str, *, captured: bool = False) -> str:
+    """`-` means: read this value from standard input. Bytes that are not UTF-8 are refused, or
+    replaced (U+FFFD) with a warning when the text is `captured` output, which is kept whatever it
+    holds (a compiler quoting a Latin-1 file name)."""
     if value != "-":
         return value or ""
     if sys.stdin is None or sys.stdin.isatty():
         raise UsageError(f"{name} is '-' but nothing is piped to standard input")
-    return sys.stdin.read()
+    return read_stdin(name, replace=captured)
+
+
+def _captured(text: str) -> str:
+    """Captured output as `add` keeps it, saying so when it is cut to its head and tail."""
+    from errnote.limits import OUTPUT_MAX, cut_output, size_text
+
+    if len(text) <= OUTPUT_MAX:
+        return text
+    warn(
+        f"--error: the output is {size_text(len(text))}; its first and last lines are kept and the "
+        f"middle is cut (an entry keeps {size_text(OUTPUT_MAX)} of it)"
+    )
+    return cut_output(text)
 
 
 # --- init -----------------------------------------------------------------------------------
@@ -587,7 +606,7 @@ def add(
 
         if until < resolve_now().date():
             warn(f"--expires {until.isoformat()} has passed: the entry is kept and found, never injected")
-    _check_scopes(scope)
+    _check_scopes(scope, tag)
     links: list[tuple[Relation, str]] = []
     for rel, targets in (
         (Relation.CORRECTS, corrects),
@@ -598,6 +617,7 @@ def add(
     ):
         links.extend((rel, t) for t in targets or [])
     nb = notebook_of(ctx)
+    error_text = _captured(_stdin_or(error, "--error", captured=True))
     entry = nb.add(
         type,
         title,
@@ -606,7 +626,7 @@ def add(
         scope=scope or [],
         tags=tag or [],
         tool=tool or "",
-        error=_stdin_or(error, "--error"),
+        error=error_text,
         fix=fix or "",
         confidence=confidence,
         links=links,
@@ -623,6 +643,14 @@ def add(
         say(f"Recorded {entry.type.value} [bold]{entry.id}[/]: {_esc(entry.title)}", markup=True)
         for old_id in entry.links_to(Relation.SUPERSEDES):
             say(f"Marked {old_id} superseded: it stays on disk and no longer reaches a prompt.")
+        _print_ids(entry.id)
+
+
+def _print_ids(*ids: str) -> None:
+    """The new ids on stdout, one a line, for `id=$(errnote add ...)`; at a terminal the message on
+    stderr already shows them."""
+    if not sys.stdout.isatty():
+        sys.stdout.write("".join(f"{i}\n" for i in ids))
 
 
 def _esc(text: str) -> str:
@@ -655,7 +683,7 @@ def triple(
     """
     with _option("--source"):
         Source.parse(source)
-    _check_scopes(scope)
+    _check_scopes(scope, tag)
     nb = notebook_of(ctx)
     m, c, lesson_entry = nb.triple(
         mistake,
@@ -665,7 +693,7 @@ def triple(
         scope=scope or [],
         tags=tag or [],
         tool=tool or "",
-        error=_stdin_or(error, "--error"),
+        error=_captured(_stdin_or(error, "--error", captured=True)),
         source=source,
         session=session or "",
     )
@@ -680,6 +708,7 @@ def triple(
     else:
         ids = f"mistake [bold]{m.id}[/], correction [bold]{c.id}[/], lesson [bold]{lesson_entry.id}[/]"
         say(f"Recorded {ids}.", markup=True)
+        _print_ids(m.id, c.id, lesson_entry.id)
 
 
 # --- show / list ----------------------------------------------------------------------------
@@ -1099,14 +1128,13 @@ def search(
     if query == ["-"]:
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError("the query is '-' but nothing is piped to standard input")
-        text = sys.stdin.read()
-    if limit is None:
-        nb.config.check("search_limit")
+        text = read_stdin("the query", replace=True)
     warn_config(nb)
     result = search_with_report(
         nb, text, filters=filters, limit=(nb.config.search_limit if limit is None else limit) or SEARCH_ALL
     )
     _report_sync(result.report)
+    warn_problems(nb.store.skipped)  # links and unreadable folders the walk left out
     if json_:
         emit_json([h.to_json() for h in result.hits])
         return

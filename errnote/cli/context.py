@@ -4,12 +4,14 @@ broken entry files and an empty notebook are reported, and whether a bare `errno
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from errnote.cli.output import warn
+from errnote.errors import UsageError
 from errnote.notebook import Notebook
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
@@ -23,17 +25,22 @@ def notebook_of(ctx: typer.Context) -> Notebook:
 
 def warn_problems(problems: Any) -> None:
     """Name each entry file that could not be read, on stderr: the rest are still served."""
+    from errnote.redact import redact
+
     for problem in problems:
         text = (
             problem.message if str(problem.path) in problem.message else f"{problem.path}: {problem.message}"
         )
-        warn(f"skipped {text}")
+        warn(f"skipped {redact(text)}")  # a message may quote a value of the file
 
 
 def warn_config(nb: Any) -> None:
-    """Name the keys of config.yaml that are no setting (a misspelt key would be ignored unseen)."""
+    """Name each refused value of config.yaml (its default is used instead) and the keys that are
+    no setting (a misspelt key would be ignored unseen)."""
     from errnote.config import SETTINGS
 
+    for message in nb.config.warnings():
+        warn(message)
     for key in nb.config.unknown:
         warn(f"{nb.root / 'config.yaml'}: {key} is not a setting, ignored (settings: {', '.join(SETTINGS)})")
 
@@ -69,3 +76,20 @@ def errnote_on_path() -> bool:
         if scripts and Path(scripts).resolve() == here:
             return True
     return False
+
+
+def read_stdin(name: str, *, replace: bool) -> str:
+    """Standard input as text: decoded as UTF-8 here (whatever the locale says), so bytes that are
+    not UTF-8 are named as such, not as "a lone surrogate" later."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    raw = buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
+    try:
+        return str(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        if not replace:
+            raise UsageError(
+                f"{name}: standard input is not UTF-8 text (byte {exc.start}); nothing was written",
+                "convert it first, e.g. with iconv -f latin1 -t utf-8",
+            ) from None
+    warn(f"{name}: standard input is not UTF-8 text; the bytes that are not were replaced with U+FFFD")
+    return str(raw.decode("utf-8", errors="replace"))

@@ -13,6 +13,7 @@ from errnote.cli.context import (
     empty_notebook,
     errnote_on_path,
     notebook_of,
+    read_stdin,
     warn_config,
     warn_problems,
 )
@@ -51,7 +52,9 @@ Selection (defaults in .errnote/config.yaml, section inject:):
 \b
 Each entry is rendered as a rule: what to do, why, where it applies,
 with its type, confidence, age and id. The same notebook, arguments and
-time (--now) give the same output; --write files use dates, not ages.
+time (--now) give the same output. --write files use dates, not ages, and
+select as at the notebook's last change (not the clock, unless --now), so
+--check passes until the notebook or the options change.
 
 \b
 Examples:
@@ -151,7 +154,9 @@ def inject(
         FORMATS,
         SECTIONS,
         Options,
+        check_target,
         format_for_file,
+        notebook_time,
         program_names,
         render,
         resolve_now,
@@ -169,13 +174,17 @@ def inject(
     if check and write is None:
         raise UsageError("--check needs --write FILE", "e.g. errnote inject --write CLAUDE.md --check")
     chosen = format_for_file(write, fmt) if write is not None else (fmt or "markdown")
-    when = resolve_now(now)
+    # A written file depends on the notebook alone: without --now, it is selected as at the
+    # notebook's last change, not the clock (nor $ERRNOTE_NOW, which stands in for the clock).
+    when = resolve_now(now) if now or write is None else None
     nb = notebook_of(ctx)
+    if write is not None:
+        check_target(write, nb.root)  # before anything is read: a bad target is refused at once
     text = query or ""
     if text == "-":
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError("--query is '-' but nothing is piped to standard input")
-        text = sys.stdin.read()
+        text = read_stdin("--query", replace=True)
     paths = list(path or [])
     for given in paths:
         if not given.strip():
@@ -211,6 +220,8 @@ def inject(
     contents = nb.load()
     warn_problems(contents.problems)
     warn_config(nb)
+    if when is None:
+        when = notebook_time(contents.entries)
     selection = select(nb, options, when, contents.entries)
     if not contents.entries and write is None:
         empty = "The notebook is empty: nothing to inject yet ('errnote add --help' shows how to record one)."

@@ -18,7 +18,10 @@ def emit_json(data: Any) -> None:
     """Print JSON on stdout (no colour, no wrapping), one document per command."""
     encoding = str(getattr(sys.stdout, "encoding", "") or "utf-8").lower().replace("-", "")
     # ASCII escapes when stdout is not UTF-8: the same JSON, and no character lost.
-    sys.stdout.write(json.dumps(data, ensure_ascii=encoding != "utf8", indent=2) + "\n")
+    from errnote.model import escape_invisible_json
+
+    dumped = json.dumps(data, ensure_ascii=encoding != "utf8", indent=2)
+    sys.stdout.write(escape_invisible_json(dumped) + "\n")  # no bidi override reaches a terminal raw
 
 
 def console(stderr: bool = False) -> Console:
@@ -64,10 +67,68 @@ TYPE_STYLE = {
 }
 
 
+#: Below this many columns for the title, a table row becomes a block: the facts on one line, the
+#: title wrapped under them (a narrow terminal must not drop the title column).
+NARROW_TITLE = 24
+
+
+def _cells(text: str) -> str:
+    """One cell of a piped row: one line, no tab (a tab separates the cells)."""
+    return " ".join(text.replace("\t", " ").split())
+
+
+def _rows(rows: list[list[str]]) -> None:
+    """Rows for a pipe: one line each, cells separated by tabs, nothing wrapped or padded (`errnote
+    list | grep X` finds the whole line, `cut -f1` the ids)."""
+    sys.stdout.write("".join("\t".join(_cells(c) for c in row).rstrip() + "\n" for row in rows))
+
+
+def _blocks(
+    out: Console, header: list[str], facts: list[list[str]], texts: list[list[str]], widths: list[int]
+) -> None:
+    """A narrow terminal: per entry its facts on one line (each column as wide as its widest
+    value) and its texts wrapped under it, indented, so no column is dropped."""
+    import textwrap
+
+    from rich.markup import escape
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
+    width = max(out.width - 2, 10)
+    out.print(f"[bold]{escape(line(header))}[/]", soft_wrap=True)
+    out.print("[bold]  title[/]", soft_wrap=True)
+    for cells, lines in zip(facts, texts, strict=True):
+        out.print(escape(line(cells)), soft_wrap=True)
+        for text in lines:
+            for part in textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False):
+                out.print(f"  {escape(part)}", soft_wrap=True)
+
+
+def _fixed_width(rows: list[list[str]], header: list[str]) -> list[int]:
+    return [max(len(c) for c in column) for column in zip(header, *rows, strict=True)]
+
+
 def entry_table(entries: list[Entry], title: str | None = None) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from errnote.model import escape_invisible
+
+    facts = [
+        [e.id, e.type.value, f"{e.confidence:.2f}", e.status.value, age(e.provenance.created)]
+        for e in entries
+    ]
+    titles = [escape_invisible(e.title) for e in entries]
+    out = console()
+    if not out.is_terminal:
+        _rows([[f[0], f[1], t, *f[2:]] for f, t in zip(facts, titles, strict=True)])
+        return
+    header = ["id", "type", "conf", "status", "age"]
+    widths = _fixed_width(facts, header)
+    if out.width - sum(widths) - 2 * len(widths) < NARROW_TITLE:
+        _blocks(out, header, facts, [[t] for t in titles], widths)
+        return
     table = Table(title=title, box=None, header_style="bold", pad_edge=False)
     table.add_column("id", no_wrap=True, min_width=10)  # an id cut short names nothing
     table.add_column("type", no_wrap=True)
@@ -75,16 +136,11 @@ def entry_table(entries: list[Entry], title: str | None = None) -> None:
     table.add_column("conf", justify="right", no_wrap=True)
     table.add_column("status", no_wrap=True)
     table.add_column("age", justify="right", no_wrap=True)
-    for e in entries:
+    for e, (eid, kind, conf, status, when), text in zip(entries, facts, titles, strict=True):
         table.add_row(
-            e.id,
-            f"[{TYPE_STYLE.get(e.type.value, 'white')}]{e.type.value}[/]",
-            escape(e.title),
-            f"{e.confidence:.2f}",
-            e.status.value,
-            age(e.provenance.created),
+            eid, f"[{TYPE_STYLE.get(e.type.value, 'white')}]{kind}[/]", escape(text), conf, status, when
         )
-    console().print(table)
+    out.print(table)
 
 
 def _highlight(text: str, wanted: set[str]) -> str:
@@ -132,6 +188,36 @@ def _runs(text: str, keys: list[bool]) -> list[tuple[bool, int, str]]:
 def hit_table(hits: list[Any], query: str) -> None:
     from rich.table import Table
 
+    from errnote.model import escape_invisible
+
+    out = console()
+    notes = [
+        (f" ({h.status})" if getattr(h, "status", "active") != "active" else "")
+        + (" (related)" if not getattr(h, "applies", True) else "")
+        for h in hits
+    ]
+    fragments = [escape_invisible(" ".join((h.fix or h.snippet or h.reason).split())[:160]) for h in hits]
+    titles = [escape_invisible(h.title) for h in hits]
+    facts = [[h.id, h.type, f"{h.confidence:.2f}", age(h.created)] for h in hits]
+    near_note = "(related): close to the query, not shown to apply; never injected as a rule"
+    near = not all(getattr(h, "applies", True) for h in hits)
+    if not out.is_terminal:
+        rows = [
+            [f[0], f[1], t + n, f[2], f[3], x]
+            for f, t, n, x in zip(facts, titles, notes, fragments, strict=True)
+        ]
+        _rows(rows)
+        if near:
+            console(stderr=True).print(near_note, soft_wrap=True, markup=False, highlight=False)
+        return
+    header = ["id", "type", "conf", "age"]
+    widths = _fixed_width(facts, header)
+    if out.width - sum(widths) - 2 * len(widths) < NARROW_TITLE:
+        texts = [[t + n, x] if x else [t + n] for t, n, x in zip(titles, notes, fragments, strict=True)]
+        _blocks(out, header, facts, texts, widths)
+        if near:
+            out.print(f"[dim]{near_note}[/]")
+        return
     table = Table(box=None, header_style="bold", pad_edge=False)
     table.add_column("id", no_wrap=True, min_width=10)  # an id cut short names nothing
     table.add_column("type", no_wrap=True)
@@ -141,10 +227,9 @@ def hit_table(hits: list[Any], query: str) -> None:
     from errnote.analysis import analyze
 
     asked = set(analyze(query))  # once: a pasted log can be megabytes
-    for h in hits:
-        fragment = " ".join((h.fix or h.snippet or h.reason).split())[:160]
+    for h, text, fragment in zip(hits, titles, fragments, strict=True):
         wanted = asked | {t for phrase in h.matched for t in phrase.split()}
-        cell = _highlight(h.title, wanted)
+        cell = _highlight(text, wanted)
         if getattr(h, "status", "active") != "active":
             cell += f" [magenta]({h.status})[/]"  # only `--all` or `--status` shows these
         if not getattr(h, "applies", True):
@@ -158,11 +243,9 @@ def hit_table(hits: list[Any], query: str) -> None:
             f"{h.confidence:.2f}",
             age(h.created),
         )
-    console().print(table)
-    if not all(getattr(h, "applies", True) for h in hits):
-        console().print(
-            "[dim](related): close to the query, but not shown to apply; never injected as a rule[/]"
-        )
+    out.print(table)
+    if near:
+        out.print(f"[dim]{near_note}[/]")
 
 
 def warn(message: str) -> None:
