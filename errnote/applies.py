@@ -52,7 +52,8 @@ CLOSE_COSINE = 0.4
 #: Cosine at which an entry is listed as related (never applied on that alone).
 RELATED_COSINE = 0.3
 
-_QUOTED = re.compile(r"(['\"`‘“])[^'\"`’”\n]{0,200}?['\"`’”]")
+#: A quoted value (a name, a version, a path: no blank inside); a quoted message is kept.
+_QUOTED = re.compile(r"(['\"`‘“])[^'\"`’”\s]{1,200}['\"`’”]")
 _PATHLIKE = re.compile(r"[\w.~@:+-]*[/\\][\w./\\:~@%+-]*")
 _NUMBERS = re.compile(r"0x[0-9a-f]+|\d+")
 _WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
@@ -61,7 +62,8 @@ _CODE = re.compile(r"\b(?:[A-Z]{1,6}[_-]?\d{2,6}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){1,
 
 def error_words(text: str) -> tuple[str, ...]:
     """The words of an error message that stay the same from one occurrence to the next: lower
-    case, with quoted names, paths, URLs and numbers masked (its signature, as a word set)."""
+    case, with quoted values (no blank inside), paths, URLs and numbers masked (its signature, as
+    a word set)."""
     masked = _QUOTED.sub(" ", text.lower())
     masked = _PATHLIKE.sub(" ", masked)
     masked = _NUMBERS.sub(" ", masked)
