@@ -61,11 +61,19 @@ Examples:
   errnote inject --write CLAUDE.md --check   (exit 1 when out of date)
 """
 
+
+def _complete_formats(incomplete: str) -> list[str]:
+    from errnote.inject import FORMATS
+
+    return [f for f in FORMATS if f.startswith(incomplete.lower())]
+
+
 FormatOpt = Annotated[
     Optional[str],
     typer.Option(
         "--format",
         "-f",
+        autocompletion=_complete_formats,
         help="markdown (default; for CLAUDE.md / AGENTS.md), xml (a <memory-context> block), json, or mdc "
         "(a Cursor rule file). With --write and no --format: mdc for a .mdc file, markdown for any other "
         "(xml may be asked for; a .mdc file takes only mdc, and json is never written).",
