@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from errnote import __version__
-from errnote.cli import inject_cmd, mcp_cmd
+from errnote.cli import exchange_cmd, inject_cmd, mcp_cmd
 from errnote.cli.context import (
     JsonOpt,
     empty_notebook,
@@ -1200,4 +1200,8 @@ app.add_typer(
 )
 app.command("mcp", help=mcp_cmd.MCP_HELP, short_help="Serve the notebook to MCP clients over stdio.")(
     mcp_cmd.mcp
+)
+app.command("export", short_help="Print every entry as JSON Lines (or JSON).")(exchange_cmd.export)
+app.command("import", short_help="Import entries from JSON, a Markdown rule list or agent_memory.")(
+    exchange_cmd.import_
 )
