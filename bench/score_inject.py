@@ -9,7 +9,7 @@ notebook holding DATA/entries.jsonl and reports, per query kind:
   are there whatever the prompt says, so they do not count against it).
 
     .venv/bin/python bench/score_inject.py ../shared/eval/recall-dev
-    .venv/bin/python bench/score_inject.py ../shared/eval/recall-real-dev --errnote "$PWD/.venv/bin/errnote" -v
+    .venv/bin/python bench/score_inject.py ../shared/eval/recall-real-dev --errnote "$PWD/.venv/bin/errnote"
 """
 
 from __future__ import annotations

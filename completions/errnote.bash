@@ -1,4 +1,3 @@
-
 _errnote_completion() {
     local IFS=$'
 '

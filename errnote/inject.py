@@ -1091,9 +1091,10 @@ USUAL_TARGETS = "CLAUDE.md or AGENTS.md (markdown or xml), or .cursor/rules/errn
 _OWN_FOLDERS = (".git", ".errnote")
 
 
-def check_target(path: Path, notebook_root: Path) -> None:
+def check_target(path: Path, notebook_root: Path, *, folder: bool = False) -> None:
     """Refuse a `--write` target that is no prompt file: inside `.git/` or the notebook (followed
-    through links: `CLAUDE.md -> .git/config` too), or a file that is not text (binary, a device)."""
+    through links: `CLAUDE.md -> .git/config` too), or a file that is not text (binary, a device).
+    `folder`: the target is a folder of rule files (`--split`), whose files are checked as written."""
     hint = f"write to {USUAL_TARGETS}"
     real = Path(os.path.realpath(path))
     seen = Path(os.path.normpath(path.absolute()))
@@ -1116,6 +1117,8 @@ def check_target(path: Path, notebook_root: Path) -> None:
     import stat
 
     if stat.S_ISDIR(st.st_mode):
+        if folder:
+            return
         raise ErrnoteError(f"{path} is a folder", f"give the path of a file: {hint}")
     if not stat.S_ISREG(st.st_mode):
         raise UsageError(f"{path} is not a text file (a device, a pipe or a socket)", hint)

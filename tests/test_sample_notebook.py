@@ -61,3 +61,32 @@ def test_the_sample_holds_what_init_writes_today(tmp_path: Path) -> None:
     for name in (".gitattributes", ".gitignore", "README.md", "config.yaml"):
         sample = ROOT / "sample-notebook" / ".errnote" / name
         assert sample.read_text(encoding="utf-8") == (made.root / name).read_text(encoding="utf-8"), name
+
+
+def test_the_sample_shows_every_part_of_the_model(tmp_path: Path) -> None:
+    """One believable project: triples, a superseded lesson, a contradiction, confirmations, scoped,
+    pinned, expiring and retired entries, and entries in Chinese."""
+    from errnote.model import Relation, Status
+
+    folder = shutil.copytree(ROOT / "sample-notebook", tmp_path / "sample", ignore=_CACHE)
+    entries = Notebook.locate(folder).load().entries
+    assert 30 <= len(entries) <= 50
+    by_id = {e.id: e for e in entries}
+    triples = [
+        e
+        for e in entries
+        if e.type.value == "lesson"
+        and any(by_id[t].type.value == "mistake" for t in e.links_to(Relation.CORRECTS))
+        and any(by_id[t].type.value == "correction" for t in e.links_to(Relation.DERIVED_FROM))
+    ]
+    assert len(triples) >= 3
+    superseded = [by_id[t] for e in entries for t in e.links_to(Relation.SUPERSEDES)]
+    assert any(e.type.value == "lesson" and e.status is Status.SUPERSEDED for e in superseded)
+    assert any(e.links_to(Relation.CONTRADICTS) for e in entries) and any(e.contradicted for e in entries)
+    assert any(e.type.value == "confirmation" for e in entries) and any(e.confirmed for e in entries)
+    assert any(e.pinned for e in entries) and any(e.expires for e in entries)
+    assert any(e.status is Status.RETIRED for e in entries)
+    assert any(e.scope.paths() for e in entries) and any(
+        str(s).startswith("!") for e in entries for s in e.scope.items
+    )
+    assert sum(any("\u4e00" <= c <= "\u9fff" for c in e.title) for e in entries) >= 4

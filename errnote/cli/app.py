@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from errnote import __version__
-from errnote.cli import inject_cmd
+from errnote.cli import exchange_cmd, inject_cmd, mcp_cmd
 from errnote.cli.context import (
     JsonOpt,
     empty_notebook,
@@ -1232,4 +1232,11 @@ app.command(
 app.add_typer(inject_cmd.hook_app, name="hook", short_help="Claude Code hooks: JSON on stdin, context out.")
 app.add_typer(
     inject_cmd.hooks_app, name="hooks", short_help="Install or remove the hooks in .claude/settings.json."
+)
+app.command("mcp", help=mcp_cmd.MCP_HELP, short_help="Serve the notebook to MCP clients over stdio.")(
+    mcp_cmd.mcp
+)
+app.command("export", short_help="Print every entry as JSON Lines (or JSON).")(exchange_cmd.export)
+app.command("import", short_help="Import entries from JSON, a Markdown rule list or agent_memory.")(
+    exchange_cmd.import_
 )

@@ -64,11 +64,19 @@ Examples:
   errnote inject --write CLAUDE.md --check   (exit 1 when out of date)
 """
 
+
+def _complete_formats(incomplete: str) -> list[str]:
+    from errnote.inject import FORMATS
+
+    return [f for f in FORMATS if f.startswith(incomplete.lower())]
+
+
 FormatOpt = Annotated[
     Optional[str],
     typer.Option(
         "--format",
         "-f",
+        autocompletion=_complete_formats,
         help="markdown (default; for CLAUDE.md / AGENTS.md), xml (a <memory-context> block), json, or mdc "
         "(a Cursor rule file). With --write and no --format: mdc for a .mdc file, markdown for any other "
         "(xml may be asked for; a .mdc file takes only mdc, and json is never written).",
@@ -142,6 +150,15 @@ def inject(
         bool,
         typer.Option("--check", help="With --write: change nothing, exit 1 when the file is out of date."),
     ] = False,
+    split: Annotated[
+        bool,
+        typer.Option(
+            "--split",
+            help="With --write FOLDER (.cursor/rules, .github/instructions, .windsurf/rules, .claude/rules): "
+            "the always-on rules in one file and one file per path scope, with the agent's own globs; "
+            "files errnote wrote and no longer needs are removed.",
+        ),
+    ] = False,
     now: Annotated[
         Optional[str],
         typer.Option(
@@ -171,6 +188,8 @@ def inject(
         if fmt not in (None, "json"):
             raise UsageError("--json and --format disagree", "give only one of them")
         fmt = "json"
+    if split and (write is None or fmt is not None):
+        raise UsageError("--split needs --write FOLDER and no --format", "e.g. --write .claude/rules --split")
     if check and write is None:
         raise UsageError("--check needs --write FILE", "e.g. errnote inject --write CLAUDE.md --check")
     chosen = format_for_file(write, fmt) if write is not None else (fmt or "markdown")
@@ -179,7 +198,7 @@ def inject(
     when = resolve_now(now) if now or write is None else None
     nb = notebook_of(ctx)
     if write is not None:
-        check_target(write, nb.root)  # before anything is read: a bad target is refused at once
+        check_target(write, nb.root, folder=split)  # before anything is read: a bad target is refused at once
     text = query or ""
     if text == "-":
         if sys.stdin is None or sys.stdin.isatty():
@@ -228,6 +247,9 @@ def inject(
         say(empty_notebook(contents, empty))
         if chosen != "json":
             return
+    if write is not None and split:
+        _write_split(write, selection, contents.entries, check)
+        return
     if write is not None:
         _write(write, selection, chosen, check)
         return
@@ -255,6 +277,27 @@ def _write(target: Path, selection: Any, fmt: str, check: bool) -> None:
         verb = "Created" if result.created else "Updated"
         count = len(selection.picked)
         say(f"{verb} {shown} with {count} {'entry' if count == 1 else 'entries'}.")
+
+
+def _write_split(target: Path, selection: Any, entries: Any, check: bool) -> None:
+    """`--write FOLDER --split`: the agent's whole set of rule files, one line a file that changes."""
+    from errnote.integrations.rule_files import write_split
+
+    changes = write_split(target, selection, entries, check=check)
+    stale = [c for c in changes if c.action != "unchanged"]
+    for c in stale:
+        verb = {"created": "Created", "updated": "Updated", "removed": "Removed"}[c.action]
+        if check:
+            verb = f"would be {c.action}:"
+        count = "" if c.action == "removed" else f" ({c.entries} {'entry' if c.entries == 1 else 'entries'})"
+        say(f"{verb} {_shown(c.path)}{count}")
+    if check and stale:
+        raise ErrnoteError(
+            f"{len(stale)} rule file(s) are out of date with the notebook",
+            "run the same command without --check to update them",
+        )
+    if not stale:
+        say(f"{len(changes)} rule file(s) up to date: left untouched.")
 
 
 def _shown(path: Path) -> str:

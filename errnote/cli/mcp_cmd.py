@@ -1,0 +1,25 @@
+"""`errnote mcp`: serve the notebook to MCP clients (the server lives in errnote.integrations)."""
+
+from __future__ import annotations
+
+import typer
+
+MCP_HELP = """\
+Serve this notebook to MCP clients over standard input and output.
+
+\b
+Tools: inject (what to know before a task), search, show (an entry
+with its links), record (one entry) and record_triple (a mistake,
+its correction and the lesson, linked). Every answer is JSON with
+the ids it names; a bad argument is answered as a tool error.
+
+\b
+Needs the MCP SDK: pip install 'errnote[mcp]'. A client starts it
+itself, e.g. Claude Code: claude mcp add errnote -- errnote mcp
+"""
+
+
+def mcp(ctx: typer.Context) -> None:
+    from errnote.integrations.mcp_server import serve
+
+    serve((ctx.find_root().obj or {}).get("notebook"))

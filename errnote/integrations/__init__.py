@@ -1,0 +1,1 @@
+"""Integrations: errnote served to other programs (an MCP server, importers and exporters)."""
