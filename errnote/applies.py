@@ -33,9 +33,9 @@ The hybrid score ranks every candidate:
 with the lexical score of `ranking` (type, confidence and freshness included) and the cosine of
 the query's and the entry's sentence vectors (`errnote.semantic`). Search lists the hits that
 apply first, then the related ones: those with lexical evidence (`ranking.relevant`, or
-`ranking.near`: a rare word's worth of the query) or a cosine of at least RELATED_COSINE. So it
-lists nothing at all when no entry shares a rare word with the query or comes close to its
-meaning.
+`ranking.near`: a rare word's worth of the query) or a cosine of at least RELATED_COSINE, the
+best RELATED_LISTED of them. So it lists nothing at all when no entry shares a rare word with the
+query or comes close to its meaning.
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ SEMANTIC_WEIGHT = 0.7
 CLOSE_COSINE = 0.4
 #: Cosine at which an entry is listed as related (never applied on that alone).
 RELATED_COSINE = 0.3
+#: How many related hits search lists after those that apply: a neighbourhood, not a catalogue.
+RELATED_LISTED = 5
 
 #: A quoted value (a name, a version, a path: no blank inside); a quoted message is kept.
 _QUOTED = re.compile(r"(['\"`‘“])[^'\"`’”\s]{1,200}['\"`’”]")

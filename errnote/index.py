@@ -1213,12 +1213,16 @@ def _judged(
 
 def _listed(hits: Sequence[SearchHit]) -> list[SearchHit]:
     """What a search with the threshold returns, with semantic ranking (`errnote.applies`): the
-    hits that apply, then the related ones, each group best first."""
+    hits that apply, then the best few related ones, each group best first."""
     from errnote import applies as gate
 
     near = {id(h) for h in hits if h.evidence is not None and ranking.near(h.evidence)}
-    shown = [h for h in hits if h.applies or gate.related(id(h) in near, h.relevant, h.cosine)]
-    return sorted(shown, key=lambda h: (not h.applies, -h.score, h.id))
+    applying = sorted((h for h in hits if h.applies), key=lambda h: (-h.score, h.id))
+    related = sorted(
+        (h for h in hits if not h.applies and gate.related(id(h) in near, h.relevant, h.cosine)),
+        key=lambda h: (-h.score, h.id),
+    )
+    return applying + related[: gate.RELATED_LISTED]
 
 
 def _listed_lexical(hits: Sequence[SearchHit]) -> list[SearchHit]:
