@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from errnote import __version__
-from errnote.cli import inject_cmd
+from errnote.cli import capture_cmd, inject_cmd
 from errnote.cli.context import (
     JsonOpt,
     empty_notebook,
@@ -1194,6 +1194,9 @@ def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
 app.command(
     help=inject_cmd.INJECT_HELP, short_help="Print the entries that matter now, for a prompt or CLAUDE.md."
 )(inject_cmd.inject)
+app.command(
+    help=capture_cmd.DETECT_HELP, short_help="Classify a user message: correction, confirmation, ..."
+)(capture_cmd.detect)
 app.add_typer(inject_cmd.hook_app, name="hook", short_help="Claude Code hooks: JSON on stdin, context out.")
 app.add_typer(
     inject_cmd.hooks_app, name="hooks", short_help="Install or remove the hooks in .claude/settings.json."
