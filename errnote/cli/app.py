@@ -1105,15 +1105,18 @@ def search(
         nb, text, filters=filters, limit=(nb.config.search_limit if limit is None else limit) or SEARCH_ALL
     )
     _report_sync(result.report)
+    hits, inboxed = capture_cmd.with_inbox_hits(nb, text, filters, result.hits, limit)
     if json_:
-        emit_json([h.to_json() for h in result.hits])
+        emit_json([{**h.to_json(), **({"unreviewed": True} if h.id in inboxed else {})} for h in hits])
         return
-    if not result.hits:
+    if not hits:
         say("No entry applies.")
         return
     from errnote.cli.output import hit_table
 
-    hit_table(result.hits, bounded_query(text))  # the text the search read (a log can be megabytes)
+    hit_table(
+        capture_cmd.marked(hits, inboxed), bounded_query(text)
+    )  # the text the search read (a log can be megabytes)
 
 
 @app.command("merge-entry", short_help="Git merge driver for entry files (set up by init).")
@@ -1197,6 +1200,9 @@ app.command(
 app.command(
     help=capture_cmd.DETECT_HELP, short_help="Classify a user message: correction, confirmation, ..."
 )(capture_cmd.detect)
+app.command(short_help="List the captures waiting for review (.errnote/inbox/).")(capture_cmd.inbox)
+app.command(short_help="Move inbox entries into the notebook.")(capture_cmd.accept)
+app.command(short_help="Drop inbox entries.")(capture_cmd.reject)
 app.add_typer(inject_cmd.hook_app, name="hook", short_help="Claude Code hooks: JSON on stdin, context out.")
 app.add_typer(
     inject_cmd.hooks_app, name="hooks", short_help="Install or remove the hooks in .claude/settings.json."

@@ -1,14 +1,14 @@
-"""`errnote detect`: classify a user's message (correction, confirmation, preference, none)."""
+"""`errnote detect`, `inbox`, `accept`, `reject`: catching corrections and keeping them for review."""
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
-from errnote.cli.context import JsonOpt
-from errnote.cli.output import emit_json
+from errnote.cli.context import JsonOpt, notebook_of
+from errnote.cli.output import emit_json, say
 from errnote.errors import UsageError
 
 DETECT_HELP = """\
@@ -29,6 +29,13 @@ patterns only, English and Chinese, no network. --json prints
 {"kind", "confidence", "evidence": [spans], "rule"}.
 
 \b
+--record writes what was found into the inbox (.errnote/inbox/, ignored by git)
+as a correction (linked to the mistake it corrects), a confirmation or a
+preference; the same correction again counts on the entry it repeats.
+'errnote inbox' lists the inbox, 'errnote accept ID' moves an entry into the
+notebook; --direct writes into the notebook at once.
+
+\b
 Examples:
   errnote detect --text "no, use pnpm here, not npm"
   echo "yes exactly, keep doing that" | errnote detect --agent-said "I split the commits" --json
@@ -36,23 +43,40 @@ Examples:
 
 
 def detect(
+    ctx: typer.Context,
     text: Annotated[
         Optional[str], typer.Option("--text", help="The user's message (default: standard input).")
     ] = None,
     agent_said: Annotated[
         str, typer.Option("--agent-said", help="The agent's previous message, for context.")
     ] = "",
+    record: Annotated[
+        bool, typer.Option("--record", help="Write what was found into the inbox (nothing for none).")
+    ] = False,
+    direct: Annotated[
+        bool, typer.Option("--direct", help="With --record: write into the notebook, not the inbox.")
+    ] = False,
+    session: Annotated[str, typer.Option("--session", help="With --record: the agent session's id.")] = "",
     json_: JsonOpt = False,
 ) -> None:
     from errnote.capture.detect import classify
     from errnote.redact import redact
 
+    if direct and not record:
+        raise UsageError("--direct goes with --record")
     message = _message(text)
     found = classify(message, agent_said)
     shown = found.as_json()
     shown["rule"] = redact(str(shown["rule"]))
     for span in shown["evidence"]:  # type: ignore[attr-defined]
         span["text"] = redact(span["text"])
+    recorded = None
+    if record:
+        from errnote.capture.inbox import Inbox
+        from errnote.capture.record import record as write
+
+        recorded = write(Inbox(notebook_of(ctx)), found, message, agent_said, direct=direct, session=session)
+        shown["recorded"] = None if recorded is None else _captured_json(recorded)
     if json_:
         emit_json(shown)
         return
@@ -60,6 +84,80 @@ def detect(
     if shown["rule"]:
         line += f": {shown['rule']}"
     sys.stdout.write(line + "\n")
+    if record:
+        say(_captured_line(recorded) if recorded is not None else "Nothing to record.")
+
+
+def _captured_json(captured: Any) -> dict[str, Any]:
+    e = captured.entry
+    return {
+        "id": e.id,
+        "type": e.type.value,
+        "title": e.title,
+        "inbox": captured.inbox,
+        "repeated": captured.repeated,
+        "count": e.confirmed + 1,
+    }
+
+
+def _captured_line(captured: Any) -> str:
+    e = captured.entry
+    where = "in the inbox" if captured.inbox else "in the notebook"
+    if captured.repeated:
+        return f"Counted again ({e.confirmed + 1} times) on {e.type.value} {e.id} {where}: {e.title}"
+    review = f"; 'errnote accept {e.id}' keeps it" if captured.inbox else ""
+    return f"Recorded {e.type.value} {e.id} {where}: {e.title}{review}"
+
+
+def inbox(ctx: typer.Context, json_: JsonOpt = False) -> None:
+    """List what was captured and is waiting for review (.errnote/inbox/), newest first.
+
+    These entries are searched and injected already, marked unreviewed; 'errnote accept ID'
+    moves one into the notebook (entries/, committed with it), 'errnote reject ID' drops it.
+    """
+    from errnote.capture.inbox import Inbox
+    from errnote.model import entry_to_json
+
+    entries = Inbox(notebook_of(ctx)).entries()
+    if json_:
+        emit_json([entry_to_json(e) for e in entries])
+        return
+    if not entries:
+        say("The inbox is empty.")
+        return
+    from errnote.cli.output import entry_table
+
+    entry_table(entries, title="Inbox (unreviewed)")
+    say("Keep one: errnote accept ID ...   Drop one: errnote reject ID ...")
+
+
+IdsArg = Annotated[list[str], typer.Argument(metavar="ID...", help="Inbox entry ids (or unique prefixes).")]
+
+
+def accept(ctx: typer.Context, ids: IdsArg, json_: JsonOpt = False) -> None:
+    """Move inbox entries into the notebook (entries/), where git sees them; what they link to in
+    the inbox (the mistake a correction corrects) goes with them."""
+    from errnote.capture.inbox import Inbox
+    from errnote.model import entry_to_json
+
+    moved = Inbox(notebook_of(ctx)).accept(ids)
+    if json_:
+        emit_json([entry_to_json(e) for e in moved])
+        return
+    for e in moved:
+        say(f"Accepted {e.type.value} {e.id}: {e.title}")
+
+
+def reject(ctx: typer.Context, ids: IdsArg, json_: JsonOpt = False) -> None:
+    """Delete inbox entries: nothing of them reaches the notebook."""
+    from errnote.capture.inbox import Inbox
+
+    dropped = Inbox(notebook_of(ctx)).reject(ids)
+    if json_:
+        emit_json([{"id": e.id, "type": e.type.value, "title": e.title} for e in dropped])
+        return
+    for e in dropped:
+        say(f"Rejected {e.type.value} {e.id}: {e.title}")
 
 
 def _message(text: str | None) -> str:
@@ -71,3 +169,27 @@ def _message(text: str | None) -> str:
     if not text.strip():
         raise UsageError("the message is empty", "give --text TEXT or pipe the message to standard input")
     return text
+
+
+def with_inbox_hits(
+    nb: Any, text: str, filters: Any, hits: Any, limit: int | None
+) -> tuple[list[Any], set[str]]:
+    """`errnote search`'s hits with the inbox's among them (by score), and the ids of those."""
+    from errnote.capture.inbox import inbox_notebook
+
+    inbox = inbox_notebook(nb)
+    if inbox is None:
+        return list(hits), set()
+    from errnote.index import search_with_report
+
+    wanted = (nb.config.search_limit if limit is None else limit) or 100_000
+    extra = search_with_report(inbox, text, filters=filters, limit=wanted).hits
+    merged = sorted([*hits, *extra], key=lambda h: -h.score)[:wanted]
+    return merged, {h.id for h in extra}
+
+
+def marked(hits: list[Any], inboxed: set[str]) -> list[Any]:
+    """Hits for the table, an inbox entry's title marked `[unreviewed]`."""
+    from dataclasses import replace
+
+    return [replace(h, title=f"[unreviewed] {h.title}") if h.id in inboxed else h for h in hits]

@@ -212,7 +212,7 @@ def inject(
     warn_problems(contents.problems)
     warn_config(nb)
     selection = select(nb, options, when, contents.entries)
-    if not contents.entries and write is None:
+    if not contents.entries and not selection.picked and write is None:
         empty = "The notebook is empty: nothing to inject yet ('errnote add --help' shows how to record one)."
         say(empty_notebook(contents, empty))
         if chosen != "json":
