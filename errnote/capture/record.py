@@ -41,6 +41,10 @@ def record(
     etype = _TYPES.get(found.kind)
     if etype is None:
         return None
+    from errnote.redact import redact
+
+    # Masked before anything is cut short: half a token is no longer recognised as one.
+    text, agent_said = redact(text), redact(agent_said)
     title = found.rule or _first_line(text)
     body = f"The user said: {_quoted(text)}"
     if agent_said.strip():

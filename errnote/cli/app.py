@@ -1203,6 +1203,11 @@ app.command(
 app.command(short_help="List the captures waiting for review (.errnote/inbox/).")(capture_cmd.inbox)
 app.command(short_help="Move inbox entries into the notebook.")(capture_cmd.accept)
 app.command(short_help="Drop inbox entries.")(capture_cmd.reject)
+app.command(
+    help=capture_cmd.RUN_HELP,
+    short_help="Run a command; print its tool's lessons first, record a failure.",
+    context_settings={"allow_interspersed_args": False},
+)(capture_cmd.run)
 app.add_typer(inject_cmd.hook_app, name="hook", short_help="Claude Code hooks: JSON on stdin, context out.")
 app.add_typer(
     inject_cmd.hooks_app, name="hooks", short_help="Install or remove the hooks in .claude/settings.json."

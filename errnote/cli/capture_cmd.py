@@ -64,12 +64,10 @@ def detect(
 
     if direct and not record:
         raise UsageError("--direct goes with --record")
-    message = _message(text)
+    # Masked first: what is shown, cut short or recorded never holds part of a secret.
+    message, agent_said = redact(_message(text)), redact(agent_said)
     found = classify(message, agent_said)
     shown = found.as_json()
-    shown["rule"] = redact(str(shown["rule"]))
-    for span in shown["evidence"]:  # type: ignore[attr-defined]
-        span["text"] = redact(span["text"])
     recorded = None
     if record:
         from errnote.capture.inbox import Inbox
@@ -193,3 +191,64 @@ def marked(hits: list[Any], inboxed: set[str]) -> list[Any]:
     from dataclasses import replace
 
     return [replace(h, title=f"[unreviewed] {h.title}") if h.id in inboxed else h for h in hits]
+
+
+RUN_HELP = """\
+Run a command as it is, and learn from its failures.
+
+\b
+Before it runs, the lessons the notebook holds for its tool are printed on
+standard error, one line each. Its output is passed on unchanged and its exit
+status is errnote's. When it fails, a mistake (the command, exit status,
+working directory, commit and the head and tail of standard error, masked) is
+recorded in the inbox; the same tool failing the same way again counts on that
+entry instead. Without a notebook the command just runs.
+
+\b
+Examples:
+  errnote run -- cargo build --all-features
+  errnote run --quiet -- pytest -x tests/
+"""
+
+
+def run(
+    ctx: typer.Context,
+    command: Annotated[list[str], typer.Argument(metavar="-- CMD [ARGS]...", help="The command to run.")],
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print no lessons before it runs.")] = False,
+    no_record: Annotated[bool, typer.Option("--no-record", help="Record nothing when it fails.")] = False,
+    direct: Annotated[
+        bool, typer.Option("--direct", help="Record a failure in the notebook, not the inbox.")
+    ] = False,
+    session: Annotated[str, typer.Option("--session", help="The agent session's id, for the record.")] = "",
+) -> None:
+    from errnote.capture import run as running
+    from errnote.capture.inbox import Inbox
+    from errnote.errors import NotebookNotFound
+
+    try:
+        inbox: Inbox | None = Inbox(notebook_of(ctx))
+    except NotebookNotFound:
+        inbox = None  # no notebook here: run the command all the same
+    if inbox is not None and not quiet:
+        for entry in running.lessons_for(inbox, command):
+            mark = ", unreviewed" if "unreviewed" in entry.tags else ""
+            _err(f"errnote: {entry.type.value}{mark}: {_redacted(entry.title)} ({entry.id})")
+    outcome = running.run(command)
+    if outcome.status != 0 and inbox is not None and not no_record:
+        captured = running.record_failure(inbox, command, outcome, direct=direct, session=session)
+        e = captured.entry
+        where = "inbox" if captured.inbox else "notebook"
+        seen = f", seen {e.confirmed + 1} times" if captured.repeated else ""
+        _err(f"errnote: recorded mistake {e.id} in the {where}{seen}")
+    raise typer.Exit(outcome.status)
+
+
+def _err(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def _redacted(text: str) -> str:
+    from errnote.redact import redact
+
+    return redact(text)
