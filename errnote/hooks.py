@@ -31,9 +31,10 @@ EVENTS = {
     "session-start": "SessionStart",
     "user-prompt": "UserPromptSubmit",
     "pre-tool-use": "PreToolUse",
+    "post-tool-use-failure": "PostToolUseFailure",
 }
 #: Tools whose use `pre-tool-use` looks at (the matcher written into settings.json).
-TOOL_MATCHER = "Bash|Edit|Write|MultiEdit|NotebookEdit"
+TOOL_MATCHER = "Bash|Edit|Write|NotebookEdit|Read"  # tool names Claude Code has (no MultiEdit)
 HOOK_TIMEOUT = 10  # seconds; Claude Code's default is 60, a memory lookup never needs that long
 SESSION_MAX_AGE = 7 * 86400  # session state files older than this are pruned
 SESSION_LOCK_WAIT = 2.0  # seconds a hook waits for another hook of its session
@@ -56,6 +57,9 @@ class HookInput:
     tool_name: str = ""
     command: str = ""  # Bash tool_input.command
     file_path: str = ""  # Edit/Write/MultiEdit/Read tool_input.file_path
+    error: str = ""  # PostToolUseFailure: the failing tool's output
+    transcript_path: str = ""  # the session's transcript (JSON lines), for the agent's last message
+    agent_id: str = ""  # a subagent's id: its thread has seen only what was shown to it
 
     @classmethod
     def parse(cls, event: str, text: str) -> HookInput:
@@ -79,6 +83,9 @@ class HookInput:
             tool_name=_text(data.get("tool_name")),
             command=_text(tool_input.get("command")),
             file_path=_text(path),
+            error=_text(data.get("error")),
+            transcript_path=_text(data.get("transcript_path")),
+            agent_id=_text(data.get("agent_id")),
         )
 
 
@@ -176,6 +183,15 @@ def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
         return {"always": True, "recent": True}
     if hook.event == "user-prompt":
         return {"always": False, "recent": False, "query": hook.prompt}
+    if hook.event == "post-tool-use-failure":  # the failing output is what to search with
+        failed = [hook.tool_name, *program_names(hook.command)]
+        return {
+            "always": False,
+            "recent": False,
+            "query": hook.error[-4000:] or hook.command,
+            "query_is_command": True,
+            "tools": tuple(dict.fromkeys(t for t in failed if t)),
+        }
     tools: list[str] = [hook.tool_name] if hook.tool_name else []
     tools += program_names(hook.command)
     cwd = Path(hook.cwd) if hook.cwd else None
@@ -203,6 +219,7 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
 
     Raises on internal errors; `run` is the wrapper that turns every error into silence.
     """
+    from errnote.capture import hooks as capture
     from errnote.errors import NotebookNotFound
     from errnote.inject import Options, render, select
     from errnote.notebook import Notebook
@@ -210,9 +227,26 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     try:
         nb = Notebook.locate(Path(hook.cwd) if hook.cwd else None, override=notebook)
     except NotebookNotFound as exc:
-        return Answer("", exc.message)  # no notebook in this repository: nothing to say, nothing to log
+        project = None if notebook else capture.project_dir(hook.cwd)
+        if project is None:
+            return Answer("", exc.message)  # no notebook in this repository: nothing to say, nothing to log
+        try:  # the agent works in a folder outside the project (a temporary clone, /tmp)
+            nb = Notebook.locate(project)
+        except NotebookNotFound:
+            return Answer("", exc.message)
     options = Options.from_config(nb.config, **_situation(hook, nb.repo_root))
+    # Claude Code cuts a hook's context at 10,000 characters: stay under it, whole entries.
+    options = replace(options, budget=min(options.budget, capture.CONTEXT_CAP))
+    note = ""
+    if hook.event == "user-prompt" and hook.prompt.strip():
+        with contextlib.suppress(ErrnoteError, OSError):  # capture is a bonus: the context goes out
+            note = capture.note_prompt(nb, hook.prompt, hook.transcript_path, hook.session_id)
+    if hook.event == "post-tool-use-failure" and (hook.error.strip() or hook.command.strip()):
+        with contextlib.suppress(ErrnoteError, OSError):
+            capture.record_tool_failure(nb, hook.tool_name, hook.command, hook.error, hook.session_id)
     if hook.event != "session-start" and not (options.query.strip() or options.paths or options.tools):
+        if note:
+            return Answer(_payload(hook, note))
         return Answer("", "the input holds no prompt, command or file to find entries for")
     contents = nb.load()
     if options.query.strip() and _index_far_behind(nb, contents.scan):
@@ -223,7 +257,8 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         options = replace(options, query="")
         if hook.event != "session-start" and not (options.paths or options.tools):
             return Answer("", "the search index is being built in the background: try again shortly")
-    state = session_file(nb.store.cache_dir, hook.session_id) if hook.session_id else None
+    thread = f"{hook.session_id}.{hook.agent_id}" if hook.agent_id else hook.session_id
+    state = session_file(nb.store.cache_dir, thread) if hook.session_id else None
     if state is not None and not _writable(state):
         state = None  # a read-only checkout: the context still goes out, only repeats are not known
     with _locked(state) if state else contextlib.nullcontext(False) as got:
@@ -233,6 +268,8 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         if state is not None and not (hook.event == "session-start" and hook.source in ("clear", "compact")):
             shown = read_shown(state)  # after /clear or a compaction the model has forgotten them
         selection = select(nb, replace(options, exclude=frozenset(shown)), now, contents.entries)
+        if not selection.picked and note:
+            return Answer(_payload(hook, note))
         if not selection.picked:
             if not contents.entries:
                 return Answer("", f"the notebook {nb.root} is empty: nothing to add")
@@ -243,17 +280,28 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
                 write_shown(state, shown | set(selection.ids))
     if state is not None and hook.event == "session-start":
         prune_sessions(state.parent)
-    payload = {
-        "hookSpecificOutput": {
-            "hookEventName": EVENTS[hook.event],
-            "additionalContext": render(selection, "markdown"),
-        }
-    }
+    context = render(selection, "markdown") + (f"\n{note}\n" if note else "")
+    decision = None
+    if hook.event == "pre-tool-use":
+        decision = capture.guard(selection.picked, nb.config.guard, nb.config.guard_floor)
+    return Answer(_payload(hook, context, decision))
+
+
+def _payload(hook: HookInput, context: str, decision: tuple[str, str] | None = None) -> str:
+    """The hook's answer: the context (and, before a tool runs, a permission decision) as JSON."""
+    out: dict[str, Any] = {"hookEventName": EVENTS[hook.event], "additionalContext": context}
+    if decision is not None:
+        out["permissionDecision"], out["permissionDecisionReason"] = decision
     # ASCII escapes: the answer survives any stdout encoding (a cp1252 pipe, LANG=C).
-    return Answer(json.dumps(payload) + "\n")
+    return json.dumps({"hookSpecificOutput": out}) + "\n"
 
 
-_SUBJECT = {"session-start": "session", "user-prompt": "prompt", "pre-tool-use": "tool call"}
+_SUBJECT = {
+    "session-start": "session",
+    "user-prompt": "prompt",
+    "pre-tool-use": "tool call",
+    "post-tool-use-failure": "failed tool call",
+}
 
 
 #: A notebook up to this many entry files builds its index within a hook's time ...

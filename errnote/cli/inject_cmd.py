@@ -297,6 +297,13 @@ def hook_pre_tool_use(ctx: typer.Context) -> None:
     _run_hook(ctx, "pre-tool-use")
 
 
+@hook_app.command("post-tool-use-failure", short_help="Lessons for a failed tool call; the failure recorded.")
+def hook_post_tool_use_failure(ctx: typer.Context) -> None:
+    """PostToolUseFailure: entries found with the failing output (and the command's programs), and
+    the failure recorded in the inbox (counted on the entry of the same tool and error)."""
+    _run_hook(ctx, "post-tool-use-failure")
+
+
 # --- hooks: wiring them into Claude Code --------------------------------------------------------
 
 hooks_app = typer.Typer(
