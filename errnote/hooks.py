@@ -60,6 +60,7 @@ class HookInput:
     error: str = ""  # PostToolUseFailure: the failing tool's output
     transcript_path: str = ""  # the session's transcript (JSON lines), for the agent's last message
     agent_id: str = ""  # a subagent's id: its thread has seen only what was shown to it
+    patch_paths: tuple[str, ...] = ()  # Codex apply_patch: the files after the first it touches
 
     @classmethod
     def parse(cls, event: str, text: str) -> HookInput:
@@ -74,6 +75,10 @@ class HookInput:
         tool_input = data.get("tool_input")
         tool_input = tool_input if isinstance(tool_input, dict) else {}
         path = tool_input.get("file_path") or tool_input.get("notebook_path") or tool_input.get("path") or ""
+        command = _text(tool_input.get("command"))
+        touched: tuple[str, ...] = ()
+        if _text(data.get("tool_name")) == "apply_patch":  # Codex: the patch names the files it edits
+            touched, command = tuple(patch_paths(command)), ""
         return cls(
             event=event,
             session_id=_text(data.get("session_id")),
@@ -81,12 +86,28 @@ class HookInput:
             source=_text(data.get("source")),
             prompt=_text(data.get("prompt")),
             tool_name=_text(data.get("tool_name")),
-            command=_text(tool_input.get("command")),
-            file_path=_text(path),
+            command=command,
+            file_path=_text(path) or (touched[0] if touched else ""),
+            patch_paths=touched[1:],
             error=_text(data.get("error")),
             transcript_path=_text(data.get("transcript_path")),
             agent_id=_text(data.get("agent_id")),
         )
+
+
+_PATCH_FILE = re.compile(
+    r"^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.MULTILINE
+)
+
+
+def patch_paths(patch: str) -> list[str]:
+    """The files an `apply_patch` patch touches (`*** Update File: src/a.py`, `*** Move to: ...`)."""
+    found: list[str] = []
+    for match in _PATCH_FILE.finditer(patch):
+        path = (match.group(1) or match.group(2) or "").strip()
+        if path and path not in found:
+            found.append(path)
+    return found
 
 
 def _text(value: object) -> str:
@@ -195,7 +216,7 @@ def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
     tools: list[str] = [hook.tool_name] if hook.tool_name else []
     tools += program_names(hook.command)
     cwd = Path(hook.cwd) if hook.cwd else None
-    paths = repo_paths([hook.file_path], repo_root, cwd) if hook.file_path else ()
+    paths = repo_paths([hook.file_path, *hook.patch_paths], repo_root, cwd) if hook.file_path else ()
     return {
         "always": False,
         "recent": False,
