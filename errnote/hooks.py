@@ -209,7 +209,7 @@ def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
         return {
             "always": False,
             "recent": False,
-            "query": hook.error[-4000:] or hook.command,
+            "query": _masked(hook.error[-4000:]) or hook.command,
             "query_is_command": True,
             "tools": tuple(dict.fromkeys(t for t in failed if t)),
         }
@@ -225,6 +225,13 @@ def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
         "tools": tuple(dict.fromkeys(t for t in tools if t)),
         "paths": paths,
     }
+
+
+def _masked(text: str) -> str:
+    """Output searched with its secrets masked, as they are in the entries (a token is no word of theirs)."""
+    from errnote.redact import redact
+
+    return redact(text) if text else ""
 
 
 @dataclass(frozen=True)
@@ -264,7 +271,11 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
             note = capture.note_prompt(nb, hook.prompt, hook.transcript_path, hook.session_id)
     if hook.event == "post-tool-use-failure" and (hook.error.strip() or hook.command.strip()):
         with contextlib.suppress(ErrnoteError, OSError):
-            capture.record_tool_failure(nb, hook.tool_name, hook.command, hook.error, hook.session_id)
+            failed = capture.record_tool_failure(
+                nb, hook.tool_name, hook.command, hook.error, hook.session_id
+            )
+            if not failed.repeated:  # this very failure tells the agent nothing it has not just seen
+                options = replace(options, exclude=options.exclude | {failed.entry.id})
     if hook.event != "session-start" and not (options.query.strip() or options.paths or options.tools):
         if note:
             return Answer(_payload(hook, note))
@@ -288,7 +299,9 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         shown: set[str] = set()
         if state is not None and not (hook.event == "session-start" and hook.source in ("clear", "compact")):
             shown = read_shown(state)  # after /clear or a compaction the model has forgotten them
-        selection = select(nb, replace(options, exclude=frozenset(shown)), now, contents.entries)
+        selection = select(
+            nb, replace(options, exclude=options.exclude | frozenset(shown)), now, contents.entries
+        )
         if not selection.picked and note:
             return Answer(_payload(hook, note))
         if not selection.picked:
