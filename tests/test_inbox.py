@@ -148,3 +148,16 @@ def test_a_secret_in_a_recorded_message_is_masked(runner: CliRunner, repo: Path,
     for path in (nb.root / "inbox").rglob("*.md"):
         assert SECRET not in path.read_text(encoding="utf-8")
     assert list((nb.root / "inbox").rglob("*.md"))
+
+
+def test_show_finds_an_inbox_entry_and_says_it_is_unreviewed(
+    runner: CliRunner, repo: Path, nb: Notebook
+) -> None:
+    _detect(runner, repo, "--text", "I prefer tabs in Makefiles")
+    entry = Inbox(nb).entries()[0]
+    result = runner.invoke(app, ["--notebook", str(repo), "show", entry.id, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["id"] == entry.id
+    assert "in the inbox, unreviewed" in result.stderr
+    missing = runner.invoke(app, ["--notebook", str(repo), "show", "abcdef1234"])
+    assert missing.exit_code == 1 and "errnote inbox" in missing.stderr

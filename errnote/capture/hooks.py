@@ -66,7 +66,9 @@ def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str) -> str
     again = f" (now seen {e.confirmed + 1} times)" if captured.repeated else ""
     return (
         f"errnote recorded this message as a {e.type.value}{again}, unreviewed: {e.title} (id {e.id}). "
-        f"A better wording can be given with: errnote edit {e.id}"
+        f"It is kept for the user's review ('errnote show {e.id}'); if the wording misses the point, "
+        f"'errnote reject {e.id}' drops it and 'errnote add {e.type.value} TITLE --reason WHY' "
+        "records it better."
     )
 
 

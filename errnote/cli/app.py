@@ -691,9 +691,8 @@ def show(
     id: IdArg,
     json_: JsonOpt = False,
 ) -> None:
-    """Show one entry with its links in both directions."""
-    nb = notebook_of(ctx)
-    entry, path = nb.locate_entry(id)
+    """Show one entry with its links in both directions (an inbox entry too, marked unreviewed)."""
+    nb, entry, path = capture_cmd.locate_anywhere(notebook_of(ctx), id)
     contents = nb.load()
     known = contents.by_id()
     inbound = nb.backlinks(entry.id, contents)

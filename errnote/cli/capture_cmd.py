@@ -252,3 +252,27 @@ def _redacted(text: str) -> str:
     from errnote.redact import redact
 
     return redact(text)
+
+
+def locate_anywhere(nb: Any, ref: str) -> tuple[Any, Any, Any]:
+    """The entry an id names, in the notebook or else in its inbox: (the one holding it, entry, path)."""
+    from errnote.capture.inbox import inbox_notebook
+    from errnote.errors import EntryNotFound
+
+    try:
+        entry, path = nb.locate_entry(ref)
+        return nb, entry, path
+    except EntryNotFound:
+        inbox = inbox_notebook(nb)
+        if inbox is None:
+            raise
+        try:
+            entry, path = inbox.locate_entry(ref)
+        except EntryNotFound:
+            raise EntryNotFound(
+                f"no entry with id {ref!r}", "'errnote list' and 'errnote inbox' show the ids"
+            ) from None
+    from errnote.cli.output import warn
+
+    warn(f"{entry.id} is in the inbox, unreviewed: 'errnote accept {entry.id}' keeps it")
+    return inbox, entry, path
