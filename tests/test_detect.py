@@ -46,6 +46,13 @@ CORRECTIONS_EN = [
     ("", "you keep adding type: ignore comments instead of fixing the types"),
     ("I renamed the column to userId.", "our database naming is snake_case, so it has to be user_id"),
     ("", "that function already exists in the shared package, don't write another one"),
+    (
+        "I removed the retry since it seemed unnecessary.",
+        "the retry was there for a reason, the upstream drops connections",
+    ),
+    ("", "sorry to nag but the tests still hit the real S3 bucket"),
+    ("", "this is the third time the linter config got reformatted. leave .eslintrc alone"),
+    ("", "you went with a global lock, which serialises every request. a per-account lock is what we need"),
 ]
 CORRECTIONS_ZH = [
     ("", "不对，这个接口应该返回 404，而不是 500。"),
@@ -103,11 +110,16 @@ NONE_EN = [
     ("", "please rename the variable tmp to buffer in parse.py"),
     ("Do you want me to squash the commits?", "yes please"),
     ("", "could you run the benchmarks again and post the numbers?"),
+    ("", "the build is broken on main, can you take a look?"),
+    ("", "what happens if the cache is too small?"),
+    ("", "stop the dev server and restart it with --watch"),
+    ("Should I delete the temp files?", "no, keep them for now"),
 ]
 NONE_ZH = [
     ("", "帮我写一个读取 CSV 的函数。"),
     ("要不要我把旧的脚本也删掉？", "不用，先留着。"),
     ("", "谢谢，辛苦了"),
+    ("", "不用急，明天再说"),
 ]
 
 TABLES = [

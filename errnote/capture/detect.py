@@ -163,6 +163,10 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     if _asks(agent_said):
         # "no" or "no need" answers the agent's question; it corrects nothing.
         corrections = [c for c in corrections if c.name not in _ANSWER_CUES]
+    if not has_agent and by["request"]:
+        # A request or question about how things are ("the build is broken, can you look?", "what
+        # if the cache is too small?") judges no work of the agent's.
+        corrections = [c for c in corrections if c.name not in _JUDGEMENTS]
     strong = [s for s in corrections if s.weight >= CONTEXT_WEIGHT]
     if not (has_agent or strong or len(corrections) > 1 or by["directive"]):
         corrections = []  # a weak cue alone, with nothing it could correct, says nothing
@@ -185,7 +189,8 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         return done("confirmation", conf, conf_signals)
     if pref >= 0.8:
         return done("preference", pref, by["preference"] + standing)
-    if corrections and has_agent:
+    if corrections and (has_agent or len(corrections) > 1):
+        # Weak cues that agree (or one right after the agent acted) still say it was wrong.
         return done("correction", max(corr, 0.6), corrections + directives)
     if directives and has_agent and not only_ack and not _asks(agent_said):
         # An instruction that constrains, right after the agent acted: it did otherwise.
@@ -199,7 +204,11 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
 
 
 #: Correction cues that are also plain answers to a question the agent asked ("no", "不用").
-_ANSWER_CUES = frozenset({"negation-opener", "zh-cant"})
+_ANSWER_CUES = frozenset({"negation-opener", "zh-cant", "zh-no-need"})
+#: Correction cues that judge how something is, not what the agent did.
+_JUDGEMENTS = frozenset(
+    {"too-much", "is-wrong", "doesnt-work", "breaks", "consequence", "still-wrong", "not-so", "zh-too"}
+)
 _QUESTION = re.compile(
     r"[?？](?:\s|$)|\b(?:should i|shall i|do you want|want me to|would you like|may i|can i)\b"
     r"|要不要|需要我|吗[？?]",
