@@ -463,7 +463,14 @@ def bench_hooks(repo: Path, env: dict[str, str], repeat: int) -> dict[str, Any]:
             "pre-tool-use",
             {"tool_name": "Edit", "tool_input": {"file_path": "src/lib.rs"}},
         ),
-    }
+        # Issue 22: a failure searched and recorded in the inbox, a correction detected and recorded.
+        "post-tool-use-failure": (
+            "post-tool-use-failure",
+            {"tool_name": "Bash", "tool_input": {"command": "cargo build"},
+             "error": "Exit code 101\nerror: failed to run custom build command for `openssl-sys v0.9.80`"},
+        ),
+        "user-prompt-correction": ("user-prompt", {"prompt": "no, build with make build, not cargo build"}),
+    }  # fmt: skip
     for name, query in QUERIES.items():
         cases[f"user-prompt-{name}"] = ("user-prompt", {"prompt": query})
     out: dict[str, Any] = {}

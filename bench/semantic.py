@@ -7,8 +7,12 @@ three hooks with their JSON on stdin, the one-off cost of embedding every entry 
 interleaved pairs (semantic on, then `ERRNOTE_SEMANTIC=0`, repeated) after an untimed warm-up pair,
 so that the load other people put on the shared cores falls on both halves alike.
 
-    .venv/bin/python bench/semantic.py              # 1k and 10k: about 12-15 minutes on 2 busy cores
-    .venv/bin/python bench/semantic.py --quick      # 1k only, 3 pairs: about 4 minutes
+At 10,000 entries the one-off embedding runs once, with OPENBLAS_NUM_THREADS=1 (about 4 minutes
+on a busy 2-core machine; with the default BLAS threads it would take twice that), beside one
+lexical reindex; at 1,000 it runs in 3 (off, on) pairs, plus one run with 1 BLAS thread.
+
+    .venv/bin/python bench/semantic.py              # 1k and 10k: 17 minutes on 2 cores at load 6
+    .venv/bin/python bench/semantic.py --quick      # 1k only, fewer runs: a few minutes
     .venv/bin/python bench/semantic.py --report bench/results/semantic-latest.json
 
 Medians in milliseconds; results are printed and saved as bench/results/semantic-<UTC time>.json,
@@ -374,7 +378,9 @@ def report(results: dict[str, Any]) -> str:
     load = ", ".join(f"{x:.2f}" for x in results["loadavg_before"])
     add(f"{m['date']}; {m['nproc']} cores, {m['cpu']}, Python {m['python']}; load average before: {load}")
     dirty = " (+ uncommitted changes in errnote/)" if m["errnote_worktree_dirty"] else ""
-    add(f"errnote {m['errnote_version']} at {m['errnote_commit']}{dirty}")
+    after = results.get("errnote_commit_after")
+    moved = f"; HEAD moved to {after} during the run" if after and after != m["errnote_commit"] else ""
+    add(f"errnote {m['errnote_version']} at {m['errnote_commit']}{dirty}{moved}")
     add(f"{results['plan']['pairs']} timed on/off pairs per process figure, after one untimed warm-up pair")
     add(f"python -c pass: {cell(results['python_bare'])} ms (wall [CPU])")
 
@@ -416,10 +422,10 @@ def report(results: dict[str, Any]) -> str:
         add("the model's load, wall [CPU] ms: first process (empty XDG_CACHE_HOME) / later processes")
         first, later = s["first"]["median_s"], s["later"]["median_s"]
         where = f"search task --json ({min(sizes)}):"
-        add(f"  {where:<26}{cell(s['first'])} / {cell(s['later'])} ({ratio(first, later)})")
+        add(f"  {where:<28}{cell(s['first'])} / {cell(s['later'])} ({ratio(first, later)})")
         first, later = ld["first"]["median_s"], ld["later"]["median_s"]
         where = "python -c 'load()':"
-        add(f"  {where:<26}{cell(ld['first'])} / {cell(ld['later'])} ({ratio(first, later)})")
+        add(f"  {where:<28}{cell(ld['first'])} / {cell(ld['later'])} ({ratio(first, later)})")
 
     add("")
     small = str(min(sizes))
@@ -498,6 +504,8 @@ def main() -> None:
             print(f"  [{n}] the model's load: empty vs warm cache, {plan.cold_pairs} runs", flush=True)
             r["model_load"] = cold_model(ctx, workdir / f"n{n}")
     r["oddities"] = ctx.oddities
+    # Another session may commit in this checkout while the run goes on: say so in the report.
+    r["errnote_commit_after"] = machine()["errnote_commit"]
     r["elapsed_s"] = time.perf_counter() - started
     r["loadavg_after"] = os.getloadavg()
     text = report(r)

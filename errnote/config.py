@@ -20,6 +20,8 @@ inject:
 search:
   limit: 10             # hits shown by `errnote search`
 """
+#: Settings whose value is one of a few words, and those words (the rest are numbers).
+_CHOICES: dict[str, tuple[str, ...]] = {"guard": ("ask", "deny", "off")}
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,8 @@ class Config:
     max_per_section: int = 5
     budget: int = 8000
     search_limit: int = 10
+    guard: str = "ask"  # what pre-tool-use answers for a known prohibition: ask, deny or off
+    guard_floor: float = 0.8  # ... when the prohibition is at least this confident
     errors: Mapping[str, str] = field(default_factory=dict)  # setting -> why its value was refused
     unknown: tuple[str, ...] = ()  # keys that are no setting (`inject.max_per_sectoin`): ignored
     problems: tuple[str, ...] = ()  # why the whole file was not used
@@ -52,6 +56,8 @@ _KEYS = {
     ("inject", "max_per_section"): "max_per_section",
     ("inject", "budget"): "budget",
     ("search", "limit"): "search_limit",
+    ("hooks", "guard"): "guard",
+    ("hooks", "guard_floor"): "guard_floor",
 }
 
 #: The settings as written in config.yaml (`inject.floor`, ...).
@@ -64,6 +70,7 @@ _LIMITS: dict[str, float] = {
     "max_per_section": 1000,
     "budget": 10_000_000,
     "search_limit": 100_000,
+    "guard_floor": 1.0,
 }
 
 
@@ -144,6 +151,14 @@ def _load(path: Path) -> Config:
         if not isinstance(block, dict) or key not in block:
             continue
         raw = block[key]
+        if name in _CHOICES:
+            if raw not in _CHOICES[name]:
+                errors[name] = (
+                    f"{path}: {section}.{key} must be one of {', '.join(_CHOICES[name])}, not {raw!r}"
+                )
+            else:
+                values[name] = raw
+            continue
         whole = types[name] not in ("float", float)
         # YAML's true is an int to Python, and 2.7 is not a count: neither is taken as a number.
         # A 400-digit int overflows a float: too large, like any number above the limit.

@@ -31,9 +31,10 @@ EVENTS = {
     "session-start": "SessionStart",
     "user-prompt": "UserPromptSubmit",
     "pre-tool-use": "PreToolUse",
+    "post-tool-use-failure": "PostToolUseFailure",
 }
 #: Tools whose use `pre-tool-use` looks at (the matcher written into settings.json).
-TOOL_MATCHER = "Bash|Edit|Write|MultiEdit|NotebookEdit"
+TOOL_MATCHER = "Bash|Edit|Write|NotebookEdit|Read"  # tool names Claude Code has (no MultiEdit)
 HOOK_TIMEOUT = 10  # seconds; Claude Code's default is 60, a memory lookup never needs that long
 SESSION_MAX_AGE = 7 * 86400  # session state files older than this are pruned
 SESSION_LOCK_WAIT = 2.0  # seconds a hook waits for another hook of its session
@@ -56,6 +57,10 @@ class HookInput:
     tool_name: str = ""
     command: str = ""  # Bash tool_input.command
     file_path: str = ""  # Edit/Write/MultiEdit/Read tool_input.file_path
+    error: str = ""  # PostToolUseFailure: the failing tool's output
+    transcript_path: str = ""  # the session's transcript (JSON lines), for the agent's last message
+    agent_id: str = ""  # a subagent's id: its thread has seen only what was shown to it
+    patch_paths: tuple[str, ...] = ()  # Codex apply_patch: the files after the first it touches
 
     @classmethod
     def parse(cls, event: str, text: str) -> HookInput:
@@ -70,6 +75,10 @@ class HookInput:
         tool_input = data.get("tool_input")
         tool_input = tool_input if isinstance(tool_input, dict) else {}
         path = tool_input.get("file_path") or tool_input.get("notebook_path") or tool_input.get("path") or ""
+        command = _text(tool_input.get("command"))
+        touched: tuple[str, ...] = ()
+        if _text(data.get("tool_name")) == "apply_patch":  # Codex: the patch names the files it edits
+            touched, command = tuple(patch_paths(command)), ""
         return cls(
             event=event,
             session_id=_text(data.get("session_id")),
@@ -77,9 +86,28 @@ class HookInput:
             source=_text(data.get("source")),
             prompt=_text(data.get("prompt")),
             tool_name=_text(data.get("tool_name")),
-            command=_text(tool_input.get("command")),
-            file_path=_text(path),
+            command=command,
+            file_path=_text(path) or (touched[0] if touched else ""),
+            patch_paths=touched[1:],
+            error=_text(data.get("error")),
+            transcript_path=_text(data.get("transcript_path")),
+            agent_id=_text(data.get("agent_id")),
         )
+
+
+_PATCH_FILE = re.compile(
+    r"^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.MULTILINE
+)
+
+
+def patch_paths(patch: str) -> list[str]:
+    """The files an `apply_patch` patch touches (`*** Update File: src/a.py`, `*** Move to: ...`)."""
+    found: list[str] = []
+    for match in _PATCH_FILE.finditer(patch):
+        path = (match.group(1) or match.group(2) or "").strip()
+        if path and path not in found:
+            found.append(path)
+    return found
 
 
 def _text(value: object) -> str:
@@ -176,10 +204,19 @@ def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
         return {"always": True, "recent": True}
     if hook.event == "user-prompt":
         return {"always": False, "recent": False, "query": hook.prompt}
+    if hook.event == "post-tool-use-failure":  # the failing output is what to search with
+        failed = [hook.tool_name, *program_names(hook.command)]
+        return {
+            "always": False,
+            "recent": False,
+            "query": _masked(hook.error[-4000:]) or hook.command,
+            "query_is_command": True,
+            "tools": tuple(dict.fromkeys(t for t in failed if t)),
+        }
     tools: list[str] = [hook.tool_name] if hook.tool_name else []
     tools += program_names(hook.command)
     cwd = Path(hook.cwd) if hook.cwd else None
-    paths = repo_paths([hook.file_path], repo_root, cwd) if hook.file_path else ()
+    paths = repo_paths([hook.file_path, *hook.patch_paths], repo_root, cwd) if hook.file_path else ()
     return {
         "always": False,
         "recent": False,
@@ -188,6 +225,13 @@ def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
         "tools": tuple(dict.fromkeys(t for t in tools if t)),
         "paths": paths,
     }
+
+
+def _masked(text: str) -> str:
+    """Output searched with its secrets masked, as they are in the entries (a token is no word of theirs)."""
+    from errnote.redact import redact
+
+    return redact(text) if text else ""
 
 
 @dataclass(frozen=True)
@@ -203,6 +247,7 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
 
     Raises on internal errors; `run` is the wrapper that turns every error into silence.
     """
+    from errnote.capture import hooks as capture
     from errnote.errors import NotebookNotFound
     from errnote.inject import Options, render, select
     from errnote.notebook import Notebook
@@ -210,9 +255,30 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     try:
         nb = Notebook.locate(Path(hook.cwd) if hook.cwd else None, override=notebook)
     except NotebookNotFound as exc:
-        return Answer("", exc.message)  # no notebook in this repository: nothing to say, nothing to log
+        project = None if notebook else capture.project_dir(hook.cwd)
+        if project is None:
+            return Answer("", exc.message)  # no notebook in this repository: nothing to say, nothing to log
+        try:  # the agent works in a folder outside the project (a temporary clone, /tmp)
+            nb = Notebook.locate(project)
+        except NotebookNotFound:
+            return Answer("", exc.message)
     options = Options.from_config(nb.config, **_situation(hook, nb.repo_root))
+    # Claude Code cuts a hook's context at 10,000 characters: stay under it, whole entries.
+    options = replace(options, budget=min(options.budget, capture.CONTEXT_CAP))
+    note = ""
+    if hook.event == "user-prompt" and hook.prompt.strip():
+        with contextlib.suppress(ErrnoteError, OSError):  # capture is a bonus: the context goes out
+            note = capture.note_prompt(nb, hook.prompt, hook.transcript_path, hook.session_id)
+    if hook.event == "post-tool-use-failure" and (hook.error.strip() or hook.command.strip()):
+        with contextlib.suppress(ErrnoteError, OSError):
+            failed = capture.record_tool_failure(
+                nb, hook.tool_name, hook.command, hook.error, hook.session_id
+            )
+            if not failed.repeated:  # this very failure tells the agent nothing it has not just seen
+                options = replace(options, exclude=options.exclude | {failed.entry.id})
     if hook.event != "session-start" and not (options.query.strip() or options.paths or options.tools):
+        if note:
+            return Answer(_payload(hook, note))
         return Answer("", "the input holds no prompt, command or file to find entries for")
     contents = nb.load()
     if options.query.strip() and _index_far_behind(nb, contents.scan):
@@ -223,7 +289,8 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         options = replace(options, query="")
         if hook.event != "session-start" and not (options.paths or options.tools):
             return Answer("", "the search index is being built in the background: try again shortly")
-    state = session_file(nb.store.cache_dir, hook.session_id) if hook.session_id else None
+    thread = f"{hook.session_id}.{hook.agent_id}" if hook.agent_id else hook.session_id
+    state = session_file(nb.store.cache_dir, thread) if hook.session_id else None
     if state is not None and not _writable(state):
         state = None  # a read-only checkout: the context still goes out, only repeats are not known
     with _locked(state) if state else contextlib.nullcontext(False) as got:
@@ -232,7 +299,11 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         shown: set[str] = set()
         if state is not None and not (hook.event == "session-start" and hook.source in ("clear", "compact")):
             shown = read_shown(state)  # after /clear or a compaction the model has forgotten them
-        selection = select(nb, replace(options, exclude=frozenset(shown)), now, contents.entries)
+        selection = select(
+            nb, replace(options, exclude=options.exclude | frozenset(shown)), now, contents.entries
+        )
+        if not selection.picked and note:
+            return Answer(_payload(hook, note))
         if not selection.picked:
             if not contents.entries:
                 return Answer("", f"the notebook {nb.root} is empty: nothing to add")
@@ -243,17 +314,28 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
                 write_shown(state, shown | set(selection.ids))
     if state is not None and hook.event == "session-start":
         prune_sessions(state.parent)
-    payload = {
-        "hookSpecificOutput": {
-            "hookEventName": EVENTS[hook.event],
-            "additionalContext": render(selection, "markdown"),
-        }
-    }
+    context = render(selection, "markdown") + (f"\n{note}\n" if note else "")
+    decision = None
+    if hook.event == "pre-tool-use":
+        decision = capture.guard(selection.picked, nb.config.guard, nb.config.guard_floor)
+    return Answer(_payload(hook, context, decision))
+
+
+def _payload(hook: HookInput, context: str, decision: tuple[str, str] | None = None) -> str:
+    """The hook's answer: the context (and, before a tool runs, a permission decision) as JSON."""
+    out: dict[str, Any] = {"hookEventName": EVENTS[hook.event], "additionalContext": context}
+    if decision is not None:
+        out["permissionDecision"], out["permissionDecisionReason"] = decision
     # ASCII escapes: the answer survives any stdout encoding (a cp1252 pipe, LANG=C).
-    return Answer(json.dumps(payload) + "\n")
+    return json.dumps({"hookSpecificOutput": out}) + "\n"
 
 
-_SUBJECT = {"session-start": "session", "user-prompt": "prompt", "pre-tool-use": "tool call"}
+_SUBJECT = {
+    "session-start": "session",
+    "user-prompt": "prompt",
+    "pre-tool-use": "tool call",
+    "post-tool-use-failure": "failed tool call",
+}
 
 
 #: A notebook up to this many entry files builds its index within a hook's time ...

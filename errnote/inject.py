@@ -440,7 +440,10 @@ def select(
 ) -> Selection:
     """Apply the selection rules (see the module docstring) to a notebook's entries."""
     current = now or resolve_now()
-    every = list(entries) if entries is not None else list(nb.load().entries)
+    from errnote.capture.inbox import with_inbox
+
+    # The inbox's captures, not yet reviewed, are selected as entries too (and marked so).
+    every = with_inbox(nb, entries if entries is not None else nb.load().entries)
     active = [e for e in every if e.status is Status.ACTIVE]
     superseded = superseded_by_active(active)
     ok = {
@@ -527,7 +530,10 @@ def _query_matches(
     """The entries that apply to the query (`errnote.applies`), and how close the entries that
     share at least half a rare word's worth of it are, applying or not (to order the rules)."""
     from errnote.analysis import message_lines
+    from errnote.capture.inbox import inbox_notebook
     from errnote.index import WIDE_MAX, SearchHit, search  # Whoosh only when there is a query
+
+    inbox = [found for found in (inbox_notebook(nb),) if found is not None]
 
     # The floor is applied to the hits rather than as a search filter: a filter would make a big
     # notebook's search check every entry's record.
@@ -536,17 +542,20 @@ def _query_matches(
     # the rules covers entries sharing only its lesser words (beyond, that costs a hook too much).
     def scored(text: str, output: bool, command: bool = False) -> list[SearchHit]:
         wide = len(ok) <= WIDE_MAX
-        found = search(
-            nb,
-            text,
-            limit=_CLOSENESS_DEPTH,
-            threshold=False,
-            wide=wide,
-            keyword=False,
-            output=output,
-            tools_in_use=options.tools,
-            command=command,
-        )
+        found: list[SearchHit] = []
+        for where in (nb, *inbox):  # the inbox's captures are searched as the notebook's entries
+            found += search(
+                where,
+                text,
+                limit=_CLOSENESS_DEPTH,
+                threshold=False,
+                wide=wide,
+                keyword=False,
+                output=output,
+                tools_in_use=options.tools,
+                command=command,
+            )
+        found.sort(key=lambda h: -h.score)
         return [h for h in found if h.confidence >= options.floor]
 
     def answer(hits: list[SearchHit]) -> list[SearchHit]:
@@ -682,6 +691,7 @@ class Rule:
     confidence: float
     age: str  # "corrected 2 days ago" (or "corrected on 2026-11-28" when dated)
     pinned: bool = False
+    unreviewed: bool = False  # captured in the inbox, not yet accepted by a person
 
 
 def _short(text: str, limit: int = _FIELD_LIMIT) -> str:
@@ -745,6 +755,7 @@ def rule_of(p: Picked, now: datetime, *, dated: bool = False) -> Rule:
         confidence=e.confidence,
         age=f"{verb} {when}",
         pinned=e.pinned,
+        unreviewed="unreviewed" in e.tags,
     )
 
 
@@ -780,7 +791,8 @@ def _markdown_entry(p: Picked, now: datetime, *, dated: bool) -> str:
     if r.why:
         lines.append(f"  Why: {_md_safe(_sentence(r.why))}")
     lines.append(
-        f"  Applies to: {_md_safe(r.where)}. _({r.type}, confidence {r.confidence:.2f}, {r.age}; id {r.id})_"
+        f"  Applies to: {_md_safe(r.where)}. _({r.type}{', unreviewed' if r.unreviewed else ''}, "
+        f"confidence {r.confidence:.2f}, {r.age}; id {r.id})_"
     )
     return "\n".join(lines)
 
@@ -864,6 +876,8 @@ def render_xml(selection: Selection, *, dated: bool = False) -> str:
             )
             if r.pinned:
                 attrs += ' pinned="true"'
+            if r.unreviewed:
+                attrs += ' unreviewed="true"'
             out.append(f"<entry {attrs}>")
             out.append(_xml_escape(_lead(r, "Rule")))
             if r.instead:
@@ -908,6 +922,7 @@ def selection_to_json(selection: Selection) -> dict[str, Any]:
                 "why": r.why,
                 "error": r.error,
                 "applies_to": r.where,
+                **({"unreviewed": True} if r.unreviewed else {}),  # an inbox capture, not yet accepted
             }
         )
     return {

@@ -508,10 +508,16 @@ def test_install_merges_into_existing_settings_and_uninstall_restores_them(
     data = json.loads(path.read_text())
     assert list(data) == ["permissions", "hooks", "env"]  # key order kept
     assert data["permissions"] == EXISTING["permissions"] and data["env"] == EXISTING["env"]
-    assert list(data["hooks"]) == ["PreToolUse", "Stop", "SessionStart", "UserPromptSubmit"]
+    assert list(data["hooks"]) == [
+        "PreToolUse",
+        "Stop",
+        "SessionStart",
+        "UserPromptSubmit",
+        "PostToolUseFailure",
+    ]
     pre = data["hooks"]["PreToolUse"]
     assert pre[0] == EXISTING["hooks"]["PreToolUse"][0]  # the user's own hook, untouched
-    assert pre[1]["matcher"] == "Bash|Edit|Write|MultiEdit|NotebookEdit"
+    assert pre[1]["matcher"] == "Bash|Edit|Write|NotebookEdit|Read"
     assert pre[1]["hooks"][0]["command"] == "errnote hook pre-tool-use"
     assert data["hooks"]["SessionStart"][0]["hooks"][0]["command"] == "errnote hook session-start"
     assert data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"] == "errnote hook user-prompt"
@@ -520,7 +526,8 @@ def test_install_merges_into_existing_settings_and_uninstall_restores_them(
     assert path.read_text() == once  # a second install adds nothing
     result = runner.invoke(app, ["hooks", "uninstall", "--json"])
     assert result.exit_code == 0
-    assert json.loads(result.stdout)["removed"] == ["PreToolUse", "SessionStart", "UserPromptSubmit"]
+    removed = json.loads(result.stdout)["removed"]
+    assert removed == ["PreToolUse", "SessionStart", "UserPromptSubmit", "PostToolUseFailure"]
     assert path.read_text() == original  # exactly what was added is gone
 
 
@@ -657,7 +664,7 @@ def test_install_with_a_path_holding_spaces_round_trips(fixed: Notebook, runner:
     settings = json.loads((fixed.repo_root / ".claude" / "settings.json").read_text())
     commands = [h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
     assert sorted(commands) == sorted(
-        f"'{exe}' hook {e}" for e in ("session-start", "user-prompt", "pre-tool-use")
+        f"'{exe}' hook {e}" for e in ("session-start", "user-prompt", "pre-tool-use", "post-tool-use-failure")
     )
     result = runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "uninstall"])
     assert result.exit_code == 0
@@ -786,7 +793,11 @@ def test_uninstall_in_another_clone_removes_what_install_writes(fixed: Notebook,
     shutil.rmtree(fixed.store.cache_dir)  # as in a fresh clone: no record
     result = runner.invoke(app, ["--notebook", str(fixed.root), "hooks", "uninstall", "--json"])
     assert result.exit_code == 0
-    assert sorted(json.loads(result.stdout)["removed"]) == ["PreToolUse", "UserPromptSubmit"]
+    assert sorted(json.loads(result.stdout)["removed"]) == [
+        "PostToolUseFailure",
+        "PreToolUse",
+        "UserPromptSubmit",
+    ]
     assert json.loads(path.read_text()) == {"hooks": {"SessionStart": [{"hooks": [own]}]}}
 
 

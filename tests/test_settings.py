@@ -96,7 +96,7 @@ def test_a_key_written_twice_is_handled_without_a_text_edit(tmp_path: Path) -> N
     path.write_text('{"model": "a", "model": "b"}\n')
     install(root)
     data = json.loads(path.read_text())
-    assert data["model"] == "b" and len(data["hooks"]) == 3
+    assert data["model"] == "b" and len(data["hooks"]) == 4
 
 
 def test_a_damaged_record_is_ignored(tmp_path: Path) -> None:

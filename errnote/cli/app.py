@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from errnote import __version__
-from errnote.cli import exchange_cmd, inject_cmd, mcp_cmd
+from errnote.cli import capture_cmd, exchange_cmd, inject_cmd, mcp_cmd
 from errnote.cli.context import (
     JsonOpt,
     empty_notebook,
@@ -720,9 +720,8 @@ def show(
     id: IdArg,
     json_: JsonOpt = False,
 ) -> None:
-    """Show one entry with its links in both directions."""
-    nb = notebook_of(ctx)
-    entry, path = nb.locate_entry(id)
+    """Show one entry with its links in both directions (an inbox entry too, marked unreviewed)."""
+    nb, entry, path = capture_cmd.locate_anywhere(notebook_of(ctx), id)
     contents = nb.load()
     known = contents.by_id()
     inbound = nb.backlinks(entry.id, contents)
@@ -1135,15 +1134,18 @@ def search(
     )
     _report_sync(result.report)
     warn_problems(nb.store.skipped)  # links and unreadable folders the walk left out
+    hits, inboxed = capture_cmd.with_inbox_hits(nb, text, filters, result.hits, limit)
     if json_:
-        emit_json([h.to_json() for h in result.hits])
+        emit_json([{**h.to_json(), **({"unreviewed": True} if h.id in inboxed else {})} for h in hits])
         return
-    if not result.hits:
+    if not hits:
         say("No entry applies.")
         return
     from errnote.cli.output import hit_table
 
-    hit_table(result.hits, bounded_query(text))  # the text the search read (a log can be megabytes)
+    hit_table(
+        capture_cmd.marked(hits, inboxed), bounded_query(text)
+    )  # the text the search read (a log can be megabytes)
 
 
 @app.command("merge-entry", short_help="Git merge driver for entry files (set up by init).")
@@ -1229,6 +1231,17 @@ def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
 app.command(
     help=inject_cmd.INJECT_HELP, short_help="Print the entries that matter now, for a prompt or CLAUDE.md."
 )(inject_cmd.inject)
+app.command(
+    help=capture_cmd.DETECT_HELP, short_help="Classify a user message: correction, confirmation, ..."
+)(capture_cmd.detect)
+app.command(short_help="List the captures waiting for review (.errnote/inbox/).")(capture_cmd.inbox)
+app.command(short_help="Move inbox entries into the notebook.")(capture_cmd.accept)
+app.command(short_help="Drop inbox entries.")(capture_cmd.reject)
+app.command(
+    help=capture_cmd.RUN_HELP,
+    short_help="Run a command; print its tool's lessons first, record a failure.",
+    context_settings={"allow_interspersed_args": False},
+)(capture_cmd.run)
 app.add_typer(inject_cmd.hook_app, name="hook", short_help="Claude Code hooks: JSON on stdin, context out.")
 app.add_typer(
     inject_cmd.hooks_app, name="hooks", short_help="Install or remove the hooks in .claude/settings.json."

@@ -242,7 +242,7 @@ def inject(
     if when is None:
         when = notebook_time(contents.entries)
     selection = select(nb, options, when, contents.entries)
-    if not contents.entries and write is None:
+    if not contents.entries and not selection.picked and write is None:
         empty = "The notebook is empty: nothing to inject yet ('errnote add --help' shows how to record one)."
         say(empty_notebook(contents, empty))
         if chosen != "json":
@@ -351,6 +351,13 @@ def hook_pre_tool_use(ctx: typer.Context) -> None:
     _run_hook(ctx, "pre-tool-use")
 
 
+@hook_app.command("post-tool-use-failure", short_help="Lessons for a failed tool call; the failure recorded.")
+def hook_post_tool_use_failure(ctx: typer.Context) -> None:
+    """PostToolUseFailure: entries found with the failing output (and the command's programs), and
+    the failure recorded in the inbox (counted on the entry of the same tool and error)."""
+    _run_hook(ctx, "post-tool-use-failure")
+
+
 # --- hooks: wiring them into Claude Code --------------------------------------------------------
 
 hooks_app = typer.Typer(
@@ -362,6 +369,21 @@ LocalOpt = Annotated[
 ]
 
 
+AgentOpt = Annotated[
+    str,
+    typer.Option(
+        "--agent", help="Which agent's hooks: claude (.claude/settings.json) or codex (.codex/hooks.json)."
+    ),
+]
+
+
+def _agent(value: str) -> str:
+    name = value.strip().lower()
+    if name not in ("claude", "codex"):
+        raise UsageError(f"--agent {value!r} is not an agent errnote knows", "use claude or codex")
+    return name
+
+
 @hooks_app.command("install", short_help="Add errnote's hooks to .claude/settings.json.")
 def hooks_install(
     ctx: typer.Context,
@@ -369,16 +391,24 @@ def hooks_install(
     exe: Annotated[
         str, typer.Option("--exe", help="How the hooks call errnote (a full path when it is not on PATH).")
     ] = "errnote",
+    agent: AgentOpt = "claude",
     json_: JsonOpt = False,
 ) -> None:
-    """Add SessionStart, UserPromptSubmit and PreToolUse (Bash|Edit|Write|MultiEdit|NotebookEdit)
-    hooks that run 'errnote hook ...'. Everything already in the file stays as it is; running it
-    twice adds nothing."""
+    """Add SessionStart, UserPromptSubmit, PreToolUse (Bash|Edit|Write|NotebookEdit|Read) and
+    PostToolUseFailure hooks that run 'errnote hook ...'. Everything already in the file stays as
+    it is; running it twice adds nothing. --agent codex writes .codex/hooks.json for the Codex CLI
+    (SessionStart, UserPromptSubmit, PreToolUse for Bash|apply_patch)."""
     from errnote.settings import install
 
     if not exe.strip():
         raise UsageError("--exe is empty", "give the command that runs errnote: --exe /full/path/to/errnote")
-    change = install(notebook_of(ctx).repo_root, exe=exe, local=local)
+    root = notebook_of(ctx).repo_root
+    if _agent(agent) == "codex":
+        from errnote.codex_hooks import install_codex
+
+        change = install_codex(root, exe=exe)
+    else:
+        change = install(root, exe=exe, local=local)
     if json_:
         emit_json({"path": str(change.path), "added": list(change.events), "created": change.created})
     elif change.events:
@@ -411,11 +441,19 @@ def _exe_problem(exe: str) -> str:
 
 
 @hooks_app.command("uninstall", short_help="Remove exactly the hooks install added.")
-def hooks_uninstall(ctx: typer.Context, local: LocalOpt = False, json_: JsonOpt = False) -> None:
-    """Remove exactly the hooks 'errnote hooks install' added; hooks written by hand stay."""
+def hooks_uninstall(
+    ctx: typer.Context, local: LocalOpt = False, agent: AgentOpt = "claude", json_: JsonOpt = False
+) -> None:
+    """Remove exactly the hooks 'errnote hooks install' added; hooks written by hand stay.
+    --agent codex removes errnote's groups from .codex/hooks.json."""
     from errnote.settings import uninstall
 
-    change = uninstall(notebook_of(ctx).repo_root, local=local)
+    if _agent(agent) == "codex":
+        from errnote.codex_hooks import uninstall_codex
+
+        change = uninstall_codex(notebook_of(ctx).repo_root)
+    else:
+        change = uninstall(notebook_of(ctx).repo_root, local=local)
     if json_:
         emit_json({"path": str(change.path), "removed": list(change.events), "deleted": change.deleted})
     elif change.events:

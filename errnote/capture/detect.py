@@ -1,0 +1,270 @@
+"""Detection: is a user's message a correction, a confirmation, a preference, or none of these?
+
+Rules and patterns only (no model, no network), read lazily from `data/detect-rules.txt`. Each rule
+gives a *signal* (see the file's header); `classify` weighs the signals, the agent's previous message
+and the order of precedence (correction > confirmation > preference > none) into one `Detection`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+from errnote.errors import ErrnoteError
+
+Kind = Literal["correction", "confirmation", "preference", "none"]
+KINDS: tuple[Kind, ...] = ("correction", "confirmation", "preference", "none")
+SIGNALS = frozenset(
+    {
+        "correction",
+        "directive",
+        "standing",
+        "confirmation",
+        "praise",
+        "referent",
+        "preference",
+        "request",
+        "ack",
+    }
+)
+
+#: Correction signals weaker than this count only beside an agent message or another correction.
+CONTEXT_WEIGHT = 0.7
+#: The most text a detection reads: a message longer than this is cut (patterns run in linear time).
+MAX_TEXT = 20_000
+#: Sentence ends in English and Chinese (and line breaks).
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]+")
+#: Openers dropped from an extracted rule ("no, ...", "actually, ...", "hmm, ...").
+_OPENER = re.compile(
+    r"^\W*(?:(?:no+|nope|nah|wait|hmm+|hm+|um+|actually|well|ok(?:ay)?|so|also|btw|and|but|yes|yeah|"
+    r"great|perfect|cool|thanks|thank you|好的|不对|对)\b[\s,.!:;—–-]*)+",
+    re.IGNORECASE,
+)
+
+
+class RulesError(ErrnoteError):
+    """The packaged rule file is broken (an installation problem, not the user's)."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One pattern of the rule file: what it signals, how strongly, and its name."""
+
+    signal: str
+    weight: float
+    name: str
+    pattern: re.Pattern[str]
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One rule that matched, and where."""
+
+    signal: str
+    weight: float
+    name: str
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What `classify` decided: the kind, how sure it is, the spans that say so, and the rule stated."""
+
+    kind: Kind
+    confidence: float
+    evidence: tuple[Signal, ...] = ()
+    rule: str = ""
+    signals: tuple[Signal, ...] = field(default=(), repr=False)
+
+    def as_json(self) -> dict[str, object]:
+        """The JSON form `errnote detect --json` prints (text masked by the caller)."""
+        return {
+            "kind": self.kind,
+            "confidence": self.confidence,
+            "evidence": [
+                {"text": s.text, "start": s.start, "end": s.end, "signal": s.signal, "rule": s.name}
+                for s in self.evidence
+            ],
+            "rule": self.rule,
+        }
+
+
+def parse_rules(text: str, source: str = "detect-rules.txt") -> tuple[Rule, ...]:
+    """Rules from the file format `SIGNAL WEIGHT NAME REGEX`; blank lines and `#` comments skipped."""
+    rules: list[Rule] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = line.split(None, 3)
+        if len(parts) != 4:
+            raise RulesError(f"{source}:{number}: expected SIGNAL WEIGHT NAME REGEX")
+        signal, weight, name, regex = parts
+        if signal not in SIGNALS:
+            raise RulesError(f"{source}:{number}: unknown signal {signal!r}")
+        try:
+            rules.append(Rule(signal, float(weight), name, re.compile(regex.strip(), re.IGNORECASE)))
+        except (ValueError, re.error) as exc:
+            raise RulesError(f"{source}:{number}: {exc}") from None
+    return tuple(rules)
+
+
+@lru_cache(maxsize=1)
+def packaged_rules() -> tuple[Rule, ...]:
+    """The rules shipped with errnote (read once, on first use)."""
+    text = resources.files("errnote.capture").joinpath("data/detect-rules.txt").read_text("utf-8")
+    return parse_rules(text)
+
+
+def find_signals(text: str, rules: tuple[Rule, ...]) -> list[Signal]:
+    """Every rule that matches `text`, first match of each, in text order."""
+    found: list[Signal] = []
+    for rule in rules:
+        match = rule.pattern.search(text)
+        if match and match.end() > match.start():
+            found.append(
+                Signal(rule.signal, rule.weight, rule.name, match.start(), match.end(), match.group())
+            )
+    return sorted(found, key=lambda s: (s.start, s.end))
+
+
+def _combined(signals: list[Signal]) -> float:
+    """The strongest weight, raised a little by each further independent signal (never past 0.98)."""
+    if not signals:
+        return 0.0
+    weights = sorted((s.weight for s in signals), reverse=True)
+    score = weights[0]
+    for extra in weights[1:]:
+        score += (1 - score) * extra * 0.25
+    return round(min(score, 0.98), 2)
+
+
+def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = None) -> Detection:
+    """Classify one user message, given the agent's previous message when there is one."""
+    text = text[:MAX_TEXT]
+    signals = find_signals(text, packaged_rules() if rules is None else rules)
+    has_agent = bool(agent_said.strip())
+    by: dict[str, list[Signal]] = {name: [s for s in signals if s.signal == name] for name in SIGNALS}
+
+    plans = [p for p in by["preference"] if p.weight >= CONTEXT_WEIGHT]
+    # A cue inside a stated plan ("let's do X rather than Y") is the plan's wording, not a fix.
+    # So is a contrast that follows the user's own wish in its sentence ("I prefer X rather than Y").
+    sentences = _sentences(text)
+    corrections = [
+        c
+        for c in by["correction"]
+        if not any(_overlap(c, p) for p in plans)
+        and not (c.name in _CONTRASTS and any(_wish_before(p, c, sentences) for p in plans))
+    ]
+    if _asks(agent_said):
+        # "no" or "no need" answers the agent's question; it corrects nothing.
+        corrections = [c for c in corrections if c.name not in _ANSWER_CUES]
+    if not has_agent and by["request"]:
+        # A request or question about how things are ("the build is broken, can you look?", "what
+        # if the cache is too small?") judges no work of the agent's.
+        corrections = [c for c in corrections if c.name not in _JUDGEMENTS]
+    strong = [s for s in corrections if s.weight >= CONTEXT_WEIGHT]
+    if not (has_agent or strong or len(corrections) > 1 or by["directive"]):
+        corrections = []  # a weak cue alone, with nothing it could correct, says nothing
+    corr = _combined(corrections)
+    conf_signals = list(by["confirmation"])
+    if by["praise"] and by["referent"]:
+        conf_signals += by["praise"] + by["referent"][:1]
+    conf = _combined(conf_signals) if by["confirmation"] or (by["praise"] and by["referent"]) else 0.0
+    pref = _combined(by["preference"])
+    directives = by["directive"]
+    standing = by["standing"]
+    only_ack = bool(by["ack"]) and not (directives or corrections or by["preference"] or by["confirmation"])
+
+    def done(kind: Kind, confidence: float, evidence: list[Signal]) -> Detection:
+        return Detection(kind, round(confidence, 2), tuple(evidence), _rule(kind, text, agent_said, evidence))
+
+    if corr >= 0.8 or (corr >= CONTEXT_WEIGHT and conf < 0.85):
+        return done("correction", corr, corrections + directives)
+    if conf >= 0.6:
+        return done("confirmation", conf, conf_signals)
+    if pref >= 0.8:
+        return done("preference", pref, by["preference"] + standing)
+    if corrections and (has_agent or len(corrections) > 1):
+        # Weak cues that agree (or one right after the agent acted) still say it was wrong.
+        return done("correction", max(corr, 0.6), corrections + directives)
+    if directives and has_agent and not only_ack and not _asks(agent_said):
+        # An instruction that constrains, right after the agent acted: it did otherwise.
+        return done("correction", _combined(directives) - 0.05, directives)
+    if pref >= 0.6:
+        return done("preference", pref, by["preference"] + standing)
+    if directives and standing:
+        return done("preference", _combined(directives + standing) - 0.1, directives + standing)
+    others = max(corr, conf, pref, _combined(directives) * 0.5)
+    return done("none", round(max(0.5, 1 - others * 0.6), 2), by["request"] + by["ack"])
+
+
+#: Correction cues that are also plain answers to a question the agent asked ("no", "不用").
+_ANSWER_CUES = frozenset({"negation-opener", "zh-cant", "zh-no-need"})
+#: Correction cues that judge how something is, not what the agent did.
+_JUDGEMENTS = frozenset(
+    {"too-much", "is-wrong", "doesnt-work", "breaks", "consequence", "still-wrong", "not-so", "zh-too"}
+)
+_QUESTION = re.compile(
+    r"[?？](?:\s|$)|\b(?:should i|shall i|do you want|want me to|would you like|may i|can i)\b"
+    r"|要不要|需要我|吗[？?]",
+    re.IGNORECASE,
+)
+
+
+def _asks(agent_said: str) -> bool:
+    """Does the agent's message end with (or make) a question for the user?"""
+    return bool(agent_said.strip()) and bool(_QUESTION.search(agent_said[-300:]))
+
+
+#: Correction cues that contrast two options: a user's wish can hold one too.
+_CONTRASTS = frozenset(
+    {"use-x-not-y", "comma-not", "copula-not", "instead-should", "instead-of-ing", "zh-instead"}
+)
+
+
+def _wish_before(wish: Signal, cue: Signal, sentences: list[tuple[int, int]]) -> bool:
+    """Is `wish` earlier than `cue` in the same sentence?"""
+    return wish.start <= cue.start and any(a <= wish.start and cue.start < b for a, b in sentences)
+
+
+def _overlap(a: Signal, b: Signal) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    """The spans of the sentences of `text`."""
+    spans, start = [], 0
+    for match in _SENTENCE.finditer(text):
+        spans.append((start, match.start()))
+        start = match.end()
+    spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if text[a:b].strip()]
+
+
+def _rule(kind: Kind, text: str, agent_said: str, evidence: list[Signal]) -> str:
+    """The instruction the message states: the sentence that holds the clearest evidence, openers
+    dropped; for a confirmation, what the agent did that was validated."""
+    if kind == "none" or not evidence:
+        return ""
+    if kind == "confirmation" and agent_said.strip():
+        first = _sentences(agent_said)[0]
+        return "Keep doing this: " + _one_line(agent_said[first[0] : first[1]])
+    order = {"directive": 0, "correction": 1, "preference": 1, "standing": 2}
+    best = min(evidence, key=lambda s: (order.get(s.signal, 3), -s.weight, s.start))
+    if kind == "correction" and any(s.signal == "correction" and s.name.startswith("use-") for s in evidence):
+        best = next(s for s in evidence if s.name.startswith("use-"))
+    for a, b in _sentences(text):
+        if a <= best.start < b or (best.start < a and best.end > a):
+            sentence = _OPENER.sub("", text[a:b]).strip()
+            return _one_line(sentence or text[a:b])
+    return _one_line(text)
+
+
+def _one_line(text: str, limit: int = 240) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"

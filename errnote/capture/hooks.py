@@ -1,0 +1,139 @@
+"""What the agent hooks capture and decide: a correction in the user's prompt, a failed tool call, and
+a known prohibition that turns a command into a question before it runs.
+
+Called by `errnote.hooks` (the protocol); this module holds the decisions and writes to the inbox.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from errnote.model import Entry, EntryType
+
+#: Entry types that state a rule about what (not) to do: what the guard may act on.
+RULE_TYPES = frozenset({EntryType.LESSON, EntryType.CORRECTION, EntryType.CONVENTION, EntryType.PREFERENCE})
+#: Reasons a selection gives for an entry that tie it to the command or file itself (not words only).
+_DIRECT = frozenset({"tool", "path"})
+#: Claude Code's limit on the context a hook adds; errnote stays under it with room to spare.
+CONTEXT_CAP = 9_500
+#: How much of the end of a transcript is read for the agent's previous message.
+TRANSCRIPT_TAIL = 256 * 1024
+
+
+def guard(picked: Sequence[Any], mode: str, floor: float) -> tuple[str, str] | None:
+    """(`ask` or `deny`, the reason) when an active, confident rule matches the command or file by
+    its tool or path scope; None otherwise (a match on words alone never stops a command)."""
+    if mode not in ("ask", "deny"):
+        return None
+    rules: list[Entry] = [
+        p.entry
+        for p in picked
+        if p.entry.type in RULE_TYPES
+        and p.entry.confidence >= floor
+        and _DIRECT & set(p.reasons)
+        and "unreviewed" not in p.entry.tags
+    ]
+    if not rules:
+        return None
+    reasons = []
+    for e in rules[:3]:
+        why = f" (because {e.reason.strip()})" if e.reason.strip() else ""
+        reasons.append(f"errnote {e.type.value} {e.id}: {e.title}{why}")
+    return mode, "This notebook holds a rule for this command: " + "; ".join(reasons)
+
+
+def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str) -> str:
+    """Detect a correction or confirmation in the user's prompt and record it in the inbox; the one
+    line that tells the agent what was recorded (empty when nothing was)."""
+    from errnote.capture.detect import classify
+    from errnote.capture.inbox import Inbox
+    from errnote.capture.record import record
+    from errnote.redact import redact
+
+    text = redact(prompt)
+    agent_said = redact(previous_agent_message(transcript_path))
+    found = classify(text, agent_said)
+    if found.kind not in ("correction", "confirmation"):
+        return ""
+    captured = record(Inbox(nb), found, text, agent_said, session=session)
+    if captured is None:
+        return ""
+    e = captured.entry
+    again = f" (now seen {e.confirmed + 1} times)" if captured.repeated else ""
+    return (
+        f"errnote recorded this message as a {e.type.value}{again}, unreviewed: {e.title} (id {e.id}). "
+        f"It is kept for the user's review ('errnote show {e.id}'); if the wording misses the point, "
+        f"'errnote reject {e.id}' drops it and 'errnote add {e.type.value} TITLE --reason WHY' "
+        "records it better."
+    )
+
+
+def record_tool_failure(nb: Any, tool_name: str, command: str, error: str, session: str) -> Any:
+    """Record a failed tool call as a mistake in the inbox, counted on the entry of the same tool
+    and normalised error when there is one."""
+    import shlex
+
+    from errnote.capture.inbox import Inbox
+    from errnote.capture.run import Outcome, record_failure
+
+    try:
+        argv = shlex.split(command) if command.strip() else []
+    except ValueError:  # unbalanced quotes: the command as one word
+        argv = [command]
+    argv = argv or [tool_name or "tool"]
+    status = _exit_status(error)
+    return record_failure(Inbox(nb), argv, Outcome(status, error[-8192:]), session=session)
+
+
+def _exit_status(error: str) -> int:
+    """`Exit code 2` at the start of Claude Code's Bash error text, else 1."""
+    import re
+
+    match = re.match(r"\s*exit code (\d+)", error, re.IGNORECASE)
+    return int(match.group(1)) if match else 1
+
+
+def previous_agent_message(transcript_path: str) -> str:
+    """The text of the agent's last message in a Claude Code transcript (JSON lines), or ""."""
+    if not transcript_path:
+        return ""
+    try:
+        with open(transcript_path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - TRANSCRIPT_TAIL))
+            tail = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    for line in reversed(tail.splitlines()):
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        text = _assistant_text(item)
+        if text:
+            return text
+    return ""
+
+
+def _assistant_text(item: object) -> str:
+    if not isinstance(item, dict) or item.get("type") != "assistant":
+        return ""
+    message = item.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return content.strip()
+    parts = [c.get("text", "") for c in content or [] if isinstance(c, dict) and c.get("type") == "text"]
+    return "\n".join(p for p in parts if isinstance(p, str)).strip()
+
+
+def project_dir(cwd: str) -> Path | None:
+    """Where to look for the notebook when the hook's `cwd` holds none: `$CLAUDE_PROJECT_DIR`."""
+    chosen = os.environ.get("CLAUDE_PROJECT_DIR", "").strip()
+    if not chosen or (cwd and Path(chosen) == Path(cwd)):
+        return None
+    return Path(chosen)

@@ -1,0 +1,232 @@
+"""The inbox: what hooks, `detect --record` and `run` capture, kept out of git until a person says yes.
+
+The inbox is a notebook of its own at `.errnote/inbox/` (entry files below `inbox/entries/`, its own
+index below `inbox/cache/`), ignored by git (`inbox/.gitignore` holds `*`). Its entries carry the tag
+`unreviewed` and are searched and injected beside the committed ones; `accept` moves an entry into
+`entries/` (tag dropped), `reject` deletes it. Every write goes through `Notebook.add` / `update`:
+validated, masked, atomic.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from errnote.errors import EntryNotFound, ErrnoteError
+from errnote.model import Entry, EntryType, Source, Status
+from errnote.notebook import Notebook
+
+INBOX_DIRNAME = "inbox"
+#: The tag every inbox entry carries: shown with the entry wherever it reaches a prompt.
+UNREVIEWED = "unreviewed"
+#: Two texts name the same thing when this share of their content words is common to both.
+SAME_THING = 0.6
+_WORD = re.compile(r"[\u4e00-\u9fff]+|[^\W_\u4e00-\u9fff]+")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@dataclass(frozen=True)
+class Captured:
+    """What a capture did: the entry written or updated, and whether it repeats one held already."""
+
+    entry: Entry
+    repeated: bool
+    inbox: bool
+
+
+def words(text: str) -> frozenset[str]:
+    """Content words, lower case (Chinese, written without spaces, as pairs of characters): how two
+    captures are compared."""
+    found: set[str] = set()
+    for word in _WORD.findall(text.lower()):
+        if _CJK.match(word):
+            found.update(word[i : i + 2] for i in range(max(len(word) - 1, 1)))
+        elif word not in _stop_words():
+            found.add(word)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    """Words too common to tell two captures apart (package data, read on first use)."""
+    text = resources.files("errnote.capture").joinpath("data/stopwords.txt").read_text("utf-8")
+    return frozenset(w for line in text.splitlines() if not line.startswith("#") for w in line.split())
+
+
+def overlap(a: str, b: str) -> float:
+    """The share of the smaller text's content words that the other holds too."""
+    wa, wb = words(a), words(b)
+    if not wa or not wb:
+        return 0.0
+    return len(wa & wb) / min(len(wa), len(wb))
+
+
+class Inbox:
+    """The inbox of one notebook."""
+
+    def __init__(self, nb: Notebook) -> None:
+        self.nb = nb
+        self.root = nb.root / INBOX_DIRNAME
+
+    def exists(self) -> bool:
+        return (self.root / "entries").is_dir()
+
+    def notebook(self) -> Notebook:
+        """The inbox as a notebook (created on first use, with the files that keep it out of git)."""
+        if not self.exists():
+            self._create()
+        return Notebook(self.root)
+
+    def _create(self) -> None:
+        from errnote.store import atomic_write
+
+        (self.root / "entries").mkdir(parents=True, exist_ok=True)
+        atomic_write(self.root / ".gitignore", "# errnote's inbox: unreviewed captures, not committed.\n*\n")
+        ignore = self.nb.root / ".gitignore"
+        try:
+            text = ignore.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = ""
+        if not any(line.strip().strip("/") == INBOX_DIRNAME for line in text.splitlines()):
+            atomic_write(ignore, text + ("" if not text or text.endswith("\n") else "\n") + "inbox/\n")
+
+    def entries(self) -> list[Entry]:
+        """The inbox's entries, newest first (none when there is no inbox)."""
+        if not self.exists():
+            return []
+        found = list(Notebook(self.root).load().entries)
+        return sorted(found, key=lambda e: (-e.provenance.created.timestamp(), e.id))
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def capture(
+        self,
+        type: EntryType,
+        title: str,
+        *,
+        direct: bool = False,
+        same: Any = None,
+        **fields: Any,
+    ) -> Captured:
+        """Record a capture in the inbox (in `entries/` with `direct`), or count it on the entry that
+        already holds the same thing (`same(entry) -> bool`, default: same type, most words shared)."""
+        target = self.nb if direct else self.notebook()
+        held = self._held(type, title, fields, same, direct)
+        if held is not None:
+            where, entry = held
+            return Captured(self._again(where, entry, fields), True, where is not self.nb)
+        tags = [t for t in fields.pop("tags", ()) if t != UNREVIEWED]
+        if not direct:
+            tags.append(UNREVIEWED)
+        fields.setdefault("source", Source.AGENT)
+        entry = target.add(type, title, tags=tags, **fields)
+        return Captured(entry, False, not direct)
+
+    def _held(
+        self, type: EntryType, title: str, fields: dict[str, Any], same: Any, direct: bool
+    ) -> tuple[Notebook, Entry] | None:
+        """The active entry (inbox first, then the notebook) that holds what is being captured."""
+
+        def alike(e: Entry) -> bool:
+            if e.type is not type or e.status is not Status.ACTIVE:
+                return False
+            return bool(same(e)) if same is not None else overlap(e.title, title) >= SAME_THING
+
+        places = [self.nb] if direct else ([Notebook(self.root)] if self.exists() else []) + [self.nb]
+        for where in places:
+            for entry in where.load().entries:
+                if alike(entry):
+                    return where, entry
+        return None
+
+    def _again(self, where: Notebook, entry: Entry, fields: dict[str, Any]) -> Entry:
+        """Count a repetition on `entry`: one more sighting, its scope widened by the new one's."""
+        scope = list(entry.scope.as_strings())
+        for item in fields.get("scope", ()):
+            if item not in scope:
+                scope.append(item)
+        now = datetime.now(timezone.utc).replace(microsecond=0)
+        return where.update(entry.id, confirmed=entry.confirmed + 1, last_confirmed=now, scope=scope)
+
+    def recent(self, type: EntryType, within: timedelta) -> list[Entry]:
+        """Active entries of `type` captured within `within`, inbox and notebook, newest first."""
+        since = datetime.now(timezone.utc) - within
+        every = self.entries() + list(self.nb.load().entries)
+        found = [
+            e for e in every if e.type is type and e.status is Status.ACTIVE and e.provenance.created >= since
+        ]
+        return sorted(found, key=lambda e: -e.provenance.created.timestamp())
+
+    # --- review ----------------------------------------------------------------------------
+
+    def _locate(self, ref: str) -> tuple[Entry, Path]:
+        if not self.exists():
+            raise EntryNotFound(f"no entry {ref!r} in the inbox: the inbox is empty")
+        try:
+            return Notebook(self.root).locate_entry(ref)
+        except EntryNotFound:
+            raise EntryNotFound(f"no entry {ref!r} in the inbox", "'errnote inbox' lists it") from None
+
+    def accept(self, refs: Sequence[str]) -> list[Entry]:
+        """Move entries into the committed notebook (`entries/`), tag `unreviewed` dropped."""
+        from errnote.store import redact_entry
+
+        found = [self._locate(ref) for ref in refs]  # every id checked before anything moves
+        # What they link to in the inbox goes with them (a correction and the mistake it corrects):
+        # an accepted entry never points at one that is not in the notebook.
+        held = {e.id: (e, p) for e, p in found}
+        pending = [t for e, _p in found for t in e.links_to()]
+        while pending:
+            target = pending.pop()
+            if target not in held:
+                with contextlib.suppress(EntryNotFound):
+                    entry, path = self._locate(target)
+                    held[entry.id] = (entry, path)
+                    pending.extend(entry.links_to())
+        found = list(held.values())
+        moved: list[Entry] = []
+        with self.nb.store.lock():
+            taken = {key for key, _path in self.nb.store.named_ids()}
+            for entry, path in found:
+                if entry.id in taken:
+                    raise ErrnoteError(
+                        f"entry {entry.id} is already in the notebook",
+                        f"drop the inbox copy: errnote reject {entry.id}",
+                    )
+                kept = entry.with_changes(tags=tuple(t for t in entry.tags if t != UNREVIEWED))
+                self.nb.store.create(redact_entry(kept))
+                path.unlink()
+                moved.append(kept)
+        return moved
+
+    def reject(self, refs: Sequence[str]) -> list[Entry]:
+        """Delete inbox entries (nothing of them reaches the notebook)."""
+        found = [self._locate(ref) for ref in refs]
+        for _entry, path in found:
+            path.unlink(missing_ok=True)
+        return [entry for entry, _path in found]
+
+
+def unreviewed(entry: Entry) -> bool:
+    """Is this an inbox entry that no person has accepted yet?"""
+    return UNREVIEWED in entry.tags
+
+
+def inbox_notebook(nb: Notebook) -> Notebook | None:
+    """The inbox of `nb` as a notebook to search, when it holds a folder of entries."""
+    inbox = Inbox(nb)
+    return Notebook(inbox.root) if inbox.exists() else None
+
+
+def with_inbox(nb: Notebook, entries: Iterable[Entry]) -> list[Entry]:
+    """`entries` and the inbox's (those of the inbox whose id the notebook holds too left out)."""
+    every = list(entries)
+    ids = {e.id for e in every}
+    return every + [e for e in Inbox(nb).entries() if e.id not in ids]

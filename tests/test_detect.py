@@ -1,0 +1,241 @@
+"""`errnote detect`: the classifier on tables of messages per kind and language, and its command line.
+
+The messages here are written for these tests (none comes from an evaluation set); each table
+holds situations of one kind, so a rule that stops generalising shows up as a failing row.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from errnote.capture.detect import RulesError, classify, packaged_rules, parse_rules
+from errnote.cli.app import app
+
+# (agent's previous message, user's message)
+CORRECTIONS_EN = [
+    ("", "no, the config lives in settings/base.toml, not in the root"),
+    (
+        "I bumped the Go version to 1.23 in go.mod.",
+        "nope, we're stuck on 1.21 until the CI images are updated",
+    ),
+    ("", "that's wrong: the discount applies before tax, not after"),
+    ("I'll rebase the branch onto develop.", "actually, we branch off trunk, develop was retired last year"),
+    ("", "use yarn berry, not classic yarn, the plugins need it"),
+    ("", "stop printing debug logs to stdout, they break the JSON output"),
+    (
+        "I committed .env.example with the staging host in it.",
+        "we never commit .env files, even example ones",
+    ),
+    ("I used a regex to parse the HTML.", "isn't there already an HTML parser in the dependencies?"),
+    ("", "why did you change the public signature of load_user? three services call it"),
+    ("I made the job run every minute.", "every minute is way too often, once an hour is plenty"),
+    ("", "for the second time, the tests go in tests/unit, not next to the source"),
+    ("", "you deleted the migration instead of writing a new one, now prod and staging disagree"),
+    ("I set the timeout to 5 seconds.", "hmm, shouldn't that be configurable rather than hard-coded?"),
+    ("Added the token to the README example.", "you can't put a real token in the README, rotate it now"),
+    (
+        "I wrapped the call in a retry loop.",
+        "the retry is fine but the loop never backs off, add jitter and a cap",
+    ),
+    ("", "you keep adding type: ignore comments instead of fixing the types"),
+    ("I renamed the column to userId.", "our database naming is snake_case, so it has to be user_id"),
+    ("", "that function already exists in the shared package, don't write another one"),
+    (
+        "I removed the retry since it seemed unnecessary.",
+        "the retry was there for a reason, the upstream drops connections",
+    ),
+    ("", "sorry to nag but the tests still hit the real S3 bucket"),
+    ("", "this is the third time the linter config got reformatted. leave .eslintrc alone"),
+    ("", "you went with a global lock, which serialises every request. a per-account lock is what we need"),
+]
+CORRECTIONS_ZH = [
+    ("", "不对，这个接口应该返回 404，而不是 500。"),
+    ("我把日志级别改成了 DEBUG。", "生产环境不能开 DEBUG，改回 INFO。"),
+    ("", "为什么你把测试删了？那些测试是有用的。"),
+    ("", "说过很多次了，提交信息要用英文写。"),
+]
+CONFIRMATIONS_EN = [
+    (
+        "I added an index on orders.created_at before running the report.",
+        "exactly, that's what I'd have done",
+    ),
+    ("I kept the old endpoint alive and marked it deprecated.", "good call, the mobile app still uses it"),
+    (
+        "I used a feature flag so we can roll it back without a deploy.",
+        "yes, that was the right choice. keep doing that",
+    ),
+    ("", "splitting the parser into lexer and grammar was a smart move, it's much easier to test now"),
+    (
+        "I asked before touching the shared config.",
+        "perfect, thanks for checking first, that's how I want it",
+    ),
+    ("I wrote the fixture as a factory function.", "that's the approach I like, nice"),
+    ("I pinned the action to a commit SHA instead of a tag.", "correct, tags can move. good"),
+]
+CONFIRMATIONS_ZH = [
+    ("我先写了一个复现问题的测试，然后才修改代码。", "对的，就是这样，先写测试。"),
+    ("我把配置项都放进了环境变量。", "做得好，这样部署就简单多了。"),
+]
+PREFERENCES_EN = [
+    ("", "I prefer tabs over spaces in Makefiles and shell scripts"),
+    ("", "from now on, write the changelog entries in the past tense"),
+    ("", "let's move the release to next Tuesday, marketing needs more time"),
+    ("The page uses the default font.", "looks fine. I'd like the headings a bit larger in general though"),
+    ("", "I've decided we'll use SQLite for the prototype and revisit later"),
+    ("", "in general, I want error messages to say what to do next"),
+    ("", "we never deploy on Fridays, keep that in mind for the release plan"),
+]
+PREFERENCES_ZH = [
+    ("", "我更喜欢用 pytest 而不是 unittest，以后新测试都用 pytest。"),
+    ("", "以后周报请按项目分组。"),
+]
+NONE_EN = [
+    ("", "can you add a --dry-run flag to the deploy script?"),
+    ("", "what does the --frozen-lockfile option do?"),
+    ("", "thanks, that's all for today"),
+    ("All tests pass.", "ok, ship it"),
+    ("Should I also update the docs?", "no, I'll do the docs myself later"),
+    ("Which database should I use for the tests?", "the local postgres on port 5433"),
+    ("", "write a function that parses ISO dates"),
+    ("", "why is the CI queue so long today?"),
+    ("", "hi! let's start with the login page"),
+    ("", "good morning"),
+    ("Done, the PR is open.", "great, thanks!"),
+    ("", "please rename the variable tmp to buffer in parse.py"),
+    ("Do you want me to squash the commits?", "yes please"),
+    ("", "could you run the benchmarks again and post the numbers?"),
+    ("", "the build is broken on main, can you take a look?"),
+    ("", "what happens if the cache is too small?"),
+    ("", "stop the dev server and restart it with --watch"),
+    ("Should I delete the temp files?", "no, keep them for now"),
+]
+NONE_ZH = [
+    ("", "帮我写一个读取 CSV 的函数。"),
+    ("要不要我把旧的脚本也删掉？", "不用，先留着。"),
+    ("", "谢谢，辛苦了"),
+    ("", "不用急，明天再说"),
+]
+
+TABLES = [
+    ("correction", CORRECTIONS_EN),
+    ("correction", CORRECTIONS_ZH),
+    ("confirmation", CONFIRMATIONS_EN),
+    ("confirmation", CONFIRMATIONS_ZH),
+    ("preference", PREFERENCES_EN),
+    ("preference", PREFERENCES_ZH),
+    ("none", NONE_EN),
+    ("none", NONE_ZH),
+]
+ROWS = [(kind, agent, user) for kind, table in TABLES for agent, user in table]
+
+
+@pytest.mark.parametrize(("kind", "agent", "user"), ROWS, ids=[f"{k}:{u[:30]}" for k, _, u in ROWS])
+def test_each_message_gets_its_kind(kind: str, agent: str, user: str) -> None:
+    found = classify(user, agent)
+    assert found.kind == kind, (found.kind, [(s.signal, s.name, s.text) for s in found.evidence])
+    assert 0.0 <= found.confidence <= 1.0
+    if kind != "none":
+        assert found.evidence, "a decision other than none names its evidence"
+        assert found.rule, "a decision other than none states the rule"
+
+
+def test_the_evidence_spans_point_into_the_message() -> None:
+    text = "no, use uv here, not pip"
+    found = classify(text)
+    assert found.kind == "correction"
+    for span in found.evidence:
+        assert text[span.start : span.end] == span.text
+    assert "uv" in found.rule and not found.rule.lower().startswith("no")
+
+
+def test_a_confirmation_states_what_it_validates() -> None:
+    found = classify("yes, exactly like that", "I kept the migration reversible. Then I ran it.")
+    assert found.kind == "confirmation"
+    assert found.rule == "Keep doing this: I kept the migration reversible."
+
+
+def test_a_no_that_answers_the_agents_question_corrects_nothing() -> None:
+    assert classify("no, leave it", "Shall I delete the old branch?").kind == "none"
+    assert classify("no, leave it", "I deleted the old branch.").kind == "correction"
+
+
+def test_an_instruction_after_the_agent_acted_is_a_correction_and_alone_is_not() -> None:
+    agent = "I installed the package globally."
+    assert classify("don't install anything globally", agent).kind == "correction"
+    assert classify("don't install anything globally").kind == "none"
+    assert classify("never install anything globally").kind == "preference"
+
+
+def test_rule_file_errors_name_the_line() -> None:
+    with pytest.raises(RulesError, match=r"rules.txt:2: unknown signal 'bogus'"):
+        parse_rules("# comment\nbogus 0.5 name x\n", "rules.txt")
+    with pytest.raises(RulesError, match=r"rules.txt:1:"):
+        parse_rules("correction 0.5 broken (unclosed\n", "rules.txt")
+    with pytest.raises(RulesError, match=r"rules.txt:1: expected"):
+        parse_rules("correction 0.5\n", "rules.txt")
+
+
+def test_the_packaged_rules_cover_every_signal() -> None:
+    signals = {rule.signal for rule in packaged_rules()}
+    assert {"correction", "confirmation", "preference", "directive", "request"} <= signals
+
+
+def test_a_long_message_is_read_without_trouble() -> None:
+    text = ("why " * 3000) + "no, " + ("a, not " * 2000)
+    assert classify(text).kind in ("correction", "none")
+
+
+# --- the command line --------------------------------------------------------------------------
+
+
+def test_detect_json_through_the_cli() -> None:
+    result = CliRunner().invoke(
+        app, ["detect", "--json", "--text", "no, run the linter first", "--agent-said", "I pushed."]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) == {"kind", "confidence", "evidence", "rule"}
+    assert data["kind"] == "correction"
+    assert data["evidence"] and {"text", "start", "end"} <= set(data["evidence"][0])
+
+
+def test_detect_reads_standard_input_and_prints_a_line() -> None:
+    result = CliRunner().invoke(app, ["detect"], input="stop force-pushing to main\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("correction (")
+
+
+def test_detect_masks_secrets_in_what_it_shows() -> None:
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    result = CliRunner().invoke(
+        app, ["detect", "--json", "--text", f"no, the token is {secret}, not the old one"]
+    )
+    assert result.exit_code == 0, result.output
+    assert secret not in result.stdout
+
+
+def test_detect_without_a_message_is_a_one_line_usage_error() -> None:
+    result = CliRunner().invoke(app, ["detect", "--text", "   "])
+    assert result.exit_code == 2
+    assert "empty" in result.stderr and "Traceback" not in result.output
+
+
+def test_detect_in_a_real_process_loads_no_index_or_git(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "sys.argv = ['errnote', 'detect', '--json', '--text', 'no, not like that']\n"
+        "from errnote.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(','.join(m for m in ('whoosh', 'git', 'rich.table') if m in sys.modules), file=sys.stderr)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
+    assert json.loads(run.stdout)["kind"] == "correction"
+    assert run.stderr.strip() == ""
