@@ -194,6 +194,10 @@ def prune_sessions(folder: Path, max_age: float = SESSION_MAX_AGE, now: float | 
 
 # --- answering a hook -------------------------------------------------------------------------
 
+#: A hook embeds at most this many new entry texts before it answers (about a second's work);
+#: more (a `git pull`, a fresh clone) are computed in the background while it ranks by words.
+HOOK_EMBED_LIMIT = 40
+
 
 def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
     """The inject options a hook event implies (what is relevant at this moment)."""
@@ -210,7 +214,8 @@ def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
             "always": False,
             "recent": False,
             "query": _masked(hook.error[-4000:]) or hook.command,
-            "query_is_command": True,
+            "query_is_output": bool(hook.error),
+            "query_is_command": not hook.error,
             "tools": tuple(dict.fromkeys(t for t in failed if t)),
         }
     tools: list[str] = [hook.tool_name] if hook.tool_name else []
@@ -262,7 +267,7 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
             nb = Notebook.locate(project)
         except NotebookNotFound:
             return Answer("", exc.message)
-    options = Options.from_config(nb.config, **_situation(hook, nb.repo_root))
+    options = Options.from_config(nb.config, embed_limit=HOOK_EMBED_LIMIT, **_situation(hook, nb.repo_root))
     # Claude Code cuts a hook's context at 10,000 characters: stay under it, whole entries.
     options = replace(options, budget=min(options.budget, capture.CONTEXT_CAP))
     note = ""

@@ -1396,6 +1396,7 @@ def search(
     output: bool = False,
     tools_in_use: Sequence[str] = (),
     command: bool = False,
+    embed_limit: int | None = None,
     **filter_args: Any,
 ) -> list[SearchHit]:
     """Ranked entries for `query` (any text: never a syntax error), best first.
@@ -1410,7 +1411,8 @@ def search(
     command's programs, `inject --tool`): an entry recorded for one of them is not ruled out by
     the tool a question names. `command`: the text is a command about to run (a hook's), read as
     output for the tool rule but not as an error that an entry's recorded error must match.
-    Every hit says whether it applies (`errnote.applies`).
+    `embed_limit`: embed at most this many new entry texts now (a hook); beyond, rank by words and
+    embed in the background. Every hit says whether it applies (`errnote.applies`).
     """
     unknown = sorted(set(filter_args) - _FILTER_ARGS)
     if unknown:
@@ -1433,20 +1435,65 @@ def search(
         output=output,
         tools_in_use=tools_in_use,
         command=command,
+        embed_limit=embed_limit,
     ).hits
 
 
-def rebuild_vectors(nb: Notebook) -> tuple[int, str]:
-    """Embed every indexed entry again (`errnote reindex`, after the index): how many texts were
-    embedded, and why semantic ranking is off, if it is ("" when it is on or switched off)."""
+def rebuild_vectors(nb: Notebook, *, missing_only: bool = False) -> tuple[int, str]:
+    """Embed every indexed entry again (`errnote reindex`, after the index), or only those without
+    a vector (`missing_only`: the background work a hook leaves): how many texts were embedded,
+    and why semantic ranking is off, if it is ("" when it is on or switched off)."""
+    from errnote.semantic.search import switched_off
     from errnote.semantic.vectors import clear_table
 
-    clear_table(nb.store.cache_dir)
-    semantic, why = _open_semantic(nb)
-    return (semantic.embedded if semantic is not None else 0), why
+    if switched_off():
+        return 0, ""  # the vectors stay as they are for when it is switched on again
+    marker = nb.store.cache_dir / "vectors" / EMBEDDING_MARKER
+    try:
+        if not missing_only:
+            clear_table(nb.store.cache_dir)
+        semantic, why = _open_semantic(nb)
+        return (semantic.embedded if semantic is not None else 0), why
+    finally:
+        with contextlib.suppress(OSError):
+            if marker.read_text().strip() == str(os.getpid()):
+                marker.unlink()
 
 
-def _open_semantic(nb: Notebook) -> tuple[Any, str]:
+#: A file under the vectors folder holding the process id of a background embedding under way.
+EMBEDDING_MARKER = "embedding.pid"
+#: A background embedding older than this (seconds) is taken for dead, whatever its process id.
+EMBEDDING_FRESH = 900.0
+
+
+def embed_in_background(nb: Notebook) -> bool:
+    """Start `errnote reindex --vectors` apart, unless one is under way; whether one was started.
+    Its output goes nowhere: a hook that started it has answered long before it ends."""
+    import subprocess
+    import time
+
+    folder = nb.store.cache_dir / "vectors"
+    marker = folder / EMBEDDING_MARKER
+    with contextlib.suppress(OSError, ValueError):
+        pid = int(marker.read_text().strip())
+        if pid != os.getpid() and _alive(pid) and time.time() - marker.stat().st_mtime < EMBEDDING_FRESH:
+            return False
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "errnote", "--notebook", str(nb.root), "reindex", "--vectors"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        marker.write_text(f"{child.pid}\n")
+    except OSError:
+        return False
+    return True
+
+
+def _open_semantic(nb: Notebook, embed_limit: int | None = None) -> tuple[Any, str]:
     """The notebook's semantic ranking (`semantic.search.open_semantic`), or None and why not."""
     from errnote.semantic.search import open_semantic
 
@@ -1456,7 +1503,10 @@ def _open_semantic(nb: Notebook) -> tuple[Any, str]:
         except (InvalidEntry, OSError):
             return None
 
-    return open_semantic(nb.store.cache_dir, read)
+    def start() -> None:
+        embed_in_background(nb)
+
+    return open_semantic(nb.store.cache_dir, read, embed_limit=embed_limit, in_background=start)
 
 
 #: The keyword arguments of `search` that are filters (those of `errnote.filters.make_filters`).
@@ -1478,6 +1528,7 @@ def search_with_report(
     output: bool = False,
     tools_in_use: Sequence[str] = (),
     command: bool = False,
+    embed_limit: int | None = None,
 ) -> SearchResult:
     """Like `search`, and also says what the sync did (notices, broken files)."""
     index = Index(nb)
@@ -1485,7 +1536,7 @@ def search_with_report(
     in_use = frozenset(n for tool in tools_in_use for n in ranking.tool_names(tool))
     semantic = None
     if not (rep.stale and rep.from_files):  # entries searched from the files have no vectors
-        semantic, why = _open_semantic(nb)
+        semantic, why = _open_semantic(nb, embed_limit)
         if why and why not in rep.notices:
             rep.notices.append(why)
         rep.embedded += semantic.embedded if semantic is not None else 0

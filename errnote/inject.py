@@ -150,6 +150,10 @@ class Options:
 
     query: str = ""
     query_is_command: bool = False  # the query is a command about to run (a hook's), not a question
+    query_is_output: bool = False  # the query is a program's output (a failed tool's), not a question
+    #: Embed at most this many new entry texts before answering (a hook has seconds): beyond, the
+    #: query is ranked by words and the vectors are computed in the background. None: no limit.
+    embed_limit: int | None = None
     paths: tuple[str, ...] = ()
     tools: tuple[str, ...] = ()
     floor: float = 0.5
@@ -554,6 +558,7 @@ def _query_matches(
                 output=output,
                 tools_in_use=options.tools,
                 command=command,
+                embed_limit=options.embed_limit,
             )
         found.sort(key=lambda h: -h.score)
         return [h for h in found if h.confidence >= options.floor]
@@ -565,7 +570,8 @@ def _query_matches(
 
     # An entry of a tool in use (`--tool`, `--command`, a hook's command) is not ruled out by the
     # tool a question names (`ranking.other_tool`); a command is no question at all.
-    hits = scored(options.query, output=options.query_is_command, command=options.query_is_command)
+    output = options.query_is_command or options.query_is_output
+    hits = scored(options.query, output=output, command=options.query_is_command)
     closeness = {h.id: h.score for h in hits if h.evidence is not None and h.evidence.strength >= _CLOSE}
     want = max(options.max_per_section, 1) * 3
     relevant = answer(hits)

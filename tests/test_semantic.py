@@ -310,3 +310,43 @@ def test_reindex_embeds_every_entry_and_says_how_many(
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["embedded"] == 2 * len(book)
     assert search_with_report(nb, "redis").report.embedded == 0
+
+
+def test_a_hook_with_many_texts_to_embed_ranks_by_words_and_leaves_them_to_the_background(
+    nb: Notebook, book: dict[str, str], semantic: None
+) -> None:
+    import time
+
+    from errnote.index import EMBEDDING_MARKER
+
+    result = search_with_report(nb, "redis production keys", embed_limit=3)
+    assert result.report.embedded == 0
+    assert result.hits and result.hits[0].cosine is None  # ranked by words this time
+    assert any("no vector yet" in n for n in result.report.notices)
+    # The background `errnote reindex --vectors` computes them (a real process, bounded wait).
+    marker = nb.store.cache_dir / "vectors" / EMBEDDING_MARKER
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if search_with_report(nb, "redis production keys", embed_limit=3).hits[0].cosine is not None:
+            break
+        time.sleep(0.5)
+    later = search_with_report(nb, "redis production keys", embed_limit=3)
+    assert later.report.embedded == 0 and later.hits[0].cosine is not None
+    deadline = time.monotonic() + 30
+    while marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not marker.exists()
+
+
+def test_reindex_with_semantic_switched_off_keeps_the_vectors(
+    nb: Notebook, book: dict[str, str], semantic: None, in_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from errnote.cli.app import app
+
+    search(nb, "redis")
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "0")
+    assert CliRunner().invoke(app, ["reindex"]).exit_code == 0
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "1")
+    assert search_with_report(nb, "redis").report.embedded == 0

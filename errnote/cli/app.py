@@ -1186,7 +1186,17 @@ def merge_entry(
 
 
 @app.command(short_help="Rebuild the search index from the entry files.")
-def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
+def reindex(
+    ctx: typer.Context,
+    vectors: Annotated[
+        bool,
+        typer.Option(
+            "--vectors",
+            help="Only compute the entry vectors that are missing (what a hook leaves to the background).",
+        ),
+    ] = False,
+    json_: JsonOpt = False,
+) -> None:
     """Rebuild the search index and the entry vectors from the entry files (built aside, then
     swapped in).
 
@@ -1197,6 +1207,15 @@ def reindex(ctx: typer.Context, json_: JsonOpt = False) -> None:
 
     started = __import__("time").perf_counter()
     nb = notebook_of(ctx)
+    if vectors:
+        done, why = rebuild_vectors(nb, missing_only=True)
+        if why:
+            warn(why)
+        if json_:
+            emit_json({"embedded": done, "seconds": round(__import__("time").perf_counter() - started, 3)})
+        else:
+            say(f"Embedded {done} entry texts.")
+        return
     report = Index(nb).sync(rebuild=True, timeout=30.0)
     embedded, why = (0, "") if report.stale or report.unwritable else rebuild_vectors(nb)
     if why:

