@@ -29,6 +29,7 @@ from errnote.applies import Signature, error_codes, error_words
 from errnote.errors import InvalidEntry, UsageError
 from errnote.filters import Filters, make_filters
 from errnote.model import Entry, Relation, Status
+from errnote.processes import alive as _alive
 from errnote.store import duplicate_message, file_lock, make_cache_dir, read_entry
 
 
@@ -1326,29 +1327,6 @@ def _hit(
     )
 
 
-def _alive(pid: int) -> bool:
-    """Is a process with this id running (on this machine)?"""
-    if sys.platform == "win32":  # signal 0 there is CTRL_C_EVENT: ask the process table instead
-        import ctypes
-
-        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
-        handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
-        if not handle:
-            return ctypes.get_last_error() == 5  # access denied: it exists, as another user's
-        try:
-            code = ctypes.c_ulong()
-            return bool(kernel32.GetExitCodeProcess(handle, ctypes.byref(code))) and code.value == 259
-        finally:
-            kernel32.CloseHandle(handle)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # it exists, as another user's
-    return True
-
-
 def _from_whoosh(exc: BaseException) -> bool:
     """Was this raised inside Whoosh (reading the index), rather than by errnote's own code?"""
     import traceback
@@ -1440,73 +1418,16 @@ def search(
 
 
 def rebuild_vectors(nb: Notebook, *, missing_only: bool = False) -> tuple[int, str]:
-    """Embed every indexed entry again (`errnote reindex`, after the index), or only those without
-    a vector (`missing_only`: the background work a hook leaves): how many texts were embedded,
-    and why semantic ranking is off, if it is ("" when it is on or switched off)."""
-    from errnote.semantic.search import switched_off
-    from errnote.semantic.vectors import clear_table
+    """Embed every indexed entry again, or only those without a vector (`semantic.upkeep`)."""
+    from errnote.semantic.upkeep import rebuild_vectors as rebuild
 
-    if switched_off():
-        return 0, ""  # the vectors stay as they are for when it is switched on again
-    marker = nb.store.cache_dir / "vectors" / EMBEDDING_MARKER
-    try:
-        if not missing_only:
-            clear_table(nb.store.cache_dir)
-        semantic, why = _open_semantic(nb)
-        return (semantic.embedded if semantic is not None else 0), why
-    finally:
-        with contextlib.suppress(OSError):
-            if marker.read_text().strip() == str(os.getpid()):
-                marker.unlink()
-
-
-#: A file under the vectors folder holding the process id of a background embedding under way.
-EMBEDDING_MARKER = "embedding.pid"
-#: A background embedding older than this (seconds) is taken for dead, whatever its process id.
-EMBEDDING_FRESH = 900.0
-
-
-def embed_in_background(nb: Notebook) -> bool:
-    """Start `errnote reindex --vectors` apart, unless one is under way; whether one was started.
-    Its output goes nowhere: a hook that started it has answered long before it ends."""
-    import subprocess
-    import time
-
-    folder = nb.store.cache_dir / "vectors"
-    marker = folder / EMBEDDING_MARKER
-    with contextlib.suppress(OSError, ValueError):
-        pid = int(marker.read_text().strip())
-        if pid != os.getpid() and _alive(pid) and time.time() - marker.stat().st_mtime < EMBEDDING_FRESH:
-            return False
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        child = subprocess.Popen(
-            [sys.executable, "-m", "errnote", "--notebook", str(nb.root), "reindex", "--vectors"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        marker.write_text(f"{child.pid}\n")
-    except OSError:
-        return False
-    return True
+    return rebuild(nb.store, missing_only=missing_only)
 
 
 def _open_semantic(nb: Notebook, embed_limit: int | None = None) -> tuple[Any, str]:
-    """The notebook's semantic ranking (`semantic.search.open_semantic`), or None and why not."""
-    from errnote.semantic.search import open_semantic
+    from errnote.semantic.upkeep import open_for_search
 
-    def read(rel: str) -> Entry | None:
-        try:
-            return read_entry(nb.store.entries_dir / rel)
-        except (InvalidEntry, OSError):
-            return None
-
-    def start() -> None:
-        embed_in_background(nb)
-
-    return open_semantic(nb.store.cache_dir, read, embed_limit=embed_limit, in_background=start)
+    return open_for_search(nb.store, embed_limit)
 
 
 #: The keyword arguments of `search` that are filters (those of `errnote.filters.make_filters`).

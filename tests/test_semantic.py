@@ -317,7 +317,7 @@ def test_a_hook_with_many_texts_to_embed_ranks_by_words_and_leaves_them_to_the_b
 ) -> None:
     import time
 
-    from errnote.index import EMBEDDING_MARKER
+    from errnote.semantic.upkeep import EMBEDDING_MARKER
 
     result = search_with_report(nb, "redis production keys", embed_limit=3)
     assert result.report.embedded == 0

@@ -1,0 +1,85 @@
+"""Keeping the entry vectors up to date: before a search, in the background, at `reindex`."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from errnote.errors import InvalidEntry
+from errnote.processes import alive as _alive
+from errnote.semantic.search import Semantic, open_semantic, switched_off
+from errnote.semantic.vectors import clear_table
+
+if TYPE_CHECKING:
+    from errnote.model import Entry
+    from errnote.store import Store
+
+#: A file under the vectors folder holding the process id of a background embedding under way.
+EMBEDDING_MARKER = "embedding.pid"
+#: A background embedding older than this (seconds) is taken for dead, whatever its process id.
+EMBEDDING_FRESH = 900.0
+
+
+def open_for_search(store: Store, embed_limit: int | None = None) -> tuple[Semantic | None, str]:
+    """The notebook's semantic ranking (`search.open_semantic`), or None and why not; a caller
+    with an `embed_limit` leaves a larger backlog to `embed_in_background`."""
+
+    def read(rel: str) -> Entry | None:
+        from errnote.store import read_entry
+
+        try:
+            return read_entry(store.entries_dir / rel)
+        except (InvalidEntry, OSError):
+            return None
+
+    def start() -> None:
+        embed_in_background(store)
+
+    return open_semantic(store.cache_dir, read, embed_limit=embed_limit, in_background=start)
+
+
+def rebuild_vectors(store: Store, *, missing_only: bool = False) -> tuple[int, str]:
+    """Embed every indexed entry again (`errnote reindex`, after the index), or only those without
+    a vector (`missing_only`: the background work a hook leaves): how many texts were embedded,
+    and why semantic ranking is off, if it is ("" when it is on or switched off)."""
+    if switched_off():
+        return 0, ""  # the vectors stay as they are for when it is switched on again
+    marker = store.cache_dir / "vectors" / EMBEDDING_MARKER
+    try:
+        if not missing_only:
+            clear_table(store.cache_dir)
+        semantic, why = open_for_search(store)
+        return (semantic.embedded if semantic is not None else 0), why
+    finally:
+        with contextlib.suppress(OSError):
+            if marker.read_text().strip() == str(os.getpid()):
+                marker.unlink()
+
+
+def embed_in_background(store: Store) -> bool:
+    """Start `errnote reindex --vectors` apart, unless one is under way; whether one was started.
+    Its output goes nowhere: a hook that started it has answered long before it ends."""
+    import subprocess
+
+    folder = store.cache_dir / "vectors"
+    marker = folder / EMBEDDING_MARKER
+    with contextlib.suppress(OSError, ValueError):
+        pid = int(marker.read_text().strip())
+        if pid != os.getpid() and _alive(pid) and time.time() - marker.stat().st_mtime < EMBEDDING_FRESH:
+            return False
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "errnote", "--notebook", str(store.root), "reindex", "--vectors"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        marker.write_text(f"{child.pid}\n")
+    except OSError:
+        return False
+    return True
