@@ -2,9 +2,11 @@
 
 A hook reads one JSON object on stdin (`session_id`, `cwd`, and `prompt` or `tool_name` +
 `tool_input`) and answers with `{"hookSpecificOutput": {"hookEventName": ..., "additionalContext":
-...}}` on stdout, or with nothing. A hook never blocks the agent: any internal error means no
-output, exit status 0, and a line in `.errnote/cache/hooks.log`. A person who pipes JSON in by
-hand (stderr a terminal) is told on stderr why nothing came out; an agent reads a pipe: silence.
+...}}` on stdout, or with nothing. The Codex CLI speaks the same protocol, the Gemini CLI nearly
+(see `GEMINI_EVENT_NAMES`; its settings file: `errnote.gemini_hooks`). A hook never blocks the
+agent: any internal error means no output, exit status 0, and a line in `.errnote/cache/hooks.log`.
+A person who pipes JSON in by hand (stderr a terminal) is told on stderr why nothing came out; an
+agent reads a pipe: silence.
 
 Part of the core: no typer, no rich; `run_stdio` writes the answer with `sys.stdout.write`.
 """
@@ -33,6 +35,10 @@ EVENTS = {
     "pre-tool-use": "PreToolUse",
     "post-tool-use-failure": "PostToolUseFailure",
 }
+#: Gemini CLI's events, named in its input's `hook_event_name`: SessionStart is Claude Code's too.
+GEMINI_EVENT_NAMES = frozenset({"BeforeAgent", "BeforeTool", "AfterTool"})
+#: Hooks only the Gemini CLI calls: AfterTool is where its context goes (BeforeTool takes none).
+GEMINI_ONLY_EVENTS = {"after-tool": "AfterTool"}
 #: Tools whose use `pre-tool-use` looks at (the matcher written into settings.json).
 TOOL_MATCHER = "Bash|Edit|Write|NotebookEdit|Read"  # tool names Claude Code has (no MultiEdit)
 HOOK_TIMEOUT = 10  # seconds; Claude Code's default is 60, a memory lookup never needs that long
@@ -61,11 +67,26 @@ class HookInput:
     transcript_path: str = ""  # the session's transcript (JSON lines), for the agent's last message
     agent_id: str = ""  # a subagent's id: its thread has seen only what was shown to it
     patch_paths: tuple[str, ...] = ()  # Codex apply_patch: the files after the first it touches
+    agent_event: str = ""  # the input's own `hook_event_name` (Gemini CLI: BeforeTool, AfterTool, ...)
+    failed: bool = False  # Gemini AfterTool: the tool reported an error (`error` holds it and the output)
+
+    @property
+    def gemini(self) -> bool:
+        """Called by the Gemini CLI (which answers differently: see `_gemini_payload`)?"""
+        return self.event in GEMINI_ONLY_EVENTS or self.agent_event in GEMINI_EVENT_NAMES
+
+    @property
+    def acts_as(self) -> str:
+        """The Claude Code hook this one does the work of: Gemini's AfterTool is a failure's hook
+        when the tool failed, and otherwise the lookup `pre-tool-use` does."""
+        if self.event in GEMINI_ONLY_EVENTS:
+            return "post-tool-use-failure" if self.failed else "pre-tool-use"
+        return self.event
 
     @classmethod
     def parse(cls, event: str, text: str) -> HookInput:
-        if event not in EVENTS:
-            raise HookInputError(f"unknown hook {event!r}", f"use one of: {', '.join(EVENTS)}")
+        if event not in HOOK_EVENTS:
+            raise HookInputError(f"unknown hook {event!r}", f"use one of: {', '.join(HOOK_EVENTS)}")
         try:
             data = json.loads(text) if text.strip() else None
         except ValueError as exc:
@@ -79,6 +100,9 @@ class HookInput:
         touched: tuple[str, ...] = ()
         if _text(data.get("tool_name")) == "apply_patch":  # Codex: the patch names the files it edits
             touched, command = tuple(patch_paths(command)), ""
+        error, failed = _text(data.get("error")), False
+        if event in GEMINI_ONLY_EVENTS:
+            error, failed = gemini_failure(_text(data.get("tool_name")), data.get("tool_response"))
         return cls(
             event=event,
             session_id=_text(data.get("session_id")),
@@ -89,10 +113,36 @@ class HookInput:
             command=command,
             file_path=_text(path) or (touched[0] if touched else ""),
             patch_paths=touched[1:],
-            error=_text(data.get("error")),
+            error=error,
             transcript_path=_text(data.get("transcript_path")),
             agent_id=_text(data.get("agent_id")),
+            agent_event=_text(data.get("hook_event_name")) or GEMINI_ONLY_EVENTS.get(event, ""),
+            failed=failed,
         )
+
+
+#: The line Gemini CLI's shell tool adds to its output for a command that exits non-zero (from its
+#: source, packages/core/src/tools/shell.ts: the hooks documentation does not say how a failed
+#: command shows in `tool_response`; `error` is set only when the command could not run at all).
+_SHELL_EXIT = re.compile(r"^Exit Code: (\d+)\s*$", re.MULTILINE)
+
+
+def gemini_failure(tool_name: str, response: object) -> tuple[str, bool]:
+    """(the error and the output, failed?) from Gemini AfterTool's `tool_response`, documented as
+    an object with `llmContent`, `returnDisplay` and an optional `error` (a string in older docs)."""
+    if not isinstance(response, dict):
+        return "", False
+    content = response.get("llmContent")
+    if isinstance(content, list):  # Parts: only their text is output
+        content = "\n".join(_text(p.get("text")) for p in content if isinstance(p, dict))
+    output = _text(content) or _text(response.get("returnDisplay"))
+    problem = response.get("error")
+    message = _text(problem.get("message")) if isinstance(problem, dict) else _text(problem)
+    exit_code = _SHELL_EXIT.search(output) if tool_name == "run_shell_command" else None
+    failed = bool(message.strip()) or bool(exit_code and exit_code.group(1) != "0")
+    if not failed:
+        return "", False
+    return "\n".join(t for t in (message.strip(), output.strip()) if t), True
 
 
 _PATCH_FILE = re.compile(
@@ -204,11 +254,12 @@ def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
     from errnote.inject import program_names
     from errnote.notebook import repo_paths
 
-    if hook.event == "session-start":
+    act = hook.acts_as
+    if act == "session-start":
         return {"always": True, "recent": True}
-    if hook.event == "user-prompt":
+    if act == "user-prompt":
         return {"always": False, "recent": False, "query": hook.prompt}
-    if hook.event == "post-tool-use-failure":  # the failing output is what to search with
+    if act == "post-tool-use-failure":  # the failing output is what to search with
         failed = [hook.tool_name, *program_names(hook.command)]
         return {
             "always": False,
@@ -267,21 +318,27 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
             nb = Notebook.locate(project)
         except NotebookNotFound:
             return Answer("", exc.message)
+    act = hook.acts_as
+    # Gemini CLI's BeforeTool takes no context (only a decision): the entries go out with AfterTool.
+    before_tool = hook.gemini and act == "pre-tool-use" and hook.event == "pre-tool-use"
+    if before_tool and nb.config.guard not in ("ask", "deny"):
+        return Answer("", "the Gemini CLI takes no context before a tool runs, and hooks.guard is off")
     options = Options.from_config(nb.config, embed_limit=HOOK_EMBED_LIMIT, **_situation(hook, nb.repo_root))
-    # Claude Code cuts a hook's context at 10,000 characters: stay under it, whole entries.
+    # Claude Code cuts a hook's context at 10,000 characters: stay under it, whole entries. (The
+    # Gemini CLI documents no limit: the same cap.)
     options = replace(options, budget=min(options.budget, capture.CONTEXT_CAP))
     note = ""
-    if hook.event == "user-prompt" and hook.prompt.strip():
+    if act == "user-prompt" and hook.prompt.strip():
         with contextlib.suppress(ErrnoteError, OSError):  # capture is a bonus: the context goes out
             note = capture.note_prompt(nb, hook.prompt, hook.transcript_path, hook.session_id)
-    if hook.event == "post-tool-use-failure" and (hook.error.strip() or hook.command.strip()):
+    if act == "post-tool-use-failure" and (hook.error.strip() or hook.command.strip()):
         with contextlib.suppress(ErrnoteError, OSError):
             failed = capture.record_tool_failure(
                 nb, hook.tool_name, hook.command, hook.error, hook.session_id
             )
             if not failed.repeated:  # this very failure tells the agent nothing it has not just seen
                 options = replace(options, exclude=options.exclude | {failed.entry.id})
-    if hook.event != "session-start" and not (options.query.strip() or options.paths or options.tools):
+    if act != "session-start" and not (options.query.strip() or options.paths or options.tools):
         if note:
             return Answer(_payload(hook, note))
         return Answer("", "the input holds no prompt, command or file to find entries for")
@@ -292,7 +349,7 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         # and answer from the rules, paths and tools meanwhile.
         _build_in_background(nb)
         options = replace(options, query="")
-        if hook.event != "session-start" and not (options.paths or options.tools):
+        if act != "session-start" and not (options.paths or options.tools):
             return Answer("", "the search index is being built in the background: try again shortly")
     thread = f"{hook.session_id}.{hook.agent_id}" if hook.agent_id else hook.session_id
     state = session_file(nb.store.cache_dir, thread) if hook.session_id else None
@@ -302,7 +359,7 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         if not got:
             state = None  # another hook of this session is stuck: answer, only repeats are not known
         shown: set[str] = set()
-        if state is not None and not (hook.event == "session-start" and hook.source in ("clear", "compact")):
+        if state is not None and not (act == "session-start" and hook.source in ("clear", "compact")):
             shown = read_shown(state)  # after /clear or a compaction the model has forgotten them
         selection = select(
             nb, replace(options, exclude=options.exclude | frozenset(shown)), now, contents.entries
@@ -313,22 +370,46 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
             if not contents.entries:
                 return Answer("", f"the notebook {nb.root} is empty: nothing to add")
             again = " not shown to this session before" if shown else ""
-            return Answer("", f"no entry{again} applies to this {_SUBJECT[hook.event]}")
-        if state is not None:
+            return Answer("", f"no entry{again} applies to this {_SUBJECT[act]}")
+        if state is not None and not before_tool:  # a BeforeTool answer shows the agent no entry
             with contextlib.suppress(OSError):  # a full disk: the context matters more than the record
                 write_shown(state, shown | set(selection.ids))
-    if state is not None and hook.event == "session-start":
+    if state is not None and act == "session-start":
         prune_sessions(state.parent)
-    context = render(selection, "markdown") + (f"\n{note}\n" if note else "")
     decision = None
     if hook.event == "pre-tool-use":
         decision = capture.guard(selection.picked, nb.config.guard, nb.config.guard_floor)
+    if before_tool:
+        if decision is None:
+            return Answer("", "no rule stops this tool call (the Gemini CLI takes no context before it)")
+        return Answer(_gemini_decision(decision))
+    context = render(selection, "markdown") + (f"\n{note}\n" if note else "")
     return Answer(_payload(hook, context, decision))
+
+
+def _gemini_decision(decision: tuple[str, str]) -> str:
+    """Gemini CLI's BeforeTool answer: `decision` with the rule as the `reason` (sent to the agent).
+
+    Its hooks reference documents "allow" and "deny" ("block"); its hooks overview lists "ask" too,
+    without saying what it does (in its source, only deny and block stop a tool). So `hooks.guard:
+    deny` stops the tool, and `ask` is passed on as "ask": the tool runs, and the rule, not marked
+    as shown, goes out as context with AfterTool.
+    """
+    from errnote.redact import redact
+
+    mode, reason = decision
+    return json.dumps({"decision": mode, "reason": redact(reason)}) + "\n"
 
 
 def _payload(hook: HookInput, context: str, decision: tuple[str, str] | None = None) -> str:
     """The hook's answer: the context (and, before a tool runs, a permission decision) as JSON."""
-    out: dict[str, Any] = {"hookEventName": EVENTS[hook.event], "additionalContext": context}
+    out: dict[str, Any] = {"hookEventName": EVENTS.get(hook.event, ""), "additionalContext": context}
+    if hook.gemini:  # BeforeAgent, AfterTool: the same shape, under Gemini's event name
+        from errnote.redact import redact
+
+        # The entries are masked on disk and when read; masked once more where the answer is
+        # printed (masking masked text changes nothing).
+        out = {"hookEventName": hook.agent_event, "additionalContext": redact(context)}
     if decision is not None:
         out["permissionDecision"], out["permissionDecisionReason"] = decision
     # ASCII escapes: the answer survives any stdout encoding (a cp1252 pipe, LANG=C).
@@ -427,7 +508,7 @@ def _run(
         return Answer("", f"{problem} (logged in .errnote/cache/hooks.log when there is a notebook)")
 
 
-HOOK_EVENTS = tuple(EVENTS)
+HOOK_EVENTS = (*EVENTS, *GEMINI_ONLY_EVENTS)
 
 
 def run_stdio(event: str, *, notebook: str | Path | None = None) -> None:

@@ -19,7 +19,7 @@ import contextlib
 import json
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -237,9 +237,9 @@ def _record_path(repo_root: Path, local: bool) -> Path:
     return repo_root / ".errnote" / "cache" / f"hooks-{settings_path(repo_root, local).name}"
 
 
-def _read_record(repo_root: Path, local: bool) -> dict[str, Any] | None:
+def _read_record(record_file: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(_record_path(repo_root, local).read_text(encoding="utf-8"))
+        data = json.loads(record_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -284,6 +284,25 @@ def _added(record: dict[str, Any] | None) -> set[tuple[str, str]]:
 
 
 @dataclass(frozen=True)
+class HookTarget:
+    """An agent's settings file shaped `{"hooks": {event: [{"matcher"?, "hooks": [...]}]}}`: where it
+    is, the events errnote adds there and the hooks it writes (Claude Code's; Gemini CLI's too)."""
+
+    path: Path
+    record: Path  # what install added, under the ignored `.errnote/cache/`
+    events: Mapping[str, str]  # errnote's hook command -> the agent's event name
+    group: Callable[[str, str], dict[str, Any]]  # (hook command, exe) -> the group install adds
+    shape: Callable[[str, object], bool]  # (event name, hook) -> exactly what install writes
+
+
+def claude_target(repo_root: Path, local: bool = False) -> HookTarget:
+    """Claude Code's `.claude/settings.json` (or `settings.local.json`)."""
+    return HookTarget(
+        settings_path(repo_root, local), _record_path(repo_root, local), EVENTS, _group_for, _installed_shape
+    )
+
+
+@dataclass(frozen=True)
 class SettingsChange:
     """What `install` or `uninstall` did to a settings file."""
 
@@ -294,11 +313,16 @@ class SettingsChange:
 
 
 def install(repo_root: Path, *, exe: str = "errnote", local: bool = False) -> SettingsChange:
-    """Add errnote's three hooks to `.claude/settings.json`, keeping everything else as it is.
+    """Add errnote's hooks to `.claude/settings.json`, keeping everything else as it is.
 
     Idempotent: an event that already runs an `errnote hook` command is left alone.
     """
-    path = settings_path(repo_root, local)
+    return install_into(claude_target(repo_root, local), exe=exe)
+
+
+def install_into(target: HookTarget, *, exe: str = "errnote") -> SettingsChange:
+    """Add the target's hooks to its settings file, edited as text; everything else stays as it is."""
+    path = target.path
     read = _read(path)
     text, data = read if read is not None else ("{}\n", {})
     unit = _unit(text) if read is not None else "  "
@@ -306,7 +330,7 @@ def install(repo_root: Path, *, exe: str = "errnote", local: bool = False) -> Se
     added: list[tuple[str, str]] = []
     made: list[str] = []  # keys install adds: uninstall takes them away again once empty
     edited: str | None = text
-    for event, name in EVENTS.items():
+    for event, name in target.events.items():
         groups = hooks.get(name)
         if groups is not None and not isinstance(groups, list):
             raise ErrnoteError(
@@ -314,7 +338,7 @@ def install(repo_root: Path, *, exe: str = "errnote", local: bool = False) -> Se
             )
         if any(_runs(c, event) for c in _commands(groups)):
             continue
-        group = _group_for(event, exe)
+        group = target.group(event, exe)
         hooks[name] = [*(groups or []), group]
         added.append((name, hook_command(event, exe)))
         made += ([] if "hooks" in data or made else ["hooks"]) + ([] if groups is not None else [name])
@@ -324,7 +348,7 @@ def install(repo_root: Path, *, exe: str = "errnote", local: bool = False) -> Se
     expected = {**data, "hooks": hooks}
     path.parent.mkdir(parents=True, exist_ok=True)
     _write(path, edited, expected, unit)
-    record = _read_record(repo_root, local) or {}
+    record = _read_record(target.record) or {}
     known = sorted(_added(record))
     from errnote.store import atomic_write
 
@@ -336,7 +360,7 @@ def install(repo_root: Path, *, exe: str = "errnote", local: bool = False) -> Se
         "created": record.get("created") is True or read is None,
     }
     with contextlib.suppress(OSError):  # no record: uninstall takes the hooks shaped as install writes them
-        atomic_write(_record_path(repo_root, local), json.dumps(mine, indent=2) + "\n")
+        atomic_write(target.record, json.dumps(mine, indent=2) + "\n")
     return SettingsChange(path, tuple(name for name, _c in added), created=read is None)
 
 
@@ -393,12 +417,17 @@ def uninstall(repo_root: Path, *, local: bool = False) -> SettingsChange:
     Groups and events left empty by the removal go too; a settings file that `install` created
     and that is left empty is deleted.
     """
-    path = settings_path(repo_root, local)
+    return uninstall_from(claude_target(repo_root, local))
+
+
+def uninstall_from(target: HookTarget) -> SettingsChange:
+    """Remove exactly the hooks `install_into` added to the target's file (see `uninstall`)."""
+    path = target.path
     read = _read(path)
     if read is None or not isinstance(read[1].get("hooks"), dict):
         return SettingsChange(path, ())
     text, data = read
-    record = _read_record(repo_root, local)
+    record = _read_record(target.record)
     ours = _added(record) if record is not None else None
     made_list = record.get("made") if record is not None else None
 
@@ -407,7 +436,7 @@ def uninstall(repo_root: Path, *, local: bool = False) -> SettingsChange:
 
     def removable(name: str, hook: object) -> bool:
         if ours is None:
-            return _installed_shape(name, hook)
+            return target.shape(name, hook)
         return isinstance(hook, dict) and (name, hook.get("command")) in ours
 
     edited: str | None = text
@@ -453,7 +482,7 @@ def uninstall(repo_root: Path, *, local: bool = False) -> SettingsChange:
         at = list(data).index("hooks")
         del data["hooks"]
         edit(_drop_hooks, at)
-    record_file = _record_path(repo_root, local)
+    record_file = target.record
     created = bool(record and record.get("created") is True)
     if not data and created:  # errnote made this file: take it away again
         path.unlink()

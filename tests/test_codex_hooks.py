@@ -64,7 +64,7 @@ def test_uninstall_deletes_a_file_that_held_only_errnotes_hooks(
 
 def test_an_unknown_agent_is_a_usage_error(runner: CliRunner, repo: Path, nb: Notebook) -> None:
     result = runner.invoke(app, ["--notebook", str(repo), "hooks", "install", "--agent", "vim"])
-    assert result.exit_code == 2 and "claude or codex" in result.stderr
+    assert result.exit_code == 2 and "claude, codex or gemini" in result.stderr
 
 
 def test_apply_patch_paths_are_read_from_the_patch() -> None:

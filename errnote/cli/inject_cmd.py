@@ -358,10 +358,22 @@ def hook_post_tool_use_failure(ctx: typer.Context) -> None:
     _run_hook(ctx, "post-tool-use-failure")
 
 
+@hook_app.command(
+    "after-tool", short_help="Gemini CLI AfterTool: lessons for the tool just used, or its failure."
+)
+def hook_after_tool(ctx: typer.Context) -> None:
+    """AfterTool (Gemini CLI): after run_shell_command, write_file or replace, the entries for the
+    command and file (as pre-tool-use finds them); after a failed one, the entries found with its
+    error, and the failure recorded in the inbox (as post-tool-use-failure)."""
+    _run_hook(ctx, "after-tool")
+
+
 # --- hooks: wiring them into Claude Code --------------------------------------------------------
 
 hooks_app = typer.Typer(
-    help="Install or remove errnote's hooks in Claude Code's .claude/settings.json.", no_args_is_help=True
+    help="Install or remove errnote's hooks in Claude Code's .claude/settings.json "
+    "(--agent codex: .codex/hooks.json; --agent gemini: .gemini/settings.json).",
+    no_args_is_help=True,
 )
 
 LocalOpt = Annotated[
@@ -372,15 +384,17 @@ LocalOpt = Annotated[
 AgentOpt = Annotated[
     str,
     typer.Option(
-        "--agent", help="Which agent's hooks: claude (.claude/settings.json) or codex (.codex/hooks.json)."
+        "--agent",
+        help="Which agent's hooks: claude (.claude/settings.json), codex (.codex/hooks.json) "
+        "or gemini (.gemini/settings.json).",
     ),
 ]
 
 
 def _agent(value: str) -> str:
     name = value.strip().lower()
-    if name not in ("claude", "codex"):
-        raise UsageError(f"--agent {value!r} is not an agent errnote knows", "use claude or codex")
+    if name not in ("claude", "codex", "gemini"):
+        raise UsageError(f"--agent {value!r} is not an agent errnote knows", "use claude, codex or gemini")
     return name
 
 
@@ -397,7 +411,9 @@ def hooks_install(
     """Add SessionStart, UserPromptSubmit, PreToolUse (Bash|Edit|Write|NotebookEdit|Read) and
     PostToolUseFailure hooks that run 'errnote hook ...'. Everything already in the file stays as
     it is; running it twice adds nothing. --agent codex writes .codex/hooks.json for the Codex CLI
-    (SessionStart, UserPromptSubmit, PreToolUse for Bash|apply_patch)."""
+    (SessionStart, UserPromptSubmit, PreToolUse for Bash|apply_patch); --agent gemini writes
+    .gemini/settings.json for the Gemini CLI (SessionStart, BeforeAgent, and BeforeTool and
+    AfterTool for run_shell_command|write_file|replace)."""
     from errnote.settings import install
 
     if not exe.strip():
@@ -407,6 +423,10 @@ def hooks_install(
         from errnote.codex_hooks import install_codex
 
         change = install_codex(root, exe=exe)
+    elif _agent(agent) == "gemini":
+        from errnote.gemini_hooks import install_gemini
+
+        change = install_gemini(root, exe=exe)
     else:
         change = install(root, exe=exe, local=local)
     if json_:
@@ -445,13 +465,18 @@ def hooks_uninstall(
     ctx: typer.Context, local: LocalOpt = False, agent: AgentOpt = "claude", json_: JsonOpt = False
 ) -> None:
     """Remove exactly the hooks 'errnote hooks install' added; hooks written by hand stay.
-    --agent codex removes errnote's groups from .codex/hooks.json."""
+    --agent codex removes errnote's groups from .codex/hooks.json, --agent gemini errnote's hooks
+    from .gemini/settings.json."""
     from errnote.settings import uninstall
 
     if _agent(agent) == "codex":
         from errnote.codex_hooks import uninstall_codex
 
         change = uninstall_codex(notebook_of(ctx).repo_root)
+    elif _agent(agent) == "gemini":
+        from errnote.gemini_hooks import uninstall_gemini
+
+        change = uninstall_gemini(notebook_of(ctx).repo_root)
     else:
         change = uninstall(notebook_of(ctx).repo_root, local=local)
     if json_:
