@@ -46,8 +46,13 @@ def assert_linear(run: Callable[[int], object], n: int) -> None:
             times.append(time.perf_counter() - start)
         return min(times)
 
-    small, big = best(n), best(8 * n)
-    assert big < 16 * small + 0.02, f"{n} took {small:.3f} s, {8 * n} took {big:.3f} s"
+    # Up to three measurements: a machine busy with other work can slow the big run of one by
+    # more than 2x; a quadratic cost (64x) fails all three.
+    for _ in range(3):
+        small, big = best(n), best(8 * n)
+        if big < 16 * small + 0.02:
+            return
+    raise AssertionError(f"{n} took {small:.3f} s, {8 * n} took {big:.3f} s")
 
 
 def settle(nb: Notebook) -> None:
