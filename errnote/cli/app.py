@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from errnote import __version__
-from errnote.cli import capture_cmd, exchange_cmd, inject_cmd, mcp_cmd
+from errnote.cli import capture_cmd, exchange_cmd, inject_cmd, mcp_cmd, team_cmd
 from errnote.cli.context import (
     JsonOpt,
     empty_notebook,
@@ -1253,3 +1253,4 @@ app.command("export", short_help="Print every entry as JSON Lines (or JSON).")(e
 app.command("import", short_help="Import entries from JSON, a Markdown rule list or agent_memory.")(
     exchange_cmd.import_
 )
+app.command("log", short_help="The git history of one entry: who changed what, and when.")(team_cmd.log)

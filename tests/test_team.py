@@ -1,0 +1,158 @@
+"""`errnote log`, `trace` and `changes` on real git repositories: several commits, a rename, two
+branches and a merge."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import git
+from typer.testing import CliRunner
+
+from errnote.cli.app import app
+from errnote.notebook import Notebook
+
+
+@dataclass
+class History:
+    repo: Path
+    nb: Notebook
+    mistake: str
+    correction: str
+    lesson: str
+    other: str
+    newer: str
+    base: str  # main before the feature branch
+
+
+def _commit(repo: Path, message: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+@pytest.fixture
+def history(repo: Path, nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> History:
+    """A triple committed, the lesson raised in confidence, retitled, renamed by hand, its scope
+    widened on a branch merged back, and finally superseded by a newer lesson."""
+    _commit(repo, "errnote init")
+    m, c, lesson = nb.triple(
+        "Used the system toolchain", "Pinned the toolchain", "Pin the toolchain in CI", scope=["path:ci/**"]
+    )
+    _commit(repo, "learn: pin the toolchain")
+    nb.update(lesson.id, confidence=0.7)
+    _commit(repo, "more sure")
+    nb.update(lesson.id, title="Pin the Rust toolchain in CI")
+    _commit(repo, "retitle")
+    old = nb.locate_entry(lesson.id)[1]
+    new = old.with_name(f"{lesson.id}-pin-rust-toolchain.md")
+    git(repo, "mv", str(old.relative_to(repo)), str(new.relative_to(repo)))
+    _commit(repo, "rename the lesson file")
+    base = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "-b", "feature")
+    nb.update(lesson.id, scope=["path:ci/**", "path:build/**"])
+    _commit(repo, "the lesson covers build/ too")
+    git(repo, "checkout", "-q", "main")
+    other = nb.add("convention", "Write changelog lines in the past tense", scope=["repo"])
+    _commit(repo, "a convention")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge feature", "feature")
+    newer = nb.add("lesson", "Pin the toolchain with rust-toolchain.toml", scope=["repo"])
+    nb.link(newer.id, "supersedes", lesson.id)
+    _commit(repo, "a better lesson")
+    monkeypatch.chdir(repo)
+    return History(repo, nb, m.id, c.id, lesson.id, other.id, newer.id, base)
+
+
+def _json(runner: CliRunner, *args: str) -> object:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_log_follows_the_rename_and_says_what_each_commit_changed(
+    history: History, runner: CliRunner
+) -> None:
+    data = _json(runner, "log", history.lesson, "--json")
+    assert isinstance(data, dict)
+    revs = data["revisions"]
+    subjects = [r["subject"] for r in revs]
+    assert subjects == [
+        "learn: pin the toolchain",
+        "more sure",
+        "retitle",
+        "rename the lesson file",
+        "the lesson covers build/ too",
+        "a better lesson",
+    ]
+    changes = [r["changes"] for r in revs]
+    assert changes[0][0].startswith("created (lesson")
+    assert changes[1] == ["confidence 0.6 -> 0.7"]
+    assert changes[2] == ["title changed"]
+    assert changes[3][0].startswith("renamed from .errnote/entries/lessons/")
+    assert changes[4] == ["scope widened (+path:build/**)"]
+    assert changes[5] == ["status active -> superseded"]
+    assert revs[0]["path"] != revs[-1]["path"]  # the path in each commit, before and after the rename
+    assert all(r["author"] == "Test Author" and len(r["commit"]) == 40 for r in revs)
+
+
+def test_log_text_shows_an_uncommitted_change_last(history: History, runner: CliRunner) -> None:
+    history.nb.update(history.other, confidence=0.9)
+    result = runner.invoke(app, ["log", history.other])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "Write changelog lines in the past tense" in lines[0]
+    assert "created (convention" in lines[1]
+    assert "a convention" in lines[2]
+    assert "(work tree)" in lines[-1] and "confidence 0.8 -> 0.9" in lines[-1]
+
+
+def test_log_of_an_entry_never_committed(in_repo: Path, nb: Notebook, runner: CliRunner) -> None:
+    entry = nb.add("lesson", "Not committed yet")
+    data = _json(runner, "log", entry.id, "--json")
+    assert isinstance(data, dict)
+    assert [r["commit"] for r in data["revisions"]] == [""]
+    assert data["revisions"][0]["changes"][0].startswith("created")
+
+
+def _errnote(cwd: Path, path: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real command in a subprocess, with `path` as its whole PATH."""
+    env = {**os.environ, "PATH": path, "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "errnote", *args], cwd=cwd, env=env, capture_output=True, text=True
+    )
+
+
+TEAM_COMMANDS = (["log"],)
+
+
+@pytest.mark.parametrize("command", TEAM_COMMANDS)
+def test_without_git_on_path_the_team_commands_say_so_and_the_rest_works(
+    history: History, tmp_path: Path, command: list[str]
+) -> None:
+    empty = tmp_path / "no-git-here"
+    empty.mkdir()
+    added = _errnote(history.repo, str(empty), "add", "lesson", "Recorded without git", "--json")
+    assert added.returncode == 0, added.stderr
+    listed = _errnote(history.repo, str(empty), "list", "--json")
+    assert listed.returncode == 0 and "Recorded without git" in listed.stdout
+    done = _errnote(history.repo, str(empty), *command, history.lesson)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "errnote: error: this command needs git, and git is not on PATH (install git and run it again)"
+    ]
+
+
+@pytest.mark.parametrize("command", TEAM_COMMANDS)
+def test_outside_a_repository_the_team_commands_say_so(
+    plain_nb: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    entry = plain_nb.add("lesson", "No repository here")
+    monkeypatch.chdir(plain_nb.repo_root)
+    result = runner.invoke(app, [*command, entry.id])
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "is not in a git repository" in lines[0] and "git init" in lines[0]
