@@ -126,7 +126,7 @@ def _errnote(cwd: Path, path: str, *args: str) -> subprocess.CompletedProcess[st
     )
 
 
-TEAM_COMMANDS = (["log"],)
+TEAM_COMMANDS = (["log"], ["trace"])
 
 
 @pytest.mark.parametrize("command", TEAM_COMMANDS)
@@ -156,3 +156,48 @@ def test_outside_a_repository_the_team_commands_say_so(
     assert result.exit_code == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "is not in a git repository" in lines[0] and "git init" in lines[0]
+
+
+def test_trace_follows_the_supersede_and_the_triple_back_to_the_mistake(
+    history: History, runner: CliRunner
+) -> None:
+    data = _json(runner, "trace", history.newer, "--json")
+    assert isinstance(data, dict)
+    assert data["id"] == history.newer and data["relation"] == ""
+    assert data["commit"] == git(history.repo, "rev-parse", "HEAD")  # "a better lesson"
+    [old] = data["steps"]
+    assert (old["id"], old["relation"], old["status"]) == (history.lesson, "supersedes", "superseded")
+    learned = git(history.repo, "rev-list", "-n1", "--grep", "learn: pin", "HEAD")
+    assert old["commit"] == learned  # where the lesson was first recorded, before its rename
+    assert old["author"] == "Test Author" and old["date"][:4].isdigit()
+    steps = {(s["relation"], s["id"]): s for s in old["steps"]}
+    assert set(steps) == {("corrects", history.mistake), ("derived-from", history.correction)}
+    [back] = steps[("derived-from", history.correction)]["steps"]
+    assert (back["relation"], back["id"], back["repeated"]) == ("corrects", history.mistake, True)
+    assert steps[("corrects", history.mistake)]["commit"] == learned
+
+
+def test_trace_shows_what_contradicted_an_entry_and_an_uncommitted_step(
+    history: History, runner: CliRunner
+) -> None:
+    doubt = history.nb.add("insight", "Pinning broke the nightly build", scope=["repo"])
+    history.nb.link(doubt.id, "contradicts", history.newer)
+    data = _json(runner, "trace", history.newer, "--json")
+    assert isinstance(data, dict)
+    [contra] = [s for s in data["steps"] if s["relation"] == "contradicted-by"]
+    assert contra["id"] == doubt.id and contra["commit"] == ""
+    assert contra["date"].startswith(doubt.provenance.created.date().isoformat())
+    result = runner.invoke(app, ["trace", history.newer])
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert "contradicted-by insight" in text and "not committed yet" in text
+    assert "supersedes lesson" in text and "(shown above)" in text
+    assert text.index("supersedes lesson") < text.index("corrects mistake")
+
+
+def test_trace_names_a_link_to_an_entry_that_is_gone(history: History, runner: CliRunner) -> None:
+    history.nb.remove(history.mistake, force=True)
+    data = _json(runner, "trace", history.lesson, "--json")
+    assert isinstance(data, dict)
+    gone = [s for s in data["steps"] if s["id"] == history.mistake]
+    assert gone and gone[0]["missing"] is True and gone[0]["title"] is None

@@ -1254,3 +1254,6 @@ app.command("import", short_help="Import entries from JSON, a Markdown rule list
     exchange_cmd.import_
 )
 app.command("log", short_help="The git history of one entry: who changed what, and when.")(team_cmd.log)
+app.command("trace", short_help="Where an entry came from: its links back in time, with commits.")(
+    team_cmd.trace
+)

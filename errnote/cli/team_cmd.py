@@ -4,12 +4,12 @@ that keeps it in the repository (the work is done in errnote.team)."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from errnote.cli.context import JsonOpt, notebook_of
-from errnote.cli.output import emit_json
+from errnote.cli.context import JsonOpt, notebook_of, warn_problems
+from errnote.cli.output import console, emit_json
 from errnote.model import escape_invisible, strip_controls
 
 
@@ -54,3 +54,81 @@ def log(
         _line(f"  {rev.date[:10] or '-':10}  {_short(rev.commit)}{who}  {what}")
         if rev.commit:
             _line(f"      {rev.subject}")
+
+
+def _label(step: Any) -> Any:
+    from rich.text import Text
+
+    label = Text()
+    if step.relation:
+        label.append(f"{step.relation} ", style="dim")
+    if step.entry is None:
+        label.append(f"{step.id} (no longer in the notebook)", style="red")
+        return label
+    entry = step.entry
+    label.append(f"{entry.type.value} {entry.id}  ", style="bold")
+    label.append(escape_invisible(strip_controls(entry.title)))
+    if entry.status.value != "active":
+        label.append(f"  [{entry.status.value}]", style="yellow")
+    if entry.contradicted:
+        label.append(f"  contradicted {entry.contradicted}x", style="yellow")
+    if step.repeated:
+        label.append("  (shown above)", style="dim")
+        return label
+    origin = step.origin
+    if origin is not None and origin.commit:
+        label.append(f"  {origin.date[:10]} {origin.commit[:10]} {origin.author}", style="dim")
+    elif origin is not None:
+        label.append(f"  {origin.date[:10]} not committed yet", style="dim")
+    return label
+
+
+def trace(
+    ctx: typer.Context,
+    id: Annotated[str, typer.Argument(metavar="ID", help="The entry (an id or a unique prefix).")],
+    json_out: JsonOpt = False,
+) -> None:
+    """Where an entry came from: its links followed back in time (a lesson to the correction and
+    the mistake it was drawn from, the versions it superseded, what contradicted it), each step
+    with the date, commit and author that first recorded it. The answer to "when did we learn
+    this, and from what?". Needs git and the notebook committed in a repository.
+
+    \b
+    Example:
+      errnote trace 3f2a1b
+      errnote trace 3f2a1b --json
+    """
+    from errnote.team.git import repo_of
+    from errnote.team.log import first_commit
+    from errnote.team.trace import Origin
+    from errnote.team.trace import trace as trace_of
+
+    nb = notebook_of(ctx)
+    entry, _ = nb.locate_entry(id)
+    repo = repo_of(nb.root, nb.store.entries_dir)
+    contents = nb.load()
+    warn_problems(contents.problems)
+
+    def origin(e: Any) -> Origin:
+        from errnote.model import iso
+        from errnote.redact import redact
+
+        first = first_commit(repo, contents.paths[e.id])
+        if first is None:
+            return Origin("", e.provenance.author, iso(e.provenance.created))
+        return Origin(first.commit, redact(first.author), first.date)
+
+    root = trace_of(contents, entry.id, origin)
+    if json_out:
+        emit_json(root.as_json())
+        return
+    from rich.tree import Tree
+
+    tree = Tree(_label(root))
+
+    def grow(node: Any, step: Any) -> None:
+        for child in step.children:
+            grow(node.add(_label(child)), child)
+
+    grow(tree, root)
+    console().print(tree)

@@ -44,7 +44,9 @@ class Revision:
 
 
 @dataclass(frozen=True)
-class _Raw:
+class FileCommit:
+    """One commit in the history of an entry file, as `git log --raw` lists it."""
+
     commit: str
     author: str
     date: str
@@ -67,9 +69,9 @@ def parse_version(text: str | None, where: str) -> tuple[Entry | None, str]:
         return None, exc.message.removeprefix(f"{where}: ")
 
 
-def _records(out: str) -> list[_Raw]:
+def _records(out: str) -> list[FileCommit]:
     """`git log --raw` records, newest first."""
-    found: list[_Raw] = []
+    found: list[FileCommit] = []
     for record in out.split(_RS)[1:]:
         lines = record.split("\n")
         commit, author, date, subject = [*lines[0].split(_US), "", "", ""][:4]
@@ -86,34 +88,47 @@ def _records(out: str) -> list[_Raw]:
             path = files[-1]
             old = files[0] if status[:1] in ("R", "C") and len(files) > 1 else ""
             deleted = status.startswith("D")
-        found.append(_Raw(commit, author, date, subject, path, blob, old, deleted))
+        found.append(FileCommit(commit, author, date, subject, path, blob, old, deleted))
     return found
+
+
+def relative(repo: Repo, path: Path) -> str:
+    """`path` from the top of the work tree, with `/`."""
+    return path.resolve().relative_to(repo.top.resolve()).as_posix()
+
+
+def file_history(repo: Repo, rel: str) -> list[FileCommit]:
+    """The commits that wrote the entry file `rel`, newest first, each with the file's path and
+    blob there (renames followed as long as the file keeps its entry id)."""
+    from errnote.store import file_id
+
+    out = repo.run("log", "--follow", "--no-abbrev", "--raw", f"--format={LOG_FORMAT}", "--", rel)
+    raws = _records(out)
+    # A merge shows no diff of its own: the file is where the next older record (or now) puts it.
+    current = rel
+    fixed: list[FileCommit] = []
+    own = file_id(Path(rel).name)
+    for raw in raws:
+        if raw.old_path and file_id(Path(raw.old_path).name) != own:
+            # --follow takes a similar file of another entry (entry files look alike) for a copy or
+            # rename: this commit created the entry, and what git lists before it is another's.
+            fixed.append(FileCommit(raw.commit, raw.author, raw.date, raw.subject, raw.path, raw.blob))
+            break
+        if raw.path:
+            fixed.append(raw)
+            current = raw.old_path or raw.path
+        else:
+            fixed.append(FileCommit(raw.commit, raw.author, raw.date, raw.subject, current))
+    return fixed
 
 
 def entry_log(repo: Repo, path: Path) -> list[Revision]:
     """Every version of the entry file at `path` (oldest first), the work tree's last when it
     differs from the newest commit."""
     from errnote.redact import redact
-    from errnote.store import file_id
 
-    rel = path.resolve().relative_to(repo.top.resolve()).as_posix()
-    out = repo.run("log", "--follow", "--no-abbrev", "--raw", f"--format={LOG_FORMAT}", "--", rel)
-    raws = _records(out)
-    # A merge shows no diff of its own: the file is where the next older record (or now) puts it.
-    current = rel
-    fixed: list[_Raw] = []
-    own = file_id(Path(rel).name)
-    for raw in raws:
-        if raw.old_path and file_id(Path(raw.old_path).name) != own:
-            # --follow takes a similar file of another entry (entry files look alike) for a copy or
-            # rename: this commit created the entry, and what git lists before it is another's.
-            fixed.append(_Raw(raw.commit, raw.author, raw.date, raw.subject, raw.path, raw.blob))
-            break
-        if raw.path:
-            fixed.append(raw)
-            current = raw.old_path or raw.path
-        else:
-            fixed.append(_Raw(raw.commit, raw.author, raw.date, raw.subject, current))
+    rel = relative(repo, path)
+    fixed = file_history(repo, rel)
     specs = [r.blob if r.blob and not r.deleted else f"{r.commit}:{r.path}" for r in fixed]
     texts = repo.blobs(specs)
     revisions: list[Revision] = []
@@ -143,3 +158,9 @@ def entry_log(repo: Repo, path: Path) -> list[Revision]:
         shown = tuple(changes) or ("no change to the entry's fields",)
         revisions.append(Revision("", "", "", "not committed yet", rel, shown, "", problem))
     return revisions
+
+
+def first_commit(repo: Repo, path: Path) -> FileCommit | None:
+    """The commit that created the entry file at `path` (None: it was never committed)."""
+    history = file_history(repo, relative(repo, path))
+    return history[-1] if history else None
