@@ -126,7 +126,11 @@ def _errnote(cwd: Path, path: str, *args: str) -> subprocess.CompletedProcess[st
     )
 
 
-TEAM_COMMANDS = (["log"], ["trace"])
+TEAM_COMMANDS = (["log"], ["trace"], ["changes"])
+
+
+def _args(command: list[str], eid: str) -> list[str]:
+    return command if command == ["changes"] else [*command, eid]
 
 
 @pytest.mark.parametrize("command", TEAM_COMMANDS)
@@ -139,7 +143,7 @@ def test_without_git_on_path_the_team_commands_say_so_and_the_rest_works(
     assert added.returncode == 0, added.stderr
     listed = _errnote(history.repo, str(empty), "list", "--json")
     assert listed.returncode == 0 and "Recorded without git" in listed.stdout
-    done = _errnote(history.repo, str(empty), *command, history.lesson)
+    done = _errnote(history.repo, str(empty), *_args(command, history.lesson))
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.strip().splitlines() == [
         "errnote: error: this command needs git, and git is not on PATH (install git and run it again)"
@@ -152,7 +156,7 @@ def test_outside_a_repository_the_team_commands_say_so(
 ) -> None:
     entry = plain_nb.add("lesson", "No repository here")
     monkeypatch.chdir(plain_nb.repo_root)
-    result = runner.invoke(app, [*command, entry.id])
+    result = runner.invoke(app, _args(command, entry.id))
     assert result.exit_code == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "is not in a git repository" in lines[0] and "git init" in lines[0]
@@ -201,3 +205,70 @@ def test_trace_names_a_link_to_an_entry_that_is_gone(history: History, runner: C
     assert isinstance(data, dict)
     gone = [s for s in data["steps"] if s["id"] == history.mistake]
     assert gone and gone[0]["missing"] is True and gone[0]["title"] is None
+
+
+def test_changes_since_a_ref_groups_what_the_merge_and_the_commits_after_it_did(
+    history: History, runner: CliRunner
+) -> None:
+    data = _json(runner, "changes", history.base, "--json")
+    assert isinstance(data, dict)
+    assert data["base"] == history.base and data["ref"] == history.base
+    assert data["counts"] == {"added": 2, "changed": 0, "superseded": 1, "retired": 0, "removed": 0}
+    assert {c["id"] for c in data["added"]} == {history.other, history.newer}
+    [old] = data["superseded"]
+    assert old["id"] == history.lesson and old["changes"] == [f"superseded by {history.newer}"]
+    assert data["summary"] == (
+        "This change teaches the agent 1 lesson and 1 convention, and supersedes 1 entry."
+    )
+
+
+def test_changes_defaults_to_the_merge_base_and_sees_the_work_tree(
+    history: History, runner: CliRunner
+) -> None:
+    nb, repo = history.nb, history.repo
+    git(repo, "checkout", "-q", "-b", "review")
+    nb.retire(history.mistake, "the toolchain is pinned everywhere now")
+    lesson = nb.add("lesson", "Run `cargo fmt` before *every* commit", scope=["tool:cargo"])
+    _commit(repo, "review work")
+    nb.update(history.other, confidence=0.9, scope=["repo", "!path:vendor/**"])  # not committed
+    nb.remove(history.correction, force=True)
+    data = _json(runner, "changes", "--json")
+    assert isinstance(data, dict)
+    assert data["ref"] == "merge base with main" and data["base"] == git(repo, "rev-parse", "main")
+    assert [c["id"] for c in data["added"]] == [lesson.id]
+    assert [c["id"] for c in data["retired"]] == [history.mistake]
+    assert [c["id"] for c in data["removed"]] == [history.correction]
+    [changed] = data["changed"]
+    assert changed["id"] == history.other
+    assert changed["changes"] == ["confidence 0.8 -> 0.9", "scope narrowed (+!path:vendor/**)"]
+
+    result = runner.invoke(app, ["changes", "--format", "markdown"])
+    assert result.exit_code == 0, result.output
+    md = result.stdout
+    assert (
+        "This change teaches the agent 1 lesson, updates 1 entry, retires 1 entry and removes 1 entry." in md
+    )
+    assert f"- lesson `{lesson.id}` Run \\`cargo fmt\\` before \\*every\\* commit" in md
+    assert md.index("**Added** (1)") < md.index("**Changed** (1)") < md.index("**Retired** (1)")
+    assert md.index("**Retired** (1)") < md.index("**Removed** (1)")
+
+    git(repo, "checkout", "-q", "--", ".")  # back to the commit: only what was committed differs
+    git(repo, "checkout", "-q", "main")
+    data = _json(runner, "changes", "--json")
+    assert isinstance(data, dict)
+    assert data["counts"] == dict.fromkeys(("added", "changed", "superseded", "retired", "removed"), 0)
+    assert data["summary"] == "This change leaves the notebook as it was."
+
+
+def test_changes_names_a_moved_file_and_refuses_an_unknown_ref(history: History, runner: CliRunner) -> None:
+    history.nb.update(history.other, type="preference")
+    data = _json(runner, "changes", "HEAD", "--json")
+    assert isinstance(data, dict)
+    [changed] = data["changed"]
+    assert changed["changes"][0] == "type convention -> preference"
+    assert changed["changes"][-1].startswith("moved from .errnote/entries/conventions/")
+    result = runner.invoke(app, ["changes", "no-such-branch"])
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        "errnote: error: 'no-such-branch' names no commit here (give a branch, tag or commit)"
+    ]

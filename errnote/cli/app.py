@@ -1257,3 +1257,6 @@ app.command("log", short_help="The git history of one entry: who changed what, a
 app.command("trace", short_help="Where an entry came from: its links back in time, with commits.")(
     team_cmd.trace
 )
+app.command("changes", short_help="What changed in the notebook since a commit, for a pull request.")(
+    team_cmd.changes
+)

@@ -4,12 +4,12 @@ that keeps it in the repository (the work is done in errnote.team)."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, Optional
 
 import typer
 
 from errnote.cli.context import JsonOpt, notebook_of, warn_problems
-from errnote.cli.output import console, emit_json
+from errnote.cli.output import console, emit_json, warn
 from errnote.model import escape_invisible, strip_controls
 
 
@@ -132,3 +132,73 @@ def trace(
 
     grow(tree, root)
     console().print(tree)
+
+
+CHANGE_FORMATS = ("text", "markdown", "json")
+
+
+def _complete_change_formats(incomplete: str) -> list[str]:
+    return [f for f in CHANGE_FORMATS if f.startswith(incomplete.lower())]
+
+
+def changes(
+    ctx: typer.Context,
+    ref: Annotated[
+        Optional[str],
+        typer.Argument(
+            metavar="[REF]",
+            help="The commit to compare with: a branch, tag or commit (default: the merge base of HEAD "
+            "with the default branch, origin's HEAD or else main or master).",
+            show_default=False,
+        ),
+    ] = None,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="text, markdown (for a pull-request description) or json.",
+            autocompletion=_complete_change_formats,
+        ),
+    ] = "text",
+    json_out: JsonOpt = False,
+) -> None:
+    """What changed in the notebook since REF, the work tree included: entries added, changed,
+    superseded, retired or removed, grouped, with what changed in each. '--format markdown' is
+    ready to paste into a pull request ("This change teaches the agent 2 lessons and retires
+    1 entry."). Needs git and the notebook in a repository.
+
+    \b
+    Examples:
+      errnote changes
+      errnote changes v1.2 --json
+      errnote changes main --format markdown | gh pr edit --body-file -
+    """
+    from errnote.errors import UsageError
+    from errnote.team.changes import HEADINGS, KINDS, changes_since, summary_sentence, to_markdown
+    from errnote.team.git import repo_of
+
+    chosen = "json" if json_out else fmt.strip().lower()
+    if chosen not in CHANGE_FORMATS:
+        raise UsageError(f"--format: unknown format {fmt!r}", f"use one of: {', '.join(CHANGE_FORMATS)}")
+    nb = notebook_of(ctx)
+    repo = repo_of(nb.root, nb.store.entries_dir)
+    contents = nb.load()
+    warn_problems(contents.problems)
+    found = changes_since(repo, contents, ref)
+    for problem in found.unreadable:
+        warn(f"skipped at the base: {problem}")
+    if chosen == "json":
+        emit_json(found.as_json())
+        return
+    if chosen == "markdown":
+        sys.stdout.write(to_markdown(found))
+        return
+    _line(f"Since {found.ref} ({found.base[:10]}): {summary_sentence(found)}")
+    for kind in KINDS:
+        group = found.of(kind)
+        if group:
+            _line(f"{HEADINGS[kind]} ({len(group)})")
+        for item in group:
+            e = item.entry
+            _line(f"  {e.type.value} {e.id}  {e.title}  ({'; '.join(item.changes)})")
