@@ -185,7 +185,7 @@ def changes(
     repo = repo_of(nb.root, nb.store.entries_dir)
     contents = nb.load()
     warn_problems(contents.problems)
-    found = changes_since(repo, contents, ref)
+    found = changes_since(repo, contents, nb.store.entries_dir, ref)
     for problem in found.unreadable:
         warn(f"skipped at the base: {problem}")
     if chosen == "json":

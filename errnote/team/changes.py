@@ -122,13 +122,17 @@ def _touched(repo: Repo, base: str) -> set[str]:
     return {p for p in (diff + new).split("\0") if p}
 
 
-def changes_since(repo: Repo, contents: Contents, ref: str | None) -> ChangeSet:
-    """The entries that differ between the base commit and the notebook on disk."""
+def changes_since(repo: Repo, contents: Contents, entries_dir: Path, ref: str | None) -> ChangeSet:
+    """The entries that differ between the base commit and the notebook on disk (`contents`, read
+    from `entries_dir`)."""
     name, base = base_commit(repo, ref)
     old_files = _tree(repo, base)
     touched = _touched(repo, base)
-    top = repo.top.resolve()
-    now_paths = {eid: path.resolve().relative_to(top).as_posix() for eid, path in contents.paths.items()}
+    # Paths from the top by their place below the entries folder: resolving each costs 0.4 ms.
+    now_paths = {
+        eid: f"{repo.entries}/{path.relative_to(entries_dir).as_posix()}"
+        for eid, path in contents.paths.items()
+    }
     ids = {eid for eid, (path, _) in old_files.items() if path in touched}
     ids |= {eid for eid, path in now_paths.items() if path in touched or eid not in old_files}
     blobs = repo.blobs([old_files[eid][1] for eid in ids if eid in old_files])
