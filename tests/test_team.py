@@ -272,3 +272,94 @@ def test_changes_names_a_moved_file_and_refuses_an_unknown_ref(history: History,
     assert result.stderr.strip().splitlines() == [
         "errnote: error: 'no-such-branch' names no commit here (give a branch, tag or commit)"
     ]
+
+
+@pytest.fixture
+def conflicted(repo: Path, monkeypatch: pytest.MonkeyPatch, runner: CliRunner) -> tuple[Path, Path, str]:
+    """A real merge, through errnote's driver, stopped on one lesson retitled on both branches
+    (one branch also tagged it, the other raised its confidence: both merge cleanly)."""
+    monkeypatch.chdir(repo)
+    assert runner.invoke(app, ["init"]).exit_code == 0
+    nb = Notebook.locate(repo)
+    lesson = nb.add("lesson", "Pin the toolchain in CI", reason="reproducible builds")
+    _commit(repo, "lesson")
+    git(repo, "checkout", "-q", "-b", "theirs")
+    nb.update(lesson.id, title="Pin rustc in CI", tags=["rust"])
+    _commit(repo, "theirs")
+    git(repo, "checkout", "-q", "main")
+    nb.update(lesson.id, title="Pin the Rust toolchain", confidence=0.8)
+    _commit(repo, "ours")
+    done = subprocess.run(
+        ["git", "merge", "-q", "--no-edit", "theirs"], cwd=repo, capture_output=True, text=True
+    )
+    assert done.returncode != 0
+    path = nb.store.path_for(lesson)
+    from errnote.store import has_conflict_markers
+
+    assert has_conflict_markers(path.read_text("utf-8"))
+    return repo, path, lesson.id
+
+
+@pytest.mark.parametrize(
+    ("side", "title"), [("--ours", "Pin the Rust toolchain"), ("--theirs", "Pin rustc in CI")]
+)
+def test_resolve_takes_one_side_of_the_conflict_and_keeps_what_merged(
+    conflicted: tuple[Path, Path, str], runner: CliRunner, side: str, title: str
+) -> None:
+    repo, _path, eid = conflicted
+    result = runner.invoke(app, ["resolve", eid, side])
+    assert result.exit_code == 0, result.output
+    assert "Resolved 1 conflict" in result.stderr and "resolved in git" in result.stderr
+    shown = _json(runner, "show", eid, "--json")
+    assert isinstance(shown, dict)
+    assert shown["title"] == title
+    assert shown["tags"] == ["rust"] and shown["confidence"] == 0.8  # both sides' clean changes
+    assert git(repo, "ls-files", "-u") == ""  # marked resolved: the merge can be committed
+    git(repo, "commit", "-q", "--no-edit")
+    again = runner.invoke(app, ["resolve", eid, "--ours"])
+    assert again.exit_code == 1 and "has no conflict to resolve" in again.stderr
+
+
+def test_resolve_edit_opens_the_editor_and_refuses_markers_left(
+    conflicted: tuple[Path, Path, str], runner: CliRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    repo, path, eid = conflicted
+    text = path.read_text("utf-8")
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\ncp "$(dirname "$0")/result.md" "$1"\n')
+    editor.chmod(0o755)
+    (tmp_path / "result.md").write_text(text)  # markers left in place: refused
+    monkeypatch.setenv("EDITOR", str(editor))
+    result = runner.invoke(app, ["resolve", eid, "--edit"])
+    assert result.exit_code == 1 and path.read_text("utf-8") == text
+    assert "conflict markers remain" in result.stderr
+    from errnote.team.resolve import take_side
+
+    settled, _ = take_side(text, "theirs")
+    (tmp_path / "result.md").write_text(
+        settled.replace("title: Pin rustc in CI", "title: Pin rustc, by hand")
+    )
+    result = runner.invoke(app, ["resolve", eid, "--edit"])
+    assert result.exit_code == 0, result.output
+    assert Notebook.locate(repo).get(eid).title == "Pin rustc, by hand"
+    assert git(repo, "ls-files", "-u") == ""
+
+
+def test_resolve_needs_one_side_and_a_conflict(in_repo: Path, nb: Notebook, runner: CliRunner) -> None:
+    entry = nb.add("lesson", "Nothing to settle")
+    assert runner.invoke(app, ["resolve", entry.id]).exit_code == 2
+    result = runner.invoke(app, ["resolve", entry.id, "--theirs"])
+    assert result.exit_code == 1 and "has no conflict to resolve" in result.stderr
+
+
+def test_take_side_skips_the_base_section_and_keeps_markers_shown_in_a_fence() -> None:
+    from errnote.team.resolve import take_side
+
+    text = (
+        "a\n<<<<<<< ours\nmine\n||||||| base\nold\n=======\nyours\n>>>>>>> theirs\nb\n"
+        "```\n<<<<<<< example\n=======\n>>>>>>> example\n```\n"
+    )
+    ours, count = take_side(text, "ours")
+    assert count == 1 and ours.startswith("a\nmine\nb\n```\n<<<<<<< example\n")
+    theirs, _ = take_side(text, "theirs")
+    assert theirs.startswith("a\nyours\nb\n") and "old" not in theirs

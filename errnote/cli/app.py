@@ -1260,3 +1260,6 @@ app.command("trace", short_help="Where an entry came from: its links back in tim
 app.command("changes", short_help="What changed in the notebook since a commit, for a pull request.")(
     team_cmd.changes
 )
+app.command("resolve", short_help="Settle a merge conflict in one entry: --ours, --theirs or --edit.")(
+    team_cmd.resolve
+)

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from errnote.cli.context import JsonOpt, notebook_of, warn_problems
-from errnote.cli.output import console, emit_json, warn
+from errnote.cli.output import console, emit_json, say, warn
 from errnote.model import escape_invisible, strip_controls
 
 
@@ -202,3 +202,69 @@ def changes(
         for item in group:
             e = item.entry
             _line(f"  {e.type.value} {e.id}  {e.title}  ({'; '.join(item.changes)})")
+
+
+def resolve(
+    ctx: typer.Context,
+    id: Annotated[str, typer.Argument(metavar="ID", help="The conflicted entry (an id or a unique prefix).")],
+    ours: Annotated[bool, typer.Option("--ours", help="Keep this branch's side of each conflict.")] = False,
+    theirs: Annotated[bool, typer.Option("--theirs", help="Keep the merged branch's side.")] = False,
+    edit: Annotated[
+        bool, typer.Option("--edit", help="Settle it in $VISUAL or $EDITOR ('errnote edit').")
+    ] = False,
+) -> None:
+    """Settle the conflict markers a merge left in one entry file: --ours or --theirs takes that
+    side of every conflicting field (what the merge driver merged cleanly stays), --edit opens the
+    file in your editor. The result is checked before it replaces the file, and in a merge in
+    progress the file is marked resolved ('git add').
+
+    \b
+    Examples:
+      errnote resolve 3f2a1b --theirs
+      errnote resolve 3f2a1b --edit
+    """
+    from errnote.errors import ErrnoteError, UsageError
+    from errnote.store import has_conflict_markers, parse_entry, redact_entry
+    from errnote.team.resolve import take_side
+
+    if ours + theirs + edit != 1:
+        raise UsageError("give one of --ours, --theirs or --edit")
+    nb = notebook_of(ctx)
+    path = nb.broken_file(id)
+    if path is None:
+        entry, _ = nb.locate_entry(id)  # no such entry: that error; else it reads fine
+        raise ErrnoteError(f"{entry.id} has no conflict to resolve", "it reads as a valid entry")
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if not has_conflict_markers(text):
+        raise ErrnoteError(
+            f"{path}: the file holds no conflict markers", f"repair it with: errnote edit {id}"
+        )
+    if edit:
+        command = ctx.find_root().command.get_command(ctx, "edit")  # type: ignore[attr-defined]
+        ctx.invoke(command.callback, ctx=ctx, id=id)
+        settled_text = path.read_text(encoding="utf-8", errors="replace")
+        if has_conflict_markers(settled_text):
+            raise ErrnoteError(f"{path}: conflict markers remain", f"run: errnote resolve {id} --edit")
+    else:
+        settled_text, count = take_side(text, "ours" if ours else "theirs")
+        entry = redact_entry(parse_entry(settled_text, path))  # refused, file untouched, if invalid
+        with nb.store.lock():
+            nb.store.replace(path, entry, written=settled_text)
+        plural = "s" if count != 1 else ""
+        say(f"Resolved {count} conflict{plural} in {path.name} with {'ours' if ours else 'theirs'}.")
+    _mark_resolved(nb, path)
+
+
+def _mark_resolved(nb: Any, path: Any) -> None:
+    """`git add` the file when git lists it as unmerged (a merge, rebase or cherry-pick stopped)."""
+    from errnote.errors import ErrnoteError
+    from errnote.team.git import repo_of
+
+    try:
+        repo = repo_of(nb.root, nb.store.entries_dir)
+        rel = path.resolve().relative_to(repo.top.resolve()).as_posix()
+        if repo.run("ls-files", "-u", "--", rel).strip():
+            repo.run("add", "--", rel)
+            say(f"Marked {rel} resolved in git.")
+    except ErrnoteError:
+        return  # no git here: the file is settled, and that is all there is to do
