@@ -363,3 +363,15 @@ def test_take_side_skips_the_base_section_and_keeps_markers_shown_in_a_fence() -
     assert count == 1 and ours.startswith("a\nmine\nb\n```\n<<<<<<< example\n")
     theirs, _ = take_side(text, "theirs")
     assert theirs.startswith("a\nyours\nb\n") and "old" not in theirs
+
+
+def test_changes_does_not_call_a_file_broken_in_the_work_tree_removed(
+    history: History, runner: CliRunner
+) -> None:
+    path = history.nb.locate_entry(history.other)[1]
+    path.write_text("---\ntitle: [unclosed\n---\n", "utf-8")
+    result = runner.invoke(app, ["changes", "HEAD", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["removed"] == [] and data["counts"]["removed"] == 0
+    assert path.name in result.stderr  # named as skipped, as every command names it

@@ -144,6 +144,9 @@ def changes_since(repo: Repo, contents: Contents, entries_dir: Path, ref: str | 
         if e.status is Status.ACTIVE
         for t in e.links_to(Relation.SUPERSEDES)
     }
+    from errnote.store import file_id
+
+    broken_now = {file_id(p.path.name) for p in contents.problems}
     items: list[EntryChange] = []
     unreadable: list[str] = []
     for eid in ids:
@@ -155,7 +158,7 @@ def changes_since(repo: Repo, contents: Contents, entries_dir: Path, ref: str | 
                 unreadable.append(f"{path}: {problem}")
         new = by_id.get(eid)
         if new is None:
-            if old is not None:
+            if old is not None and eid not in broken_now:  # a file broken now is not a removal
                 items.append(EntryChange("removed", old, ("removed",)))
             continue
         if old is None:
