@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from errnote import __version__
-from errnote.cli import capture_cmd, exchange_cmd, inject_cmd, mcp_cmd
+from errnote.cli import capture_cmd, exchange_cmd, inject_cmd, mcp_cmd, team_cmd
 from errnote.cli.context import (
     JsonOpt,
     empty_notebook,
@@ -1271,4 +1271,14 @@ app.command("mcp", help=mcp_cmd.MCP_HELP, short_help="Serve the notebook to MCP 
 app.command("export", short_help="Print every entry as JSON Lines (or JSON).")(exchange_cmd.export)
 app.command("import", short_help="Import entries from JSON, a Markdown rule list or agent_memory.")(
     exchange_cmd.import_
+)
+app.command("log", short_help="The git history of one entry: who changed what, and when.")(team_cmd.log)
+app.command("trace", short_help="Where an entry came from: its links back in time, with commits.")(
+    team_cmd.trace
+)
+app.command("changes", short_help="What changed in the notebook since a commit, for a pull request.")(
+    team_cmd.changes
+)
+app.command("resolve", short_help="Settle a merge conflict in one entry: --ours, --theirs or --edit.")(
+    team_cmd.resolve
 )
