@@ -209,7 +209,16 @@ def test_a_markdown_rule_list_becomes_entries(runner: CliRunner, nb: Notebook) -
         "Prefer frozen dataclasses",
     ]
     assert entry_files(nb) == []  # a dry run
+    assert json.loads(out)["inbox"] is True
     assert run(runner, nb, "import", str(rules), "--section", "build", "--type", "lesson", "--apply")[0] == 0
+    assert not nb.load().entries  # a rule list is reviewed first: it went into the inbox
+    from errnote.capture.inbox import Inbox, unreviewed
+
+    waiting = Inbox(nb).entries()
+    assert sorted(e.title for e in waiting) == sorted(titles[:2]) and all(unreviewed(e) for e in waiting)
+    code, out, _ = run(runner, nb, "import", str(rules), "--json", "--section", "build", "--type", "lesson")
+    assert json.loads(out)["added"] == []  # already waiting in the inbox
+    assert run(runner, nb, "accept", *[e.id for e in waiting])[0] == 0
     entries = {e.title: e for e in nb.load().entries}
     assert set(entries) == set(titles[:2])
     build = entries[titles[0]]
@@ -229,8 +238,8 @@ def test_a_cursor_rule_keeps_its_globs_as_scopes(runner: CliRunner, nb: Notebook
         "- Every migration has a down step\n",
         encoding="utf-8",
     )
-    assert run(runner, nb, "import", str(rule), "--apply")[0] == 0
-    [entry] = nb.load().entries
+    assert run(runner, nb, "import", str(rule), "--apply", "--direct")[0] == 0
+    [entry] = nb.load().entries  # --direct: into the notebook, no review
     assert entry.scope.as_strings() == ["path:db/**", "path:migrations/*.sql"]
     assert entry.type.value == "convention"
 

@@ -85,6 +85,12 @@ def import_(
         Optional[str],
         typer.Option("--section", help="Markdown: only the bullets under a heading holding this text."),
     ] = None,
+    direct: Annotated[
+        bool,
+        typer.Option(
+            "--direct", help="Markdown: write into the notebook at once, not into the inbox for review."
+        ),
+    ] = False,
     json_: JsonOpt = False,
 ) -> None:
     """Import entries: a dry run that shows what would be added, then --apply to write them.
@@ -94,7 +100,9 @@ def import_(
     required). Ids are kept when free, assigned when missing or taken by
     another entry; links point at the file's own entries (by their ids in the
     file) or the notebook's. Markdown: each top-level bullet point becomes an
-    entry (--type, default convention) to review. An entry of the same type and
+    entry (--type, default convention) to review: it goes into the inbox
+    ('errnote inbox', then 'errnote accept' or 'reject'; --direct skips it).
+    An entry of the same type and
     title as one in the notebook (or earlier in the file) is a duplicate: it is
     reported and not added, so importing twice adds nothing. A bad record
     refuses the whole import, naming where it is; nothing is written.
@@ -121,13 +129,41 @@ def import_(
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError("FILE is '-' but nothing is piped to standard input")
         stdin_text = sys.stdin.read()
-    records, _fmt = read_records(file, chosen, stdin_text, entry_type=entry_type, section=section)
+    records, fmt = read_records(file, chosen, stdin_text, entry_type=entry_type, section=section)
     name = "standard input" if stdin_text is not None else str(file)
-    plan = apply_import(nb, records, name) if apply else plan_import(nb, records, name)
+    target: Any = nb
+    also: tuple[Any, ...] = ()
+    review = fmt == "markdown" and not direct  # a rule list is someone's prose: a person reviews it
+    if review:
+        from errnote.capture.inbox import UNREVIEWED, Inbox
+
+        records = [_tagged(r, UNREVIEWED) for r in records]
+        also = tuple(nb.load().entries)  # what the notebook holds already is a duplicate too
+        target = Inbox(nb).notebook() if apply else (inbox_notebook_or(nb))
+    plan = apply_import(target, records, name, also) if apply else plan_import(target, records, name, also)
     if json_:
-        emit_json(plan.to_json(applied=apply))
+        emit_json({**plan.to_json(applied=apply), "inbox": review})
         return
     _say_plan(plan, apply)
+    if review and apply and plan.added:
+        say("Into the inbox for review: 'errnote inbox' lists them, 'errnote accept ID...' keeps them.")
+
+
+def _tagged(record: Any, tag: str) -> Any:
+    """A record with one more tag (an imported rule marked for review)."""
+    from dataclasses import replace
+
+    tags = record.fields.get("tags") or []
+    tags = [tags] if isinstance(tags, str) else list(tags)
+    return replace(record, fields={**record.fields, "tags": [*tags, tag]})
+
+
+def inbox_notebook_or(nb: Any) -> Any:
+    """The inbox to plan an import against, or the notebook while there is no inbox yet (a dry run
+    creates nothing)."""
+    from errnote.capture.inbox import inbox_notebook
+
+    return inbox_notebook(nb) or nb
 
 
 def _say_plan(plan: Any, applied: bool) -> None:

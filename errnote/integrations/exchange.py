@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import secrets
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -191,12 +191,15 @@ def _front_matter(fields: Mapping[str, Any], eid: str, now: datetime) -> tuple[d
     return front, body
 
 
-def plan_import(nb: Notebook, records: Iterable[Record], source: str) -> ImportPlan:
+def plan_import(
+    nb: Notebook, records: Iterable[Record], source: str, also: Sequence[Entry] = ()
+) -> ImportPlan:
     """Work out what importing `records` does (see the module docstring); writes nothing. Every
     problem (a record that is no valid entry, a link to nothing) is collected, and the import is
-    refused with the first few, naming the file and where in it."""
+    refused with the first few, naming the file and where in it. `also`: entries of another
+    notebook that count as existing too (the repository's, when importing into its inbox)."""
     now = datetime.now(timezone.utc)
-    existing = nb.load().entries
+    existing = [*nb.load().entries, *also]
     taken = _Ids(e.id for e in existing)
     by_key = {_key(e): e.id for e in existing}
     by_id = {e.id: e for e in existing}
@@ -289,12 +292,12 @@ def _resolved_links(entry: Entry, renamed: Mapping[str, str], known: Mapping[str
 # --- writing -----------------------------------------------------------------------------------
 
 
-def apply_import(nb: Notebook, records: list[Record], source: str) -> ImportPlan:
+def apply_import(nb: Notebook, records: list[Record], source: str, also: Sequence[Entry] = ()) -> ImportPlan:
     """Plan and write under the notebook's write lock (another errnote adding an entry meanwhile
     cannot take an id or a title this import relies on). Each entry file is written atomically and
     never replaces another; secrets are masked first, as every write masks them."""
     with nb.store.lock():
-        plan = plan_import(nb, records, source)
+        plan = plan_import(nb, records, source, also)
         for item in plan.added:
             nb.store.create(redact_entry(item.entry))
     return plan
