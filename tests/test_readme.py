@@ -78,3 +78,59 @@ def test_the_cursor_rule_file(wired: Notebook) -> None:
     text = (wired.repo_root / ".cursor" / "rules" / "errnote.mdc").read_text(encoding="utf-8")
     front = text.split("---\n")[1]
     assert "alwaysApply: true" in front and "description:" in front and "globs:" in front
+
+
+def _tour_commands(block: str) -> list[list[str]]:
+    """The errnote command lines of a shell block, continuation lines joined, comments dropped."""
+    joined = block.replace("\\\n", " ")
+    lines = [line.split("&&")[-1].strip() for line in joined.splitlines()]
+    return [shlex.split(line, comments=True)[1:] for line in lines if line.startswith("errnote ")]
+
+
+def test_the_tour_runs_as_written_and_shows_what_it_says(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "Your own notebook in a few commands", each line run in a fresh repository."""
+    start = README.index("## Your own notebook in a few commands")
+    block = _blocks(README[start:], "sh")[0]
+    commands = _tour_commands(block)
+    assert [c[0] for c in commands] == ["init", "add", "add", "search", "inject", "hooks"]
+    monkeypatch.chdir(repo)
+    runner = CliRunner()
+    outputs = []
+    for args in commands:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, (args, result.output)
+        outputs.append(result.stdout)
+    found = outputs[3]  # the lesson and the mistake it corrects
+    assert "Build with make build, not cargo build --all-features" in found
+    assert "Ran cargo build --all-features; openssl-sys failed" in found
+    assert "Build with make build" in (repo / "CLAUDE.md").read_text(encoding="utf-8")
+    assert (repo / ".claude" / "settings.json").is_file()
+
+
+def test_the_prompt_commands_run_on_the_sample_notebook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The inject commands of "Prompts and agent hooks", on a copy of sample-notebook/ in a repository
+    (`--changed` reads git): each answers, in the format it asks for."""
+    import shutil
+    import subprocess
+
+    sample = Path(__file__).resolve().parent.parent / "sample-notebook"
+    work = tmp_path / "work"
+    shutil.copytree(sample, work)
+    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
+    start = README.index("Agent hooks run it at")
+    commands = _tour_commands(_blocks(README[start:], "sh")[0])
+    assert [c[0] for c in commands] == ["inject"] * 4
+    monkeypatch.chdir(work)
+    runner = CliRunner()
+    for args in commands:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, (args, result.output)
+        out = result.stdout
+        if "json" in args:
+            assert json.loads(out)["entries"], args
+        elif "xml" in args:
+            assert out.startswith("<memory-context"), args
+        else:
+            assert out.startswith("## ") or out.startswith("# "), (args, out[:200])
