@@ -35,7 +35,21 @@ EVENTS = {
 }
 #: Tools whose use `pre-tool-use` looks at (the matcher written into settings.json).
 TOOL_MATCHER = "Bash|Edit|Write|NotebookEdit|Read"  # tool names Claude Code has (no MultiEdit)
-HOOK_TIMEOUT = 10  # seconds; Claude Code's default is 60, a memory lookup never needs that long
+#: Seconds Claude Code lets each hook run before cancelling it (settings.json `timeout`, in
+#: seconds). Its hooks reference gives one default for every command hook, 600 s, and no per-event
+#: value: far too long for hooks that hold up each prompt and tool call, so each event gets a
+#: bound of its own, a few times the slowest answer measured at 1,000 entries with semantic search
+#: on under load (about 3 s; bench/hooks_ab.py). A hook cut short loses its answer (and, before a
+#: tool runs, its guard), so none is tight: session start once a session, and it may build the
+#: index or load the embedding model cold; a failure is searched with its whole output.
+HOOK_TIMEOUTS = {
+    "session-start": 30,
+    "user-prompt": 15,
+    "pre-tool-use": 15,
+    "post-tool-use-failure": 20,
+}
+#: What earlier `hooks install` wrote for every event: still recognised as errnote's own.
+LEGACY_HOOK_TIMEOUT = 10
 SESSION_MAX_AGE = 7 * 86400  # session state files older than this are pruned
 SESSION_LOCK_WAIT = 2.0  # seconds a hook waits for another hook of its session
 LOG_MAX_BYTES = 256 * 1024
@@ -283,7 +297,7 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     contents = nb.load()
     if options.query.strip() and _index_far_behind(nb, contents.scan):
         # Building a big index, or catching up with thousands of changed files (a fresh clone, a big
-        # pull), takes longer than a hook may (Claude Code stops it at 10 s): do it in the background
+        # pull), takes longer than a hook may (`HOOK_TIMEOUTS`): do it in the background
         # and answer from the rules, paths and tools meanwhile.
         _build_in_background(nb)
         options = replace(options, query="")
