@@ -262,6 +262,7 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     Raises on internal errors; `run` is the wrapper that turns every error into silence.
     """
     from errnote.capture import hooks as capture
+    from errnote.capture.inbox import Inbox
     from errnote.errors import NotebookNotFound
     from errnote.inject import Options, render, select
     from errnote.notebook import Notebook
@@ -280,13 +281,16 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     # Claude Code cuts a hook's context at 10,000 characters: stay under it, whole entries.
     options = replace(options, budget=min(options.budget, capture.CONTEXT_CAP))
     note = ""
+    # The notebook is read once: the capture looks through it and the answer selects from it.
+    contents = nb.load()
+    inbox = Inbox(nb, contents.entries)
     if hook.event == "user-prompt" and hook.prompt.strip():
         with contextlib.suppress(ErrnoteError, OSError):  # capture is a bonus: the context goes out
-            note = capture.note_prompt(nb, hook.prompt, hook.transcript_path, hook.session_id)
+            note = capture.note_prompt(nb, hook.prompt, hook.transcript_path, hook.session_id, inbox)
     if hook.event == "post-tool-use-failure" and (hook.error.strip() or hook.command.strip()):
         with contextlib.suppress(ErrnoteError, OSError):
             failed = capture.record_tool_failure(
-                nb, hook.tool_name, hook.command, hook.error, hook.session_id
+                nb, hook.tool_name, hook.command, hook.error, hook.session_id, inbox
             )
             if not failed.repeated:  # this very failure tells the agent nothing it has not just seen
                 options = replace(options, exclude=options.exclude | {failed.entry.id})
@@ -294,7 +298,8 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         if note:
             return Answer(_payload(hook, note))
         return Answer("", "the input holds no prompt, command or file to find entries for")
-    contents = nb.load()
+    if inbox.wrote_notebook():
+        contents = nb.load()  # a repetition was counted on one of its entries: read it as it is now
     if options.query.strip() and _index_far_behind(nb, contents.scan):
         # Building a big index, or catching up with thousands of changed files (a fresh clone, a big
         # pull), takes longer than a hook may (`HOOK_TIMEOUTS`): do it in the background

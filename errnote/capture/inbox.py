@@ -71,12 +71,21 @@ def overlap(a: str, b: str) -> float:
 class Inbox:
     """The inbox of one notebook."""
 
-    def __init__(self, nb: Notebook) -> None:
+    def __init__(self, nb: Notebook, entries: Sequence[Entry] | None = None) -> None:
+        """`entries`: the notebook's entries when the caller has just read them (a hook reads
+        them anyway, for its answer)."""
         self.nb = nb
         self.root = nb.root / INBOX_DIRNAME
         # Entries read once per Inbox (one command, one hook) and dropped on every write here: a
         # correction's capture looks through both folders three times, each a thousand files.
         self._read: dict[Path, tuple[Entry, ...]] = {}
+        if entries is not None:
+            self._read[nb.root] = tuple(entries)
+
+    def wrote_notebook(self) -> bool:
+        """Was the committed notebook written since its entries were read (a repetition counted on
+        one of its entries, or a `direct` capture)?"""
+        return self.nb.root not in self._read
 
     def _entries_of(self, where: Notebook) -> tuple[Entry, ...]:
         if where.root not in self._read:
