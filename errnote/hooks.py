@@ -38,15 +38,15 @@ TOOL_MATCHER = "Bash|Edit|Write|NotebookEdit|Read"  # tool names Claude Code has
 #: Seconds Claude Code lets each hook run before cancelling it (settings.json `timeout`, in
 #: seconds). Its hooks reference gives one default for every command hook, 600 s, and no per-event
 #: value: far too long for hooks that hold up each prompt and tool call, so each event gets a
-#: bound of its own, a few times the slowest answer measured at 1,000 entries with semantic search
-#: on under load (about 3 s; bench/hooks_ab.py). A hook cut short loses its answer (and, before a
-#: tool runs, its guard), so none is tight: session start once a session, and it may build the
-#: index or load the embedding model cold; a failure is searched with its whole output.
+#: bound of its own, about four times the slowest answer measured at 1,000 entries with semantic
+#: search on (7.7 s on 2 cores at load 12; 1-3 s when the machine is quieter; bench/hooks_ab.py).
+#: A hook cut short loses its answer (and, before a tool runs, its guard), so none is tight;
+#: session start, once a session, may also build the index or load the embedding model cold.
 HOOK_TIMEOUTS = {
-    "session-start": 30,
-    "user-prompt": 15,
-    "pre-tool-use": 15,
-    "post-tool-use-failure": 20,
+    "session-start": 60,
+    "user-prompt": 30,
+    "pre-tool-use": 30,
+    "post-tool-use-failure": 30,
 }
 #: What earlier `hooks install` wrote for every event: still recognised as errnote's own.
 LEGACY_HOOK_TIMEOUT = 10

@@ -117,10 +117,10 @@ def test_each_event_gets_its_own_timeout_in_seconds(tmp_path: Path) -> None:
     }
     # Seconds, as Claude Code reads `timeout`; well under its 600 s default, above the slowest answer.
     assert timeouts == {
-        "SessionStart": [30],
-        "UserPromptSubmit": [15],
-        "PreToolUse": [15],
-        "PostToolUseFailure": [20],
+        "SessionStart": [60],
+        "UserPromptSubmit": [30],
+        "PreToolUse": [30],
+        "PostToolUseFailure": [30],
     }
 
 
