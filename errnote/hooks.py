@@ -41,7 +41,21 @@ GEMINI_EVENT_NAMES = frozenset({"BeforeAgent", "BeforeTool", "AfterTool"})
 GEMINI_ONLY_EVENTS = {"after-tool": "AfterTool"}
 #: Tools whose use `pre-tool-use` looks at (the matcher written into settings.json).
 TOOL_MATCHER = "Bash|Edit|Write|NotebookEdit|Read"  # tool names Claude Code has (no MultiEdit)
-HOOK_TIMEOUT = 10  # seconds; Claude Code's default is 60, a memory lookup never needs that long
+#: Seconds Claude Code lets each hook run before cancelling it (settings.json `timeout`, in
+#: seconds). Its hooks reference gives one default for every command hook, 600 s, and no per-event
+#: value: far too long for hooks that hold up each prompt and tool call, so each event gets a
+#: bound of its own, about four times the slowest answer measured at 1,000 entries with semantic
+#: search on (7.7 s on 2 cores at load 12; 1-3 s when the machine is quieter; bench/hooks_ab.py).
+#: A hook cut short loses its answer (and, before a tool runs, its guard), so none is tight;
+#: session start, once a session, may also build the index or load the embedding model cold.
+HOOK_TIMEOUTS = {
+    "session-start": 60,
+    "user-prompt": 30,
+    "pre-tool-use": 30,
+    "post-tool-use-failure": 30,
+}
+#: What earlier `hooks install` wrote for every event: still recognised as errnote's own.
+LEGACY_HOOK_TIMEOUT = 10
 SESSION_MAX_AGE = 7 * 86400  # session state files older than this are pruned
 SESSION_LOCK_WAIT = 2.0  # seconds a hook waits for another hook of its session
 LOG_MAX_BYTES = 256 * 1024
@@ -304,6 +318,7 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     Raises on internal errors; `run` is the wrapper that turns every error into silence.
     """
     from errnote.capture import hooks as capture
+    from errnote.capture.inbox import Inbox
     from errnote.errors import NotebookNotFound
     from errnote.inject import Options, render, select
     from errnote.notebook import Notebook
@@ -328,13 +343,16 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     # Gemini CLI documents no limit: the same cap.)
     options = replace(options, budget=min(options.budget, capture.CONTEXT_CAP))
     note = ""
+    # The notebook is read once: the capture looks through it and the answer selects from it.
+    contents = nb.load()
+    inbox = Inbox(nb, contents.entries)
     if act == "user-prompt" and hook.prompt.strip():
         with contextlib.suppress(ErrnoteError, OSError):  # capture is a bonus: the context goes out
-            note = capture.note_prompt(nb, hook.prompt, hook.transcript_path, hook.session_id)
+            note = capture.note_prompt(nb, hook.prompt, hook.transcript_path, hook.session_id, inbox)
     if act == "post-tool-use-failure" and (hook.error.strip() or hook.command.strip()):
         with contextlib.suppress(ErrnoteError, OSError):
             failed = capture.record_tool_failure(
-                nb, hook.tool_name, hook.command, hook.error, hook.session_id
+                nb, hook.tool_name, hook.command, hook.error, hook.session_id, inbox
             )
             if not failed.repeated:  # this very failure tells the agent nothing it has not just seen
                 options = replace(options, exclude=options.exclude | {failed.entry.id})
@@ -342,10 +360,11 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         if note:
             return Answer(_payload(hook, note))
         return Answer("", "the input holds no prompt, command or file to find entries for")
-    contents = nb.load()
+    if inbox.wrote_notebook():
+        contents = nb.load()  # a repetition was counted on one of its entries: read it as it is now
     if options.query.strip() and _index_far_behind(nb, contents.scan):
         # Building a big index, or catching up with thousands of changed files (a fresh clone, a big
-        # pull), takes longer than a hook may (Claude Code stops it at 10 s): do it in the background
+        # pull), takes longer than a hook may (`HOOK_TIMEOUTS`): do it in the background
         # and answer from the rules, paths and tools meanwhile.
         _build_in_background(nb)
         options = replace(options, query="")

@@ -765,16 +765,34 @@ def rule_of(p: Picked, now: datetime, *, dated: bool = False) -> Rule:
     )
 
 
-#: How an entry's title reads as a statement: most titles are instructions, these are not.
-_LEAD_LABEL = {"mistake": "Avoid", "tool-quirk": "Quirk", "insight": "Insight", "confirmation": "Confirmed"}
+#: What each type of entry is, put before its title: the text states what the notebook records
+#: ("Lesson: ...", "Mistake: ..."), it does not command the model.
+_LEAD_LABEL = {
+    "lesson": "Lesson",
+    "mistake": "Mistake",
+    "correction": "Correction",
+    "preference": "Preference",
+    "convention": "Convention",
+    "tool-quirk": "Quirk",
+    "insight": "Insight",
+    "confirmation": "Confirmed",
+}
 
 
-def _lead(r: Rule, default: str) -> str:
-    """The title with its label (`Avoid: ...`), unless the title already starts with it."""
-    label = _LEAD_LABEL.get(r.type, default)
+def _lead(r: Rule) -> str:
+    """The title with its label (`Lesson: ...`), unless the title already starts with it."""
+    label = _LEAD_LABEL.get(r.type, "")
     if not label or r.do.lower().startswith(label.lower() + ":"):
         return r.do
     return f"{label}: {r.do}"
+
+
+def _because(why: str) -> str:
+    """A reason read after "because": a capital that only starts the sentence is lowered ("The
+    lockfile" -> "the lockfile"); an acronym or a name in capitals is not ("TLS", "CI")."""
+    if len(why) > 1 and why[0].isupper() and why[1].islower():
+        return why[0].lower() + why[1:]
+    return why
 
 
 def _sentence(text: str) -> str:
@@ -788,14 +806,14 @@ def _md_safe(text: str) -> str:
 
 def _markdown_entry(p: Picked, now: datetime, *, dated: bool) -> str:
     r = rule_of(p, now, dated=dated)
-    lead = _lead(r, "")
-    lines = [f"- **{_md_safe(lead)}**" + (" (pinned)" if r.pinned else "")]
+    head = f"- **{_md_safe(_lead(r))}**" + (" (pinned)" if r.pinned else "")
+    if r.why:
+        head += f", because {_md_safe(_sentence(_because(r.why)))}"
+    lines = [head]
     if r.instead:
-        lines.append(f"  {'Instead' if r.type == 'mistake' else 'Do'}: {_md_safe(r.instead)}")
+        lines.append(f"  Fix: {_md_safe(r.instead)}")
     if r.error:
         lines.append(f"  Error seen: `{_md_safe(r.error).replace('`', chr(39))}`")
-    if r.why:
-        lines.append(f"  Why: {_md_safe(_sentence(r.why))}")
     lines.append(
         f"  Applies to: {_md_safe(r.where)}. _({r.type}{', unreviewed' if r.unreviewed else ''}, "
         f"confidence {r.confidence:.2f}, {r.age}; id {r.id})_"
@@ -805,10 +823,10 @@ def _markdown_entry(p: Picked, now: datetime, *, dated: bool) -> str:
 
 # --- rendering ----------------------------------------------------------------------------------
 
-_MD_TITLE = "## Lessons from this repository's error notebook (errnote)"
+_MD_TITLE = "## This repository's error notebook (errnote)"
 _MD_INTRO = (
-    "Follow these rules; they were learned from past mistakes in this repository. "
-    "`errnote show ID` prints an entry in full."
+    "Recorded in this repository's errnote notebook: lessons, conventions and past failures, "
+    "with reasons and scope. `errnote show ID` prints an entry in full."
 )
 
 
@@ -865,9 +883,12 @@ def _xml_escape(text: str, quote: bool = False) -> str:
 _XML_GROUPS = (("rules", ("always", "query", "path", "tool")), ("recent-failures", ("recent",)))
 
 
+_XML_NOTE = "recorded in this repository's errnote notebook"
+
+
 def render_xml(selection: Selection, *, dated: bool = False) -> str:
     """A `<memory-context>` block, rules and recent failures apart, for prompts that take XML."""
-    out = ['<memory-context source="errnote">']
+    out = [f'<memory-context source="errnote" note="{_xml_escape(_XML_NOTE, True)}">']
     for tag, sections in _XML_GROUPS:
         items = [p for s in sections for p in selection.section(s)]
         if not items:
@@ -885,13 +906,13 @@ def render_xml(selection: Selection, *, dated: bool = False) -> str:
             if r.unreviewed:
                 attrs += ' unreviewed="true"'
             out.append(f"<entry {attrs}>")
-            out.append(_xml_escape(_lead(r, "Rule")))
+            out.append(_xml_escape(_lead(r)))
+            if r.why:
+                out.append(f"Reason: {_xml_escape(r.why)}")
             if r.instead:
-                out.append(f"{'Instead' if r.type == 'mistake' else 'Do'}: {_xml_escape(r.instead)}")
+                out.append(f"Fix: {_xml_escape(r.instead)}")
             if r.error:
                 out.append(f"Error seen: {_xml_escape(r.error)}")
-            if r.why:
-                out.append(f"Why: {_xml_escape(r.why)}")
             out.append(f"Applies to: {_xml_escape(r.where)}")
             out.append("</entry>")
         out.append(f"</{tag}>")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from errnote.errors import ErrnoteError
-from errnote.hooks import EVENTS, HOOK_TIMEOUT, TOOL_MATCHER
+from errnote.hooks import EVENTS, HOOK_TIMEOUTS, LEGACY_HOOK_TIMEOUT, TOOL_MATCHER
 
 
 def hook_command(event: str, exe: str = "errnote") -> str:
@@ -249,7 +249,8 @@ def _group_for(event: str, exe: str) -> dict[str, Any]:
     group: dict[str, Any] = {}
     if event == "pre-tool-use":
         group["matcher"] = TOOL_MATCHER
-    group["hooks"] = [{"type": "command", "command": hook_command(event, exe), "timeout": HOOK_TIMEOUT}]
+    timeout = HOOK_TIMEOUTS[event]
+    group["hooks"] = [{"type": "command", "command": hook_command(event, exe), "timeout": timeout}]
     return group
 
 
@@ -386,7 +387,7 @@ def _installed_shape(name: str, hook: object) -> bool:
     event = next((e for e, n in EVENTS.items() if n == name), "")
     return (
         hook["type"] == "command"
-        and hook["timeout"] == HOOK_TIMEOUT
+        and hook["timeout"] in (HOOK_TIMEOUTS.get(event), LEGACY_HOOK_TIMEOUT)
         and _runs_only(str(hook["command"]), event)
     )
 

@@ -161,3 +161,17 @@ def test_show_finds_an_inbox_entry_and_says_it_is_unreviewed(
     assert "in the inbox, unreviewed" in result.stderr
     missing = runner.invoke(app, ["--notebook", str(repo), "show", "abcdef1234"])
     assert missing.exit_code == 1 and "errnote inbox" in missing.stderr
+
+
+def test_entries_read_once_are_read_again_after_a_write(nb: Notebook) -> None:
+    """A capture reads each folder once; a repetition counted on a committed entry is seen at once."""
+    held = nb.add("mistake", "`psql -f x.sql` failed (exit 3)", tool="psql", error="ERROR: relation gone")
+    inbox = Inbox(nb, nb.load().entries)
+    first = inbox.capture(EntryType.MISTAKE, "`make lint` failed (exit 2)", tool="make", error="E1 bad")
+    assert not first.repeated and not inbox.wrote_notebook()  # written to the inbox only
+    again = inbox.capture(EntryType.MISTAKE, "`make lint` failed (exit 2)", tool="make", error="E1 bad")
+    assert again.repeated and again.entry.id == first.entry.id and again.entry.confirmed == 1
+    counted = inbox.capture(EntryType.MISTAKE, "`psql -f x.sql` failed (exit 3)", tool="psql")
+    assert counted.repeated and counted.entry.id == held.id and inbox.wrote_notebook()
+    assert nb.get(held.id).confirmed == 1
+    assert inbox.capture(EntryType.MISTAKE, "`psql -f x.sql` failed (exit 3)").entry.confirmed == 2

@@ -680,15 +680,39 @@ def test_age_text() -> None:
 
 def test_rendered_rule_has_what_why_where_and_evidence(fixed: Notebook, runner: CliRunner) -> None:
     _, out, _ = invoke(runner, fixed)
-    assert "- **Build with make build, not cargo build --all-features**" in out
-    assert "Why: The native-tls and rustls features exclude each other." in out
+    assert (
+        "- **Lesson: Build with make build, not cargo build --all-features**, "
+        "because the native-tls and rustls features exclude each other.\n  Fix: make build\n" in out
+    )
     assert (
         "Applies to: this whole repository, with cargo. "
         "_(lesson, confidence 0.70, learned 10 days ago; id aaaa000003)_" in out
     )
-    assert "**Avoid: Ran cargo build --all-features and broke the TLS build**" in out
-    assert "Instead: Build with the default features via make build\n" in out  # from the linked correction
+    assert "**Mistake: Ran cargo build --all-features and broke the TLS build**" in out
+    assert "Fix: Build with the default features via make build\n" in out  # from the linked correction
     assert "corrected 2 days ago" in out and "confirmed 3 days ago" in out
+
+
+def test_every_format_states_what_is_recorded_instead_of_commanding(fixed: Notebook) -> None:
+    options = Options.from_config(fixed.config, tools=("git",), paths=("db/migrations/1.sql",))
+    sel = select(fixed, options, NOW)
+    md, xml = render(sel, "markdown"), render(sel, "xml")
+    assert "Recorded in this repository's errnote notebook:" in md
+    assert '<memory-context source="errnote" note="recorded in this repository' in xml
+    for text in (md, xml):
+        assert "Follow these rules" not in text and "Rule: " not in text and "Avoid: " not in text
+        assert "Lesson: Every migration needs a down step" in text  # each entry says what it is
+    assert "Lesson: Every migration needs a down step**, because rollbacks in production" in md
+    assert "Reason: Rollbacks in production run the down step" in xml
+
+
+def test_because_keeps_acronyms_and_names() -> None:
+    from errnote.inject import _because
+
+    assert _because("The lockfile is pnpm's") == "the lockfile is pnpm's"
+    assert _because("TLS needs one backend") == "TLS needs one backend"
+    assert _because("npm rewrites it") == "npm rewrites it"
+    assert _because("I") == "I"
 
 
 def test_config_sets_the_defaults(fixed: Notebook) -> None:

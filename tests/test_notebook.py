@@ -71,6 +71,39 @@ def test_provenance_on_a_detached_head(nb: Notebook, repo: Path) -> None:
     assert entry.provenance.branch == ""
 
 
+def test_provenance_after_gc_packs_the_refs(nb: Notebook, repo: Path) -> None:
+    git(repo, "pack-refs", "--all")  # the branch's loose ref file is gone: only packed-refs holds it
+    assert not (repo / ".git" / "refs" / "heads" / "main").exists()
+    entry = nb.add("insight", "Packed refs work")
+    assert entry.provenance.commit == git(repo, "rev-parse", "HEAD")
+    assert entry.provenance.branch == "main"
+
+
+def test_provenance_in_a_linked_worktree(nb: Notebook, repo: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    git(repo, "add", ".errnote")
+    git(repo, "commit", "-q", "-m", "notebook")
+    git(repo, "worktree", "add", "-q", "-b", "feature/x", str(other))
+    (other / "more.txt").write_text("x\n")
+    git(other, "add", "more.txt")
+    git(other, "commit", "-q", "-m", "second")
+    entry = Notebook.locate(other).add("insight", "Worktrees work")
+    assert entry.provenance.commit == git(other, "rev-parse", "HEAD") != git(repo, "rev-parse", "HEAD")
+    assert entry.provenance.branch == "feature/x"
+    assert entry.provenance.author == "Test Author"  # the shared config, as git reads it
+
+
+def test_provenance_before_the_first_commit(tmp_path: Path) -> None:
+    path = tmp_path / "fresh"
+    path.mkdir()
+    git(path, "init", "-q", "-b", "trunk")
+    git(path, "config", "user.name", "New Person")
+    notebook, _ = Notebook.init(path)
+    entry = notebook.add("insight", "No commits yet")
+    assert entry.provenance.commit == "" and entry.provenance.branch == "trunk"
+    assert entry.provenance.author == "New Person"
+
+
 def test_provenance_outside_any_repository(plain_nb: Notebook) -> None:
     entry = plain_nb.add("insight", "No git here", source="agent", session="s-1")
     assert entry.provenance.commit == "" and entry.provenance.branch == ""

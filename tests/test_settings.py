@@ -106,3 +106,29 @@ def test_a_damaged_record_is_ignored(tmp_path: Path) -> None:
     install(root)
     uninstall(root)
     assert path.read_text() == "{}\n"
+
+
+def test_each_event_gets_its_own_timeout_in_seconds(tmp_path: Path) -> None:
+    root, path = _repo(tmp_path, "{}\n")
+    install(root)
+    timeouts = {
+        name: [h["timeout"] for g in groups for h in g["hooks"]]
+        for name, groups in json.loads(path.read_text())["hooks"].items()
+    }
+    # Seconds, as Claude Code reads `timeout`; well under its 600 s default, above the slowest answer.
+    assert timeouts == {
+        "SessionStart": [60],
+        "UserPromptSubmit": [30],
+        "PreToolUse": [30],
+        "PostToolUseFailure": [30],
+    }
+
+
+def test_hooks_an_earlier_install_wrote_are_still_recognised(tmp_path: Path) -> None:
+    """A teammate's settings.json from before per-event timeouts (10 s everywhere), no record here."""
+    old = {"type": "command", "command": "errnote hook post-tool-use-failure", "timeout": 10}
+    other = {"type": "command", "command": "errnote hook session-start", "timeout": 11}
+    doc = {"hooks": {"PostToolUseFailure": [{"hooks": [old]}], "SessionStart": [{"hooks": [other]}]}}
+    root, path = _repo(tmp_path, json.dumps(doc, indent=2) + "\n")
+    assert uninstall(root).events == ("PostToolUseFailure",)
+    assert json.loads(path.read_text()) == {"hooks": {"SessionStart": [{"hooks": [other]}]}}

@@ -46,7 +46,7 @@ def guard(picked: Sequence[Any], mode: str, floor: float) -> tuple[str, str] | N
     return mode, "This notebook holds a rule for this command: " + "; ".join(reasons)
 
 
-def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str) -> str:
+def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str, inbox: Any = None) -> str:
     """Detect a correction or confirmation in the user's prompt and record it in the inbox; the one
     line that tells the agent what was recorded (empty when nothing was)."""
     from errnote.capture.detect import classify
@@ -59,7 +59,7 @@ def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str) -> str
     found = classify(text, agent_said)
     if found.kind not in ("correction", "confirmation"):
         return ""
-    captured = record(Inbox(nb), found, text, agent_said, session=session)
+    captured = record(inbox or Inbox(nb), found, text, agent_said, session=session)
     if captured is None:
         return ""
     e = captured.entry
@@ -72,7 +72,9 @@ def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str) -> str
     )
 
 
-def record_tool_failure(nb: Any, tool_name: str, command: str, error: str, session: str) -> Any:
+def record_tool_failure(
+    nb: Any, tool_name: str, command: str, error: str, session: str, inbox: Any = None
+) -> Any:
     """Record a failed tool call as a mistake in the inbox, counted on the entry of the same tool
     and normalised error when there is one."""
     import shlex
@@ -86,7 +88,7 @@ def record_tool_failure(nb: Any, tool_name: str, command: str, error: str, sessi
         argv = [command]
     argv = argv or [tool_name or "tool"]
     status = _exit_status(error)
-    return record_failure(Inbox(nb), argv, Outcome(status, error[-8192:]), session=session)
+    return record_failure(inbox or Inbox(nb), argv, Outcome(status, error[-8192:]), session=session)
 
 
 def _exit_status(error: str) -> int:

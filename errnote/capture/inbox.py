@@ -71,9 +71,30 @@ def overlap(a: str, b: str) -> float:
 class Inbox:
     """The inbox of one notebook."""
 
-    def __init__(self, nb: Notebook) -> None:
+    def __init__(self, nb: Notebook, entries: Sequence[Entry] | None = None) -> None:
+        """`entries`: the notebook's entries when the caller has just read them (a hook reads
+        them anyway, for its answer)."""
         self.nb = nb
         self.root = nb.root / INBOX_DIRNAME
+        # Entries read once per Inbox (one command, one hook) and dropped on every write here: a
+        # correction's capture looks through both folders three times, each a thousand files.
+        self._read: dict[Path, tuple[Entry, ...]] = {}
+        if entries is not None:
+            self._read[nb.root] = tuple(entries)
+
+    def wrote_notebook(self) -> bool:
+        """Was the committed notebook written since its entries were read (a repetition counted on
+        one of its entries, or a `direct` capture)?"""
+        return self.nb.root not in self._read
+
+    def _entries_of(self, where: Notebook) -> tuple[Entry, ...]:
+        if where.root not in self._read:
+            self._read[where.root] = where.load().entries
+        return self._read[where.root]
+
+    def changed(self, where: Notebook) -> None:
+        """Forget what was read of `where`: it was written to."""
+        self._read.pop(where.root, None)
 
     def exists(self) -> bool:
         return (self.root / "entries").is_dir()
@@ -113,19 +134,23 @@ class Inbox:
         *,
         direct: bool = False,
         same: Any = None,
+        merge: bool = True,
         **fields: Any,
     ) -> Captured:
         """Record a capture in the inbox (in `entries/` with `direct`), or count it on the entry that
-        already holds the same thing (`same(entry) -> bool`, default: same type, most words shared)."""
+        already holds the same thing (`same(entry) -> bool`, default: same type, most words shared;
+        never with `merge=False`)."""
         target = self.nb if direct else self.notebook()
-        held = self._held(type, title, fields, same, direct)
+        held = self._held(type, title, fields, same, direct) if merge else None
         if held is not None:
             where, entry = held
+            self.changed(where)
             return Captured(self._again(where, entry, fields), True, where is not self.nb)
         tags = [t for t in fields.pop("tags", ()) if t != UNREVIEWED]
         if not direct:
             tags.append(UNREVIEWED)
         fields.setdefault("source", Source.AGENT)
+        self.changed(target)
         entry = target.add(type, title, tags=tags, **fields)
         return Captured(entry, False, not direct)
 
@@ -141,7 +166,7 @@ class Inbox:
 
         places = [self.nb] if direct else ([Notebook(self.root)] if self.exists() else []) + [self.nb]
         for where in places:
-            for entry in where.load().entries:
+            for entry in self._entries_of(where):
                 if alike(entry):
                     return where, entry
         return None
@@ -158,7 +183,9 @@ class Inbox:
     def recent(self, type: EntryType, within: timedelta) -> list[Entry]:
         """Active entries of `type` captured within `within`, inbox and notebook, newest first."""
         since = datetime.now(timezone.utc) - within
-        every = self.entries() + list(self.nb.load().entries)
+        held = list(self._entries_of(Notebook(self.root))) if self.exists() else []
+        every = sorted(held, key=lambda e: (-e.provenance.created.timestamp(), e.id))
+        every += self._entries_of(self.nb)
         found = [
             e for e in every if e.type is type and e.status is Status.ACTIVE and e.provenance.created >= since
         ]

@@ -9,6 +9,7 @@ already held (the same type, most title words shared) counts again on that entry
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from errnote.capture.detect import Detection
 from errnote.capture.inbox import Captured, Inbox, overlap
@@ -49,7 +50,7 @@ def record(
     body = f"The user said: {_quoted(text)}"
     if agent_said.strip():
         body += f" (after the agent said: {_quoted(agent_said)})"
-    fields: dict[str, object] = {"body": body, "session": session, "confidence": _confidence(etype, found)}
+    fields: dict[str, Any] = {"body": body, "session": session, "confidence": _confidence(etype, found)}
     captured = inbox.capture(etype, title, direct=direct, **fields)
     if etype is EntryType.CORRECTION and not captured.repeated:
         _link_mistake(inbox, captured, title, text, agent_said, direct=direct, session=session)
@@ -84,7 +85,7 @@ def _link_mistake(
             body=f"Guessed from the correction {captured.entry.id}; verify before accepting.",
             confidence=GUESSED_MISTAKE,
             session=session,
-            same=lambda _e: False,  # a guess is never merged with a real mistake
+            merge=False,  # a guess is never merged with a real mistake
         )
         mistake = guessed.entry
     where = inbox.nb if direct else inbox.notebook()
@@ -96,6 +97,7 @@ def _link_mistake(
         from errnote.store import redact_entry
 
         where.store.replace(path, redact_entry(entry.with_changes(links=(*entry.links, link))))
+        inbox.changed(where)
 
 
 def _first_line(text: str, limit: int = 160) -> str:

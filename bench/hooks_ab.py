@@ -1,0 +1,126 @@
+"""Hook timings of two errnote source trees side by side: interleaved runs, medians.
+
+Each round runs every case once with tree A, then once with tree B (alternating which goes
+first), as the process Claude Code starts (`python -m errnote hook EVENT`, JSON on stdin, a fresh
+session each run), so load on a shared machine falls on both alike.
+
+    git archive HEAD errnote | tar -x -C /tmp/base      # the "before" tree
+    python bench/generate.py --n 1000 --out /tmp/nb1k && git -C /tmp/nb1k init ...
+    python bench/hooks_ab.py --repo /tmp/nb1k --tree before=/tmp/base --tree after=. --rounds 9
+    ERRNOTE_SEMANTIC=0 python bench/hooks_ab.py ...      # semantic search off
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+_RUNS = itertools.count()
+
+CASES: dict[str, tuple[str, dict[str, Any]]] = {
+    "session-start": ("session-start", {"source": "startup"}),
+    "pre-tool-use-bash": (
+        "pre-tool-use",
+        {"tool_name": "Bash", "tool_input": {"command": "cargo build --all-features"}},
+    ),
+    "post-tool-use-failure": (
+        "post-tool-use-failure",
+        {"tool_name": "Bash", "tool_input": {"command": "cargo build"},
+         "error": "Exit code 101\nerror: failed to run custom build command for `openssl-sys v0.9.80`"},
+    ),
+    "user-prompt-correction": ("user-prompt", {"prompt": "no, build with make build, not cargo build"}),
+    "user-prompt-query": ("user-prompt", {"prompt": "why does the docker build fail on the CI runner"}),
+    # A failure and a correction never seen before (each WORD a new word): a new inbox entry is
+    # written, with its provenance, instead of a repetition being counted.
+    "post-tool-use-failure-new": (
+        "post-tool-use-failure",
+        {"tool_name": "Bash", "tool_input": {"command": "cargo build"},
+         "error": "Exit code 101\nerror: failed to run custom build command for `WORD-sys`"},
+    ),
+    "user-prompt-correction-new": ("user-prompt", {"prompt": "no, use WORD WORD WORD, not cargo build"}),
+}  # fmt: skip
+
+
+def word(n: int) -> str:
+    """A made-up word for run `n` (letters only: error normalisation keeps letters, drops digits)."""
+    out = ""
+    n += 26 * 27
+    while n:
+        n, r = divmod(n, 26)
+        out = "abcdefghijklmnopqrstuvwxyz"[r] + out
+    return "zq" + out
+
+
+def run_once(tree: Path, repo: Path, event: str, fields: dict[str, Any], tag: str) -> tuple[float, float]:
+    """One hook process from `tree`: wall and CPU seconds."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(tree)
+    env["NO_COLOR"] = "1"
+    payload = json.dumps({"session_id": f"ab-{tag}-{time.time_ns()}", "cwd": str(repo), **fields})
+    while "WORD" in payload:
+        payload = payload.replace("WORD", word(next(_RUNS)), 1)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "errnote", "hook", event],
+        cwd=repo,
+        env=env,
+        input=payload,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{tree}: hook {event} failed: {done.stderr[:400]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repo", type=Path, required=True, help="a git repository holding a notebook")
+    parser.add_argument("--tree", action="append", required=True, help="NAME=PATH: a folder with errnote/")
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--case", action="append", help="only these cases (default: all)")
+    args = parser.parse_args()
+    trees = [(name, Path(path).resolve()) for name, path in (t.split("=", 1) for t in args.tree)]
+    cases = {k: v for k, v in CASES.items() if not args.case or k in args.case}
+    semantic = os.environ.get("ERRNOTE_SEMANTIC", "")
+    print(f"ERRNOTE_SEMANTIC={semantic or '(unset: on)'}  load {os.getloadavg()[0]:.2f}", flush=True)
+    for name, tree in trees:  # warm caches, build the index once
+        for case, (event, fields) in cases.items():
+            run_once(tree, args.repo, event, fields, f"warm-{name}-{case}")
+    walls: dict[tuple[str, str], list[float]] = {}
+    cpus: dict[tuple[str, str], list[float]] = {}
+    for r in range(args.rounds):
+        order = trees if r % 2 == 0 else trees[::-1]
+        for case, (event, fields) in cases.items():
+            for name, tree in order:
+                wall, cpu = run_once(tree, args.repo, event, fields, f"{name}-{case}-{r}")
+                walls.setdefault((case, name), []).append(wall)
+                cpus.setdefault((case, name), []).append(cpu)
+    print(f"{'case':26}" + "".join(f"{name:>22}" for name, _ in trees))
+    for case in cases:
+        cells = []
+        for name, _ in trees:
+            w = statistics.median(walls[(case, name)]) * 1000
+            c = statistics.median(cpus[(case, name)]) * 1000
+            cells.append(f"{w:8.0f} ms [{c:5.0f} cpu]")
+        print(f"{case:26}" + "".join(f"{cell:>22}" for cell in cells))
+    print(f"medians of {args.rounds} interleaved runs; load after {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
