@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from errnote import __version__
-from errnote.cli import capture_cmd, exchange_cmd, inject_cmd, mcp_cmd
+from errnote.cli import capture_cmd, exchange_cmd, inject_cmd, lifecycle_cmd, mcp_cmd
 from errnote.cli.context import (
     JsonOpt,
     empty_notebook,
@@ -1253,3 +1253,15 @@ app.command("export", short_help="Print every entry as JSON Lines (or JSON).")(e
 app.command("import", short_help="Import entries from JSON, a Markdown rule list or agent_memory.")(
     exchange_cmd.import_
 )
+app.command(short_help="Confirm an entry still holds (confidence up).", epilog=lifecycle_cmd.RULES_HELP)(
+    lifecycle_cmd.confirm
+)
+app.command(
+    short_help="Record that an entry was found wrong (confidence down).", epilog=lifecycle_cmd.RULES_HELP
+)(lifecycle_cmd.contradict)
+app.command(short_help="Replace an entry by a newer one.", epilog=lifecycle_cmd.RULES_HELP)(
+    lifecycle_cmd.supersede
+)
+app.command(
+    short_help="Say whether an entry helped or misled (for agents).", epilog=lifecycle_cmd.RULES_HELP
+)(lifecycle_cmd.feedback)
