@@ -85,3 +85,25 @@ def feedback(
     nb = notebook_of(ctx)
     before = nb.get(id).confidence
     _done(nb.feedback(id, helped=helped, note=note or ""), "Helped" if helped else "Misled", before, json_)
+
+
+def lint(ctx: typer.Context, json_: JsonOpt = False) -> None:
+    """Check the notebook's files: schema, unknown keys, broken and one-way links, duplicate ids,
+    conflict markers, secrets, lessons without a reason or scope, superseded entries marked active.
+
+    Exit 1 when any error is found, 0 with warnings only. Each finding is one line on stdout
+    (`PATH: error: MESSAGE [CODE]`, paths relative to .errnote/); --json prints
+    {"ok", "files", "errors", "warnings", "findings": [{"level", "code", "path", "id", "message"}]}.
+    """
+    from errnote.lifecycle.lint import lint as check
+
+    report = check(notebook_of(ctx))
+    if json_:
+        emit_json(report.to_json())
+    else:
+        for f in report.findings:
+            typer.echo(f"{f.path}: {f.level}: {f.message} [{f.code}]")
+        errors, warnings = len(report.errors), len(report.warnings)
+        say(f"{report.files} entry files checked: {errors} error(s), {warnings} warning(s).")
+    if report.errors:
+        raise typer.Exit(1)
