@@ -1266,3 +1266,4 @@ app.command(
     short_help="Say whether an entry helped or misled (for agents).", epilog=lifecycle_cmd.RULES_HELP
 )(lifecycle_cmd.feedback)
 app.command(short_help="Check the notebook's files (exit 1 on errors); for pre-commit.")(lifecycle_cmd.lint)
+app.command(short_help="Counts, confidence spread, stale and never-shown entries.")(lifecycle_cmd.stats)

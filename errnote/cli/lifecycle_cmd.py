@@ -107,3 +107,39 @@ def lint(ctx: typer.Context, json_: JsonOpt = False) -> None:
         say(f"{report.files} entry files checked: {errors} error(s), {warnings} warning(s).")
     if report.errors:
         raise typer.Exit(1)
+
+
+def stats(
+    ctx: typer.Context,
+    since: Annotated[
+        str, typer.Option("--since", help="What counts as recent: 7d, 2w, or a date.", show_default=True)
+    ] = "7d",
+    json_: JsonOpt = False,
+) -> None:
+    """Counts by type and status, the confidence spread, what is stale, what no agent session was
+    shown (from the hooks' session records of the last week), what was confirmed or contradicted
+    recently. The clock is $ERRNOTE_NOW when set."""
+    from errnote.inject import resolve_now
+    from errnote.lifecycle.stats import stats as figures
+    from errnote.model import parse_since
+
+    now = resolve_now()
+    found = figures(notebook_of(ctx), now, parse_since(since, now))
+    if json_:
+        emit_json(found.to_json())
+        return
+    c = found.confidence
+    lines = [
+        f"entries: {found.total}",
+        "by type: " + ", ".join(f"{k} {v}" for k, v in found.by_type.items() if v),
+        "by status: " + ", ".join(f"{k} {v}" for k, v in found.by_status.items() if v),
+        f"confidence (active): min {c['min']}, median {c['median']}, max {c['max']}; "
+        + ", ".join(f"{k}: {v}" for k, v in c["bands"].items()),
+        f"stale: {len(found.stale)}" + (f" ({', '.join(found.stale)})" if found.stale else ""),
+        "never shown to a session: "
+        + ("no session records" if found.never_shown is None else str(len(found.never_shown))),
+        f"since {since}: "
+        + (", ".join(f"{k} {len(v)}" for k, v in found.recent.items()) if found.recent else "no changes"),
+    ]
+    for line in lines:
+        typer.echo(line)
