@@ -119,6 +119,15 @@ def test_a_secret_in_any_field(good: Notebook) -> None:
     assert FAKE_TOKEN not in json.dumps(lint(good).to_json())  # the report never repeats it
 
 
+def test_a_secret_in_a_refused_value_is_not_repeated(good: Notebook) -> None:
+    entry = _lesson(good)
+    _edit(good, entry, "type: lesson", f"type: {FAKE_TOKEN}")
+    done = CliRunner().invoke(app, ["--notebook", str(good.root), "lint", "--json"])
+    assert done.exit_code == 1
+    assert {f["code"] for f in json.loads(done.stdout)["findings"]} == {"secret", "schema"}
+    assert FAKE_TOKEN not in done.output
+
+
 def test_a_lesson_without_a_reason(good: Notebook) -> None:
     good.add("lesson", "Use the staging database", scope=["repo"])
     assert _codes(good) == [("warning", "no-reason")]

@@ -22,7 +22,7 @@ Nothing is written: lint reads the files as they are, not through the caches.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -149,9 +149,13 @@ def lint(nb: Notebook) -> Report:
         )
         findings.append(Finding(WARNING, "unreadable", shown, problem.message))
     findings += _across(read)
+    from errnote.redact import redact
+
+    # A refused value is quoted in its message ("unknown entry type '...'"): masked like any text shown.
+    masked = [replace(f, message=redact(f.message), path=redact(f.path)) for f in findings]
     order = {ERROR: 0, WARNING: 1}
-    findings.sort(key=lambda f: (order[f.level], f.path, f.code))
-    return Report(tuple(findings), len(files))
+    masked.sort(key=lambda f: (order[f.level], f.path, f.code))
+    return Report(tuple(masked), len(files))
 
 
 def _across(read: Sequence[tuple[str, Entry]]) -> list[Finding]:
