@@ -26,6 +26,8 @@ confidence:             # how far each event moves an entry's confidence (kept w
   helped: 0.2           # errnote feedback --helped
   misled: 0.2           # errnote feedback --misled (lowered)
 """
+#: What `errnote init` wrote before the `confidence:` section: the defaults too, read without YAML.
+_EARLIER_DEFAULT_TEXTS = (DEFAULT_CONFIG_TEXT[: DEFAULT_CONFIG_TEXT.index("confidence:")],)
 #: Settings whose value is one of a few words, and those words (the rest are numbers).
 _CHOICES: dict[str, tuple[str, ...]] = {"guard": ("ask", "deny", "off")}
 
@@ -117,7 +119,7 @@ def _load(path: Path) -> Config:
         raise ErrnoteError(
             f"{path}: not UTF-8 text (byte {exc.start})", "save the settings file as UTF-8"
         ) from None
-    if text == DEFAULT_CONFIG_TEXT:
+    if text == DEFAULT_CONFIG_TEXT or text in _EARLIER_DEFAULT_TEXTS:
         return Config()  # as `errnote init` wrote it: no need to load a YAML parser
     import yaml
 

@@ -138,3 +138,21 @@ def test_cli_confirm_contradict_supersede_feedback(in_repo: Path, nb: Notebook) 
     assert shown["superseded"]["status"] == "superseded" and shown["by"]["id"] == b
     missing = runner.invoke(app, ["confirm", "ffffffff"])
     assert missing.exit_code == 1 and "no entry" in missing.stderr and "Traceback" not in missing.output
+
+
+def test_the_settings_init_wrote_before_the_confidence_steps_are_the_defaults(tmp_path: Path) -> None:
+    """A notebook made before `confidence:` existed keeps reading its settings without YAML."""
+    import subprocess
+    import sys
+
+    from errnote.config import DEFAULT_CONFIG_TEXT
+
+    earlier = DEFAULT_CONFIG_TEXT[: DEFAULT_CONFIG_TEXT.index("confidence:")]
+    path = tmp_path / "config.yaml"
+    path.write_text(earlier, encoding="utf-8")
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom errnote.config import Config, load_config\n"
+        f"assert load_config(Path({str(path)!r})) == Config()\nprint('yaml' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
