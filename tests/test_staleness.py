@@ -145,3 +145,13 @@ def test_review_after_reads_back_from_json(plain: Notebook) -> None:
     lesson = plain.add("lesson", "Use the v2 payments API")
     updated = plain.update(lesson.id, review_after=date(2027, 3, 1))
     assert entry_to_json(updated)["review_after"] == "2027-03-01"
+
+
+def test_the_weight_moves_by_whole_days() -> None:
+    """A score is the same for two searches a moment apart (and all day long)."""
+    now = datetime(2026, 12, 1, tzinfo=timezone.utc)
+    assert weight("lesson", now - timedelta(hours=23), None, now) == 1.0
+    assert weight("lesson", now - 10 * DAY - timedelta(hours=5), None, now) == weight(
+        "lesson", now - 10 * DAY, None, now
+    )
+    assert weight("lesson", now - 11 * DAY, None, now) < weight("lesson", now - 10 * DAY, None, now)

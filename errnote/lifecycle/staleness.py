@@ -5,7 +5,7 @@ Facts and feedback go stale differently: a fact (a tool quirk, an insight) when 
 out narrower than it looked. Each type has a half-life: after that many days without a
 confirmation an entry's weight is halved, after twice as many quartered, and so on:
 
-    weight = 0.5 ** (days since created or last confirmed / HALF_LIFE_DAYS[type])
+    weight = 0.5 ** (whole days since created or last confirmed / HALF_LIFE_DAYS[type])
 
 mistake 90, tool-quirk 180, insight 180, correction 270, lesson 365, confirmation 365,
 preference 730, convention 730 (days). `errnote confirm` (and `feedback --helped`) dates a
@@ -65,7 +65,9 @@ def weight(
     """1.0 when just recorded or confirmed, halved every half-life of its type since."""
     current = now or clock()
     latest = max(created, last_confirmed) if last_confirmed else created
-    days = max((current - latest).total_seconds(), 0.0) / 86400
+    # Whole days: a score does not drift between two searches a second apart, and the same
+    # query gives the same numbers all day.
+    days = max((current - latest).total_seconds(), 0.0) // 86400
     return float(0.5 ** (days / HALF_LIFE_DAYS.get(entry_type, DEFAULT_HALF_LIFE)))
 
 
