@@ -28,8 +28,8 @@ from errnote.model import (
 )
 from errnote.store import Problem, Store, atomic_write_bytes, make_cache_dir, read_entry
 
-CATALOG_VERSION = 8  # 4: marshal; 5: tags masked; 6: NFC tags; 7: a body keeps its first indentation;
-# 8: every text masked when its file is read
+CATALOG_VERSION = 9  # 4: marshal; 5: tags masked; 6: NFC tags; 7: a body keeps its first indentation;
+# 8: every text masked when its file is read; 9: review_after
 
 
 def _record(entry: Entry, st: list[int]) -> dict[str, Any]:
@@ -44,6 +44,7 @@ def _record(entry: Entry, st: list[int]) -> dict[str, Any]:
             [[link.rel.value, link.target] for link in entry.links], entry.pinned,
             entry.expires.isoformat() if entry.expires else None, entry.confirmed,
             entry.last_confirmed.timestamp() if entry.last_confirmed else None, entry.contradicted,
+            entry.review_after.isoformat() if entry.review_after else None,
         ],
         "p": [prov.created.timestamp(), prov.updated.timestamp(), prov.source.value, prov.author,
               prov.commit, prov.branch, prov.session],
@@ -53,7 +54,7 @@ def _record(entry: Entry, st: list[int]) -> dict[str, Any]:
 def _entry(record: dict[str, Any]) -> Entry:
     """Rebuild an entry from its record without validating it again (it was, when its file was read)."""
     (eid, etype, title, body, reason, scope, tags, tool, error, fix, confidence, status, links, pinned,
-     expires, confirmed, last_confirmed, contradicted) = record["e"]  # fmt: skip
+     expires, confirmed, last_confirmed, contradicted, review_after) = record["e"]  # fmt: skip
     created, updated, source, author, commit, branch, session = record["p"]
     # Cheap checks of what a damaged cache could hold (the full validation ran when the file was read).
     if not (isinstance(eid, str) and isinstance(title, str) and 0.0 <= float(confidence) <= 1.0):
@@ -86,6 +87,7 @@ def _entry(record: dict[str, Any]) -> Entry:
         confirmed=confirmed,
         last_confirmed=datetime.fromtimestamp(last_confirmed, timezone.utc) if last_confirmed else None,
         contradicted=contradicted,
+        review_after=date.fromisoformat(review_after) if review_after else None,
     )
 
 

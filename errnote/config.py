@@ -19,7 +19,15 @@ inject:
   budget: 8000          # characters (about 2,000 tokens); whole entries are dropped past it
 search:
   limit: 10             # hits shown by `errnote search`
+confidence:             # how far each event moves an entry's confidence (kept within 0..1)
+  confirm: 0.1          # errnote confirm
+  contradict: 0.15      # errnote contradict (lowered)
+  supersede: 0.15       # errnote supersede (the old entry, lowered)
+  helped: 0.2           # errnote feedback --helped
+  misled: 0.2           # errnote feedback --misled (lowered)
 """
+#: What `errnote init` wrote before the `confidence:` section: the defaults too, read without YAML.
+_EARLIER_DEFAULT_TEXTS = (DEFAULT_CONFIG_TEXT[: DEFAULT_CONFIG_TEXT.index("confidence:")],)
 #: Settings whose value is one of a few words, and those words (the rest are numbers).
 _CHOICES: dict[str, tuple[str, ...]] = {"guard": ("ask", "deny", "off")}
 
@@ -41,6 +49,12 @@ class Config:
     search_limit: int = 10
     guard: str = "ask"  # what pre-tool-use answers for a known prohibition: ask, deny or off
     guard_floor: float = 0.8  # ... when the prohibition is at least this confident
+    # The confidence steps of `errnote.lifecycle.confidence` (confirm, contradict, ...).
+    confirm_step: float = 0.1
+    contradict_step: float = 0.15
+    supersede_step: float = 0.15
+    helped_step: float = 0.2
+    misled_step: float = 0.2
     errors: Mapping[str, str] = field(default_factory=dict)  # setting -> why its value was refused
     unknown: tuple[str, ...] = ()  # keys that are no setting (`inject.max_per_sectoin`): ignored
     problems: tuple[str, ...] = ()  # why the whole file was not used
@@ -58,6 +72,11 @@ _KEYS = {
     ("search", "limit"): "search_limit",
     ("hooks", "guard"): "guard",
     ("hooks", "guard_floor"): "guard_floor",
+    ("confidence", "confirm"): "confirm_step",
+    ("confidence", "contradict"): "contradict_step",
+    ("confidence", "supersede"): "supersede_step",
+    ("confidence", "helped"): "helped_step",
+    ("confidence", "misled"): "misled_step",
 }
 
 #: The settings as written in config.yaml (`inject.floor`, ...).
@@ -71,6 +90,11 @@ _LIMITS: dict[str, float] = {
     "budget": 10_000_000,
     "search_limit": 100_000,
     "guard_floor": 1.0,
+    "confirm_step": 1.0,
+    "contradict_step": 1.0,
+    "supersede_step": 1.0,
+    "helped_step": 1.0,
+    "misled_step": 1.0,
 }
 
 
@@ -95,7 +119,7 @@ def _load(path: Path) -> Config:
         raise ErrnoteError(
             f"{path}: not UTF-8 text (byte {exc.start})", "save the settings file as UTF-8"
         ) from None
-    if text == DEFAULT_CONFIG_TEXT:
+    if text == DEFAULT_CONFIG_TEXT or text in _EARLIER_DEFAULT_TEXTS:
         return Config()  # as `errnote init` wrote it: no need to load a YAML parser
     import yaml
 

@@ -15,7 +15,9 @@ path     entries whose `path:` scope covers one of the given (or changed) files
 tool     entries whose `tool:` scope or `tool` field names one of the given tools / programs
 
 Never selected: superseded or retired entries, entries past their `expires` date, entries another
-active entry supersedes, and entries below the confidence floor (default 0.5). Each section holds
+active entry supersedes, stale entries (unconfirmed for two half-lives of their type, or past their
+`review_after` date: `errnote.lifecycle.staleness`; pinned ones excepted), and entries below the
+confidence floor (default 0.5). Each section holds
 at most `max_per_section` entries (pinned ones are never cut by it). When the rendered entries
 exceed the character budget (counted in the format asked for), whole entries are dropped, lowest
 value first: recent failures (oldest first), then always-on rules, then query/path/tool matches
@@ -37,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errnote.errors import ErrnoteError, UsageError
+from errnote.lifecycle.staleness import is_stale
 from errnote.markdown import fenced_spans, inside
 from errnote.model import (
     Entry,
@@ -230,10 +233,13 @@ class Selection:
 
 
 def is_eligible(entry: Entry, now: datetime, floor: float, superseded: frozenset[str] = frozenset()) -> bool:
-    """May this entry reach a prompt at all? Active, not expired, not superseded, above the floor."""
+    """May this entry reach a prompt at all? Active, not expired, not superseded, above the floor,
+    and not stale (`errnote.lifecycle.staleness`; a pinned entry never is)."""
     if entry.status is not Status.ACTIVE or entry.id in superseded:
         return False
     if entry.expires is not None and entry.expires < now.date():
+        return False
+    if not entry.pinned and is_stale(entry, now):
         return False
     return entry.confidence >= floor
 

@@ -338,6 +338,9 @@ class Entry:
     confirmed: int = 0
     last_confirmed: datetime | None = None
     contradicted: int = 0
+    #: When a person should look at the entry again: past it, unconfirmed since, it counts as stale
+    #: (`errnote.lifecycle.staleness`).
+    review_after: date | None = None
 
     def links_to(self, rel: Relation | None = None) -> list[str]:
         return [link.target for link in self.links if rel is None or link.rel == rel]
@@ -367,6 +370,7 @@ _FIELD_ORDER = (
     "confirmed",
     "last_confirmed",
     "contradicted",
+    "review_after",
     "provenance",
 )
 _KNOWN_KEYS = frozenset(_FIELD_ORDER)
@@ -671,6 +675,7 @@ def entry_from_dict(data: Mapping[str, Any], body: str = "") -> Entry:
             parse_time(data["last_confirmed"], "last_confirmed") if data.get("last_confirmed") else None
         ),
         contradicted=contradicted,
+        review_after=parse_date(data["review_after"], "review_after") if data.get("review_after") else None,
     )
     return validate(entry)
 
@@ -712,6 +717,7 @@ def entry_to_dict(entry: Entry) -> dict[str, Any]:
         "confirmed": entry.confirmed or None,
         "last_confirmed": entry.last_confirmed,
         "contradicted": entry.contradicted or None,
+        "review_after": entry.review_after,
         "provenance": provenance,
     }
     return {k: values[k] for k in _FIELD_ORDER if values[k] is not None}
@@ -745,6 +751,7 @@ def entry_to_json(entry: Entry) -> dict[str, Any]:
         "confirmed": entry.confirmed,
         "last_confirmed": iso(entry.last_confirmed) if entry.last_confirmed else None,
         "contradicted": entry.contradicted,
+        "review_after": entry.review_after.isoformat() if entry.review_after else None,
         "provenance": {
             "created": iso(prov.created),
             "updated": iso(prov.updated),

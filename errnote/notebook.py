@@ -55,6 +55,7 @@ from errnote.store import (
 
 if TYPE_CHECKING:
     from errnote.index import SearchHit
+    from errnote.lifecycle.confidence import Steps
 
 MIN_PREFIX = 4
 
@@ -657,6 +658,90 @@ class Notebook:
             note = f"Retired {_now().date().isoformat()}: {why.strip()}"
             body = f"{entry.body}\n\n{note}" if entry.body else note
             new = redact_entry(self._touched(entry, status=Status.RETIRED, body=body))
+            self.store.replace(path, new)
+        return new
+
+    # --- confidence (the rules: errnote.lifecycle.confidence) --------------------------------
+
+    def _steps(self) -> Steps:
+        from errnote.lifecycle.confidence import Steps
+
+        c = self.config
+        return Steps(c.confirm_step, c.contradict_step, c.supersede_step, c.helped_step, c.misled_step)
+
+    def confirm(self, ref: str, note: str = "") -> Entry:
+        """The entry confirmed true once more: confidence up a step, counted and dated in its file."""
+        from errnote.lifecycle import confidence
+
+        with self.store.lock():
+            entry, path = self.locate_entry(ref)
+            new = redact_entry(self._touched(confidence.confirm(entry, _now(), self._steps(), note)))
+            self.store.replace(path, new)
+        return new
+
+    def contradict(self, ref: str, by: str | None = None, note: str = "") -> Entry:
+        """The entry contradicted: confidence down a step, counted; `by` (the entry that contradicts
+        it) and the entry link `contradicts` to each other."""
+        from errnote.lifecycle import confidence
+
+        with self.store.lock():
+            ids = self._id_paths()
+            entry, path = self._find(ref, ids)
+            other: tuple[Entry, Path] | None = self._find(by, ids) if by else None
+            if other is not None and other[0].id == entry.id:
+                raise InvalidEntry("an entry cannot contradict itself", "give another entry's id to --by")
+            by_id = other[0].id if other is not None else ""
+            new = confidence.contradict(entry, _now(), self._steps(), by_id, note)
+            new = redact_entry(self._touched(new))
+            back = None
+            if other is not None:
+                back = confidence.contradicts(other[0], entry.id)
+                check_writable(path)
+                check_writable(other[1])  # both checked first: a refusal writes neither
+            self.store.replace(path, new)
+            if other is not None and back is not None and back is not other[0]:
+                self.store.replace(other[1], self._touched(back))
+        return new
+
+    def supersede(self, old_ref: str, new_ref: str) -> tuple[Entry, Entry]:
+        """`new` replaces `old`: `new` links `supersedes`, `old` is marked superseded and lowered a
+        step. Returns both, as written."""
+        from errnote.lifecycle import confidence
+
+        with self.store.lock():
+            ids = self._id_paths()
+            old, old_path = self._find(old_ref, ids)
+            new, new_path = self._find(new_ref, ids)
+            if old.id == new.id:
+                raise InvalidEntry("an entry cannot supersede itself")
+            if old.status is not Status.ACTIVE:
+                raise ErrnoteError(
+                    f"entry {old.id} is {old.status.value} already",
+                    f"'errnote link {new.id} supersedes {old.id}' adds the link alone",
+                )
+            if new.status is not Status.ACTIVE:
+                raise ErrnoteError(
+                    f"entry {new.id} is {new.status.value}: it cannot replace another",
+                    "supersede with an active entry",
+                )
+            self._refuse_loop(new.id, old.id)
+            check_writable(old_path)
+            check_writable(new_path)
+            linked = self._touched(confidence.supersedes(new, old.id))
+            lowered = redact_entry(self._touched(confidence.superseded(old, new.id, _now(), self._steps())))
+            self.store.replace(new_path, linked)
+            self.store.replace(old_path, lowered)
+        return lowered, linked
+
+    def feedback(self, ref: str, *, helped: bool, note: str = "") -> Entry:
+        """An agent's word on an entry it used: it helped (up, counted as a confirmation) or it
+        misled (down, counted as a contradiction)."""
+        from errnote.lifecycle import confidence
+
+        with self.store.lock():
+            entry, path = self.locate_entry(ref)
+            new = confidence.feedback(entry, helped, _now(), self._steps(), note)
+            new = redact_entry(self._touched(new))
             self.store.replace(path, new)
         return new
 

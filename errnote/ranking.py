@@ -29,8 +29,9 @@ type_weight
 confidence_factor
     `0.75 + 0.25 x confidence`: confidence orders near-ties; it never buries a strong match.
 freshness
-    1.0 for a year after the entry was created or last confirmed, then falling linearly to 0.85
-    at three years: old entries fade, they are not hidden.
+    `0.85 + 0.15 x weight`, the weight of `errnote.lifecycle.staleness`: halved every half-life
+    of the entry's type (90 days for a mistake to 730 for a convention) since it was created or
+    last confirmed. Old entries fade, they are not hidden.
 
 An entry is returned only when it clears the relevance threshold. Its strength is the information
 it matches in units of the idf of a word only one entry uses (so the threshold means the same in a
@@ -75,8 +76,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import lru_cache
+
+from errnote.lifecycle.staleness import weight
 
 #: Per-field weights of the text match.
 FIELD_WEIGHTS: dict[str, float] = {"title": 3.0, "keys": 2.5, "error": 2.0, "text": 1.0}
@@ -320,14 +323,16 @@ def relevance(ev: Evidence) -> float:
     return ev.bm25 * (0.25 + ev.coverage)
 
 
-def freshness(created: datetime, last_confirmed: datetime | None, now: datetime | None = None) -> float:
-    """1.0 for a year after creation or the last confirmation, then down to 0.85 at three years."""
-    current = now or datetime.now(timezone.utc)
-    latest = max(created, last_confirmed) if last_confirmed else created
-    years = max((current - latest).total_seconds(), 0.0) / (365.25 * 86400)
-    if years <= 1.0:
-        return 1.0
-    return max(0.85, 1.0 - 0.075 * (years - 1.0))
+#: The least freshness: what an entry keeps of its score however long it went unconfirmed.
+MIN_FRESHNESS = 0.85
+
+
+def freshness(
+    created: datetime, last_confirmed: datetime | None, now: datetime | None = None, entry_type: str = ""
+) -> float:
+    """From 1.0 (just recorded or confirmed) down towards MIN_FRESHNESS, by the staleness weight
+    of the entry's type (`errnote.lifecycle.staleness`; at read time, by `$ERRNOTE_NOW` if set)."""
+    return MIN_FRESHNESS + (1.0 - MIN_FRESHNESS) * weight(entry_type, created, last_confirmed, now)
 
 
 def score(
@@ -338,5 +343,5 @@ def score(
         relevance(ev)
         * TYPE_WEIGHTS.get(entry_type, 1.0)
         * (0.75 + 0.25 * confidence)
-        * freshness(created, last_confirmed)
+        * freshness(created, last_confirmed, entry_type=entry_type)
     )

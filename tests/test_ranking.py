@@ -335,11 +335,15 @@ def test_the_documented_formula_term_by_term() -> None:
 
     now = datetime(2026, 12, 1, tzinfo=timezone.utc)
     year = timedelta(days=365.25)
-    assert ranking.freshness(now - 0.9 * year, None, now) == 1.0  # a year at full weight
-    assert ranking.freshness(now - 2 * year, None, now) == pytest.approx(0.925)  # then linear ...
-    assert ranking.freshness(now - 3 * year, None, now) == pytest.approx(0.85)  # ... to 0.85
-    assert ranking.freshness(now - 10 * year, None, now) == pytest.approx(0.85)  # and no lower
-    assert ranking.freshness(now - 10 * year, now - 0.5 * year, now) == 1.0  # confirmed: fresh again
+    day = timedelta(days=1)
+    assert ranking.freshness(now, None, now, "lesson") == 1.0  # just recorded: full weight
+    # 0.85 + 0.15 x 0.5 ** (days / half-life): a lesson's half-life is 365 days, a mistake's 90.
+    assert ranking.freshness(now - 365 * day, None, now, "lesson") == pytest.approx(0.925)
+    assert ranking.freshness(now - 90 * day, None, now, "mistake") == pytest.approx(0.925)
+    assert ranking.freshness(now - 730 * day, None, now, "convention") == pytest.approx(0.925)
+    assert ranking.freshness(now - 730 * day, None, now, "lesson") == pytest.approx(0.8875)
+    assert ranking.freshness(now - 100 * year, None, now, "lesson") == pytest.approx(0.85)  # no lower
+    assert ranking.freshness(now - 10 * year, now, now, "lesson") == 1.0  # confirmed: fresh again
     ev = ranking.Evidence(bm25=8.0, matched_idf=3.0, query_idf=6.0, matched=2, has_code_token=False)
     assert ranking.relevance(ev) == pytest.approx(8.0 * (0.25 + 0.5))
     # score = relevance x type x (0.75 + 0.25 x confidence) x freshness

@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from errnote import __version__
-from errnote.cli import capture_cmd, exchange_cmd, inject_cmd, mcp_cmd, team_cmd
+from errnote.cli import capture_cmd, exchange_cmd, inject_cmd, lifecycle_cmd, mcp_cmd, team_cmd
 from errnote.cli.context import (
     JsonOpt,
     empty_notebook,
@@ -1282,3 +1282,17 @@ app.command("changes", short_help="What changed in the notebook since a commit, 
 app.command("resolve", short_help="Settle a merge conflict in one entry: --ours, --theirs or --edit.")(
     team_cmd.resolve
 )
+app.command(short_help="Confirm an entry still holds (confidence up).", epilog=lifecycle_cmd.RULES_HELP)(
+    lifecycle_cmd.confirm
+)
+app.command(
+    short_help="Record that an entry was found wrong (confidence down).", epilog=lifecycle_cmd.RULES_HELP
+)(lifecycle_cmd.contradict)
+app.command(short_help="Replace an entry by a newer one.", epilog=lifecycle_cmd.RULES_HELP)(
+    lifecycle_cmd.supersede
+)
+app.command(
+    short_help="Say whether an entry helped or misled (for agents).", epilog=lifecycle_cmd.RULES_HELP
+)(lifecycle_cmd.feedback)
+app.command(short_help="Check the notebook's files (exit 1 on errors); for pre-commit.")(lifecycle_cmd.lint)
+app.command(short_help="Counts, confidence spread, stale and never-shown entries.")(lifecycle_cmd.stats)

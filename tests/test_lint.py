@@ -1,0 +1,173 @@
+"""`errnote lint` on a real notebook: one test per fault, each written into the files by hand."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from errnote.cli.app import app
+from errnote.lifecycle.lint import lint
+from errnote.model import Entry
+from errnote.notebook import Notebook
+
+#: A token of GitHub's shape, made up (split so that no scanner reads this file as holding one).
+FAKE_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+@pytest.fixture
+def good(plain_nb: Notebook) -> Notebook:
+    """A notebook lint finds nothing in."""
+    m = plain_nb.add("mistake", "Built with --all-features", error="openssl-sys failed")
+    plain_nb.add(
+        "lesson",
+        "Build with make build",
+        reason="the TLS features clash",
+        scope=["repo"],
+        links=[("corrects", m.id)],
+    )
+    return plain_nb
+
+
+def _codes(nb: Notebook) -> list[tuple[str, str]]:
+    return [(f.level, f.code) for f in lint(nb).findings]
+
+
+def _edit(nb: Notebook, entry: Entry, old: str, new: str) -> Path:
+    path = nb.store.path_for(entry)
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+def _lesson(nb: Notebook, title: str = "Run the linter before pushing") -> Entry:
+    return nb.add("lesson", title, reason="CI rejects lint errors", scope=["repo"])
+
+
+def test_a_good_notebook_passes(good: Notebook) -> None:
+    report = lint(good)
+    assert report.findings == () and report.files == 2
+    done = CliRunner().invoke(app, ["--notebook", str(good.root), "lint"])
+    assert done.exit_code == 0 and done.stdout == "" and "0 error(s)" in done.stderr
+
+
+def test_schema(good: Notebook) -> None:
+    entry = _lesson(good)
+    _edit(good, entry, "title: Run the linter before pushing\n", "")
+    assert _codes(good) == [("error", "schema")]
+    assert "no 'title'" in lint(good).findings[0].message
+
+
+def test_unknown_key(good: Notebook) -> None:
+    entry = _lesson(good)
+    _edit(good, entry, "reason: CI", "reson: CI")
+    found = lint(good).findings
+    assert [(f.level, f.code) for f in found] == [("error", "unknown-key")]
+    assert "reson" in found[0].message and found[0].path.startswith("entries/lessons/")
+
+
+def test_broken_link(good: Notebook) -> None:
+    entry = _lesson(good)
+    _edit(good, entry, "scope:", "links:\n  corrects:\n  - ffff0000ff\nscope:")
+    found = lint(good).findings
+    assert [(f.code, f.id) for f in found] == [("broken-link", entry.id)]
+    assert "ffff0000ff" in found[0].message
+
+
+def test_one_way_link_is_a_warning(good: Notebook) -> None:
+    a = _lesson(good, "Use pnpm")
+    good.add(
+        "lesson",
+        "Use npm for the docs site",
+        reason="its CI",
+        scope=["path:docs/**"],
+        links=[("related", a.id)],
+    )
+    assert _codes(good) == [("warning", "one-way-link")]
+    done = CliRunner().invoke(app, ["--notebook", str(good.root), "lint"])
+    assert done.exit_code == 0 and "[one-way-link]" in done.stdout
+
+
+def test_duplicate_ids(good: Notebook) -> None:
+    entry = _lesson(good)
+    path = good.store.path_for(entry)
+    shutil.copy(path, path.with_name(f"{entry.id}-a-copy.md"))
+    found = lint(good).findings
+    assert [(f.code, f.id) for f in found] == [("duplicate-id", entry.id)]
+
+
+def test_conflict_markers(good: Notebook) -> None:
+    entry = _lesson(good)
+    _edit(
+        good,
+        entry,
+        "reason: CI rejects lint errors\n",
+        "<<<<<<< ours\nreason: a\n=======\nreason: b\n>>>>>>> theirs\n",
+    )
+    assert _codes(good) == [("error", "conflict-markers")]
+
+
+def test_a_secret_in_any_field(good: Notebook) -> None:
+    entry = _lesson(good)
+    _edit(good, entry, "  source: user", f"  source: user\n  session: {FAKE_TOKEN}")
+    found = lint(good).findings
+    assert [(f.level, f.code) for f in found] == [("error", "secret")]
+    assert FAKE_TOKEN not in json.dumps(lint(good).to_json())  # the report never repeats it
+
+
+def test_a_secret_in_a_refused_value_is_not_repeated(good: Notebook) -> None:
+    entry = _lesson(good)
+    _edit(good, entry, "type: lesson", f"type: {FAKE_TOKEN}")
+    done = CliRunner().invoke(app, ["--notebook", str(good.root), "lint", "--json"])
+    assert done.exit_code == 1
+    assert {f["code"] for f in json.loads(done.stdout)["findings"]} == {"secret", "schema"}
+    assert FAKE_TOKEN not in done.output
+
+
+def test_a_lesson_without_a_reason(good: Notebook) -> None:
+    good.add("lesson", "Use the staging database", scope=["repo"])
+    assert _codes(good) == [("warning", "no-reason")]
+
+
+def test_a_lesson_without_a_scope_boundary(good: Notebook) -> None:
+    good.add("lesson", "Use the staging database", reason="production is off limits")
+    assert _codes(good) == [("warning", "no-scope")]
+
+
+def test_a_superseded_entry_still_marked_active(good: Notebook) -> None:
+    old = _lesson(good, "Deploy with fabric")
+    new = good.add(
+        "lesson",
+        "Deploy with ansible",
+        reason="fabric is gone",
+        scope=["repo"],
+        links=[("supersedes", old.id)],
+    )
+    _edit(good, good.get(old.id), "status: superseded", "status: active")
+    found = lint(good).findings
+    assert [(f.code, f.id) for f in found] == [("still-active", old.id)]
+    assert new.id in found[0].message
+
+
+def test_cli_exit_codes_and_json(good: Notebook) -> None:
+    entry = _lesson(good)
+    good.add("lesson", "Use the staging database", scope=["repo"])  # a warning
+    _edit(good, entry, "reason: CI", "reson: CI")  # an error
+    where = ["--notebook", str(good.root)]
+    done = CliRunner().invoke(app, [*where, "lint", "--json"])
+    assert done.exit_code == 1, done.output
+    data = json.loads(done.stdout)
+    assert data["ok"] is False and (data["errors"], data["warnings"]) == (1, 1)
+    assert {f["code"] for f in data["findings"]} == {"unknown-key", "no-reason"}
+    assert all(set(f) == {"level", "code", "path", "id", "message"} for f in data["findings"])
+    text = CliRunner().invoke(app, [*where, "lint"])
+    assert text.exit_code == 1 and ": error: " in text.stdout and "Traceback" not in text.output
+
+
+def test_the_sample_notebook_has_no_errors() -> None:
+    sample = Notebook.locate(Path(__file__).resolve().parents[1] / "sample-notebook")
+    assert lint(sample).errors == []
