@@ -65,7 +65,9 @@ def test_record_search_inject_show_over_stdio(nb: Notebook) -> None:
     async def steps(session: Any) -> None:
         listed = await session.list_tools()
         names = {t.name for t in listed.tools}
-        assert names == {"record", "record_triple", "search", "inject", "show"}
+        assert names == {
+            "record", "record_triple", "search", "inject", "show", "confirm", "contradict", "feedback",
+        }  # fmt: skip
         schema = next(t for t in listed.tools if t.name == "record").input_schema
         assert set(schema["required"]) == {"type", "title"}
 
@@ -112,12 +114,22 @@ def test_record_search_inject_show_over_stdio(nb: Notebook) -> None:
             "Never migrate production by hand",
         }
 
+        up = await call(session, "confirm", id=lesson["id"], note="CI went green with make build")
+        assert up["confirmed"] == 1 and up["confidence"] > lesson["confidence"]
+        helped = await call(session, "feedback", id=lesson["id"], helped=True)
+        assert helped["confidence"] > up["confidence"]
+        down = await call(session, "contradict", id=triple["correction"]["id"], by=lesson["id"])
+        assert down["contradicted"] == 1
+        seen["confidence"] = helped["confidence"]
+
     drive(repo, steps)
     # The files are the truth: what the server recorded is there for the CLI, secret masked.
     entries = {e.id: e for e in Notebook(nb.root).load().entries}
     assert {seen["lesson"], *seen["triple"]} <= set(entries)
     assert SECRET not in "".join(p.read_text(encoding="utf-8") for p in nb.root.rglob("*.md"))
     assert "[REDACTED]" in entries[seen["lesson"]].reason
+    assert entries[seen["lesson"]].confidence == seen["confidence"]
+    assert entries[seen["lesson"]].confirmed == 2  # confirm, then feedback --helped
 
 
 def test_invalid_calls_are_tool_errors_and_the_server_goes_on(nb: Notebook) -> None:
@@ -140,6 +152,8 @@ def test_invalid_calls_are_tool_errors_and_the_server_goes_on(nb: Notebook) -> N
         assert "status" in await refused(session, "search", query="retry", status=["gone"])
         assert "format" in await refused(session, "inject", task="retry", format="html")
         assert "no entry" in (await refused(session, "show", id="ffffffff")).lower()
+        assert "no entry" in (await refused(session, "confirm", id="ffffffff")).lower()
+        assert "empty" in await refused(session, "feedback", id=" ", helped=True)
         assert "nosuchtool" in await refused(session, "nosuchtool")
         # Nothing half-written, and the server still answers.
         ok = await call(session, "record", type="lesson", title="Retry idempotent calls only")

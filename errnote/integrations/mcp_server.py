@@ -275,9 +275,53 @@ class NotebookTools:
         ]
         return _masked(data)
 
+    def confirm(self, id: str, note: str = "") -> dict[str, Any]:
+        """Say that an entry still holds (it was checked, or it just proved right): its confidence
+        goes up a step, counted and dated in its file.
+
+        id: the entry's id or a unique prefix of it. note: what confirmed it (one line).
+        """
+        return self._changed(self.notebook().confirm(_id(id), note=note))
+
+    def contradict(self, id: str, by: str = "", note: str = "") -> dict[str, Any]:
+        """Say that an entry was found wrong: its confidence goes down a step, counted and dated.
+
+        id: the entry found wrong. by: the id of the entry that contradicts it, if there is one
+        (both are linked `contradicts`). note: what showed it wrong (one line).
+        """
+        return self._changed(self.notebook().contradict(_id(id), by=by.strip() or None, note=note))
+
+    def feedback(self, id: str, helped: bool, note: str = "") -> dict[str, Any]:
+        """Tell the notebook whether an entry you used helped (confidence up) or misled you (down).
+
+        id: the entry's id or a unique prefix. helped: true if it helped, false if it misled.
+        """
+        return self._changed(self.notebook().feedback(_id(id), helped=helped, note=note))
+
+    def _changed(self, entry: Any) -> dict[str, Any]:
+        return _masked(
+            {
+                "id": entry.id,
+                "title": entry.title,
+                "confidence": entry.confidence,
+                "confirmed": entry.confirmed,
+                "contradicted": entry.contradicted,
+                "status": entry.status.value,
+            }
+        )
+
     def all(self) -> list[Callable[..., dict[str, Any]]]:
         """The tools, in the order a client lists them."""
-        return [self.inject, self.search, self.show, self.record, self.record_triple]
+        return [
+            self.inject, self.search, self.show, self.record, self.record_triple,
+            self.confirm, self.contradict, self.feedback,
+        ]  # fmt: skip
+
+
+def _id(value: str) -> str:
+    if not value.strip():
+        raise UsageError("the id is empty", "give an entry id, as search and record answer it")
+    return value.strip()
 
 
 def _skipped(report: Any) -> list[str]:
