@@ -10,9 +10,9 @@ lesson about something close to it", so a hit applies only on evidence of one of
    (quoted names, paths and URLs, numbers, hex). This is the error's *signature*: the message
    template a program prints for one cause. It is the strongest evidence there is, whatever else
    the query says.
-2. **Both rankers agree.** It clears the lexical threshold (`ranking.relevant`) and is either
-   the first hit of both the lexical and the semantic ranking, or close in meaning to the query
-   (cosine >= CLOSE_COSINE).
+2. **Both rankers agree.** It clears the lexical threshold of what goes into a prompt
+   (`ranking.injectable`) and is either the first hit of both the lexical and the semantic
+   ranking, or close in meaning to the query (cosine >= CLOSE_COSINE).
 
 And two kinds of evidence against, which rule 2 cannot outweigh:
 - **Another signature.** When the query is a program's output (not a question in words,
@@ -20,11 +20,13 @@ And two kinds of evidence against, which rule 2 cannot outweigh:
   about another error: near misses ("the same tool, a different failure") are the commonest
   wrong answer.
 - **Another error code.** When the query and the entry's recorded error both hold error codes
-  (`ERR_PNPM_NO_LOCKFILE`, `TS2307`, `E0433`, `P1001`: letters with digits, or capitals joined by
-  underscores) and share none, the entry is about another error.
+  (`TS2307`, `E0433`, `P1001`: letters with digits; `ERR_PNPM_NO_LOCKFILE`: `ERR_` names) and
+  share none, the entry is about another error. (An environment variable such as
+  `DATABASE_URL` is no code.)
 
-Without the model (not installed, or failing to load) rule 2 reads "clears the stricter lexical
-threshold of what goes into a prompt" (`ranking.injectable`), as before semantic search.
+Without the model (not installed, or failing to load), or for an entry without a vector yet,
+rule 2 reads "clears the lexical threshold of what goes into a prompt" alone, as before
+semantic search: the model only ever takes a hit away from the prompt.
 
 The hybrid score ranks every candidate:
 
@@ -59,7 +61,7 @@ _QUOTED = re.compile(r"(['\"`‘“])[^'\"`’”\s]{1,200}['\"`’”]")
 _PATHLIKE = re.compile(r"[\w.~@:+-]*[/\\][\w./\\:~@%+-]*")
 _NUMBERS = re.compile(r"0x[0-9a-f]+|\d+")
 _WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
-_CODE = re.compile(r"\b(?:[A-Z]{1,6}[_-]?\d{2,6}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){1,})\b")
+_CODE = re.compile(r"\b(?:[A-Z]{1,6}[_-]?\d{2,6}|ERR(?:_[A-Z0-9]+)+)\b")
 
 
 def error_words(text: str) -> tuple[str, ...]:
@@ -114,7 +116,9 @@ def applies(s: Signals) -> bool:
         return False
     if s.cosine is None:
         return s.injectable
-    return s.relevant and (s.first_of_both or s.cosine >= CLOSE_COSINE)
+    # What goes into a prompt clears the stricter lexical bar of a prompt in both modes: the model
+    # only takes away, never adds (a cosine of 0.4 also joins texts on one topic and another problem).
+    return s.injectable and (s.first_of_both or s.cosine >= CLOSE_COSINE)
 
 
 def related(near: bool, relevant: bool, cosine: float | None) -> bool:

@@ -1188,7 +1188,10 @@ def _judged(
     query_codes = gate.error_codes(query)
     judged: list[SearchHit] = []
     for rel, hit in items:
-        cosine = None if cosines is None else cosines.get(rel, 0.0)
+        # An entry without a vector (being computed, or a cache that could not be written) is
+        # judged by words alone, and scored as far in meaning.
+        cosine = None if cosines is None else cosines.get(rel)
+        far = None if cosines is None else 0.0
         sig = hit.signature or Signature()
         codes = frozenset(sig.codes)
         signals = gate.Signals(
@@ -1204,7 +1207,7 @@ def _judged(
         judged.append(
             replace(
                 hit,
-                score=gate.fused(hit.score, best_lexical, cosine),
+                score=gate.fused(hit.score, best_lexical, far if cosine is None else cosine),
                 applies=gate.applies(signals),
                 cosine=cosine,
             )

@@ -236,9 +236,10 @@ def test_error_words_mask_what_differs_between_occurrences() -> None:
     assert a == b and "such" in a and "directory" in a and "config" not in a
 
 
-def test_error_codes_are_letters_with_digits_or_capitals_with_underscores() -> None:
+def test_error_codes_are_letters_with_digits_or_err_names() -> None:
     codes = applies.error_codes("error TS2307: Cannot find module; ERR_PNPM_NO_LOCKFILE; E0433; P1001; Error")
     assert codes == {"TS2307", "ERR_PNPM_NO_LOCKFILE", "E0433", "P1001"}
+    assert applies.error_codes("DATABASE_URL must be set; HTTPS_PROXY is empty") == set()
 
 
 def signals(**changed: object) -> applies.Signals:
@@ -258,9 +259,10 @@ def signals(**changed: object) -> applies.Signals:
 
 def test_gate_rules() -> None:
     assert applies.applies(signals())
+    assert not applies.applies(signals(injectable=False))  # the prompt's lexical bar holds with the model
     assert not applies.applies(signals(cosine=0.2))  # words match, meaning is far
     assert applies.applies(signals(cosine=0.2, first_of_both=True))  # both rankers agree
-    assert not applies.applies(signals(relevant=False, cosine=0.9))  # meaning alone never applies
+    assert not applies.applies(signals(relevant=False, injectable=False, cosine=0.9))  # meaning alone never
     assert not applies.applies(signals(output=True, recorded_error=True, quoted=0.3))  # another error
     assert applies.applies(signals(output=True, recorded_error=True, quoted=0.6, relevant=False))
     assert not applies.applies(signals(code_clash=True, cosine=0.9))
@@ -350,3 +352,35 @@ def test_reindex_with_semantic_switched_off_keeps_the_vectors(
     assert CliRunner().invoke(app, ["reindex"]).exit_code == 0
     monkeypatch.setenv("ERRNOTE_SEMANTIC", "1")
     assert search_with_report(nb, "redis").report.embedded == 0
+
+
+def test_a_vector_table_of_another_shape_is_embedded_again_not_a_traceback(
+    nb: Notebook, book: dict[str, str], semantic: None
+) -> None:
+    import io
+
+    import numpy as np
+
+    search(nb, "redis")
+    [table] = (nb.store.cache_dir / "vectors").glob("*.npz")
+    with np.load(table) as z:
+        keys = z["keys"]
+    buffer = io.BytesIO()
+    np.savez(buffer, keys=keys, table=np.zeros((len(keys), 10), dtype=np.float16))
+    table.write_bytes(buffer.getvalue())
+    result = search_with_report(nb, PARAPHRASE)
+    assert result.report.embedded == 2 * len(book)
+    assert result.hits[0].id == book["utc"]
+
+
+def test_an_entry_without_a_vector_is_judged_by_words(nb: Notebook, pnpm: str, semantic: None) -> None:
+    """A map that could not be written leaves an entry without a vector: the words decide alone."""
+    from conftest import settle
+
+    settle(nb)  # files written a moment ago are read again by every sync (`store.RACY_NS`)
+    search(nb, "pnpm")
+    docs = nb.store.cache_dir / "vectors" / "docs.marshal"
+    docs.write_bytes(b"")  # no vector is known for any file
+    hits = search(nb, "pnpm install in CI fails: " + PNPM_ERROR, threshold=False)
+    mine = next(h for h in hits if h.id == pnpm)
+    assert mine.cosine is None and mine.applies  # its recorded error is quoted

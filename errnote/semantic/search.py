@@ -30,8 +30,12 @@ class Semantic:
         self.embedded = 0  # texts embedded by this search (new or changed entries)
 
     def similarities(self, query: str) -> dict[str, float]:
-        """{entry file path: cosine} for every indexed entry."""
-        return self.store.similarities(embed_query(self.encoder, query))
+        """{entry file path: cosine} for every indexed entry ({} when the model fails on this
+        query: the search goes on by words)."""
+        try:
+            return self.store.similarities(embed_query(self.encoder, query))
+        except Exception:  # noqa: BLE001 - a broken model or table must not break search
+            return {}
 
 
 def open_semantic(
@@ -69,4 +73,6 @@ def open_semantic(
         except OSError as exc:  # a read-only cache: the entries without vectors are ranked by words
             why = exc.strerror or exc
             return semantic, f"cannot store entry vectors ({why}): some entries are ranked by words only"
+        except Exception as exc:  # noqa: BLE001 - a broken model must not break search
+            return None, f"semantic search is off (the model failed: {exc}): searching by words only"
     return semantic, ""

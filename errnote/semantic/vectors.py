@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from errnote.model import Entry
     from errnote.semantic.encoder import Encoder
 
+#: The length of a vector (`semantic.encoder.DIMENSIONS`, without importing the model's module).
+DIMENSIONS = 512
+
 #: How much of a recorded error the whole-text vector reads: its first lines say what it is, and a
 #: long trace would drown the rest of the entry.
 ERROR_HEAD = 300
@@ -98,8 +101,8 @@ class VectorStore:
                 keys, table = z["keys"], z["table"]
         except (OSError, ValueError, KeyError, EOFError):
             return  # no vectors yet, or a broken file: embedded again as needed
-        if table.ndim != 2 or len(keys) != len(table):
-            return
+        if table.ndim != 2 or len(keys) != len(table) or (len(table) and table.shape[1] != DIMENSIONS):
+            return  # another shape than this model's: embedded again as needed
         self._rows = {k.decode() if isinstance(k, bytes) else str(k): i for i, k in enumerate(keys)}
         self._table = table
 
@@ -173,7 +176,7 @@ class VectorStore:
             new = encoder.encode([texts[k] for k in todo]).astype(np.float16)
             rows.extend(new)
             keep.extend(todo)
-        table = np.asarray(rows, dtype=np.float16).reshape(len(keep), -1)
+        table = np.asarray(rows, dtype=np.float16).reshape(len(keep), DIMENSIONS)
         keys = np.array([k.encode() for k in keep], dtype="S40")
 
         buffer = io.BytesIO()
