@@ -1075,8 +1075,10 @@ def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[S
     semantic = request.semantic
     with ix.searcher() as searcher:
         plan = _plan(searcher, concepts)
-        if not plan.ideas:
+        if not plan.ideas and semantic is None:
             return []
+        # (With the model, a question whose words no entry uses still finds the entries closest
+        # in meaning: a paraphrase may share no word at all.)
         # Filtered by tool, the user has said which tools apply; in output, the tool named is
         # often not the one at fault.
         named = set() if request.output or request.filters.tools else _named_tools(searcher, query, concepts)
@@ -1088,7 +1090,8 @@ def _search_text(nb: Notebook, ix: Any, query: str, request: _Request) -> list[S
         wide = request.wide or (bool(runs) and searcher.doc_count() <= WIDE_MAX)
         context = _Scoring(plan, literal, runs, named, query_terms, request)
         scored: dict[str, SearchHit] = {}
-        for hit in _candidates(searcher, plan, request.filters, request.limit, wide):
+        lexical = _candidates(searcher, plan, request.filters, request.limit, wide) if plan.ideas else ()
+        for hit in lexical:
             found = _scored(nb, searcher, dict(hit), float(hit.score), context)
             if found is not None:
                 scored[hit["path"]] = found

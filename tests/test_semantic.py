@@ -384,3 +384,17 @@ def test_an_entry_without_a_vector_is_judged_by_words(nb: Notebook, pnpm: str, s
     hits = search(nb, "pnpm install in CI fails: " + PNPM_ERROR, threshold=False)
     mine = next(h for h in hits if h.id == pnpm)
     assert mine.cosine is None and mine.applies  # its recorded error is quoted
+
+
+def test_a_question_whose_words_no_entry_uses_still_finds_the_closest_in_meaning(
+    nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    migrations = nb.add("tool-quirk", "Run database migrations before starting the dev server").id
+    nb.add("preference", "Lead with the outcome in the first line of a summary")
+    query = "my webapp dies because schema is absent"
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "0")
+    assert search(nb, query, threshold=False) == []  # by words: not a single term in common
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "1")
+    assert search(nb, query, threshold=False)[0].id == migrations
+    assert all(not h.applies for h in search(nb, query))  # listed as related at most, never applied
+    assert search(nb, "ok thanks") == []  # no word of meaning at all: nothing
