@@ -8,20 +8,10 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from errnote.errors import InvalidEntry
-from errnote.model import (
-    DEFAULT_CONFIDENCE,
-    FOLD_CASE,
-    EntryType,
-    Relation,
-    Scope,
-    ScopeItem,
-    Status,
-    entry_from_dict,
-    entry_to_dict,
-    parse_expires,
-    parse_since,
-    path_matches,
-)
+from errnote.model.codec import entry_from_dict, entry_to_dict
+from errnote.model.entry import DEFAULT_CONFIDENCE, EntryType, Relation, Status
+from errnote.model.scope import FOLD_CASE, Scope, ScopeItem, path_matches
+from errnote.model.timespec import parse_expires, parse_since
 
 
 def raw(**overrides: object) -> dict[str, object]:

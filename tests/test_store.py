@@ -17,18 +17,13 @@ import pytest
 from conftest import assert_linear
 
 from errnote.errors import InvalidEntry
-from errnote.model import entry_from_dict
-from errnote.redact import redact
-from errnote.store import (
-    atomic_write,
-    carry_comments,
-    front_matter_comments,
-    new_id,
-    parse_entry,
-    read_entry,
-    render_entry,
-    slugify,
-)
+from errnote.model.codec import entry_from_dict
+from errnote.redact.secrets import redact
+from errnote.storage.comments import carry_comments, front_matter_comments
+from errnote.storage.files import atomic_write
+from errnote.storage.frontmatter import parse_entry, render_entry
+from errnote.storage.layout import new_id, slugify
+from errnote.storage.store import read_entry
 
 ENTRY_TEXT = textwrap.dedent(
     """\
@@ -131,7 +126,7 @@ def test_a_killed_writer_leaves_no_partial_file(tmp_path: Path) -> None:
         import sys
         sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
         from pathlib import Path
-        from errnote.store import atomic_write
+        from errnote.storage.store import atomic_write
         body = "x" * 2_000_000
         i = 0
         print("ready", flush=True)
@@ -203,7 +198,7 @@ def test_file_lock_waits_or_gives_up_after_its_timeout(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from errnote.store import file_lock
+    from errnote.storage.files import file_lock
 
     pytest.importorskip("fcntl")  # the holder below locks with flock
     lock = tmp_path / "cache" / "x.lock"
@@ -255,7 +250,7 @@ def test_aliases_are_refused_before_they_expand() -> None:
 
 
 def test_conflict_markers_shown_in_a_code_example_are_not_a_conflict() -> None:
-    from errnote.store import has_conflict_markers
+    from errnote.storage.frontmatter import has_conflict_markers
 
     real = "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> feature\n"
     example = f"Resolve lockfiles by regenerating them:\n\n```\n{real}```\n"
@@ -266,7 +261,7 @@ def test_conflict_markers_shown_in_a_code_example_are_not_a_conflict() -> None:
 
 
 def test_many_half_conflicts_are_read_in_one_pass() -> None:
-    from errnote.store import has_conflict_markers
+    from errnote.storage.frontmatter import has_conflict_markers
 
     # Thousands of start and middle markers with no end marker: a pattern spanning all three
     # markers backtracked over every pair (minutes); the line scan reads each line once.
@@ -280,7 +275,7 @@ def test_many_half_conflicts_are_read_in_one_pass() -> None:
 
 
 def test_a_file_younger_than_a_tick_gets_a_key_no_other_scan_repeats(tmp_path: Path) -> None:
-    from errnote.store import RACY_COARSE_NS, RACY_FUTURE_NS, Store
+    from errnote.storage.store import RACY_COARSE_NS, RACY_FUTURE_NS, Store
 
     store = Store(tmp_path / ".errnote")
     folder = store.entries_dir / "lessons"
@@ -306,7 +301,7 @@ def test_a_file_younger_than_a_tick_gets_a_key_no_other_scan_repeats(tmp_path: P
 
 
 def test_a_failed_write_leaves_no_temporary_file(tmp_path: Path) -> None:
-    from errnote.store import atomic_write, atomic_write_bytes
+    from errnote.storage.files import atomic_write, atomic_write_bytes
 
     target = tmp_path / "entry.md"
     target.mkdir()  # the rename onto it fails, after the temporary file was written
@@ -326,7 +321,7 @@ def test_a_value_that_does_not_fit_its_yaml_tag_is_one_unreadable_file(value: st
 
 
 def test_times_before_the_year_1000_are_written_as_four_digits() -> None:
-    from errnote.model import iso
+    from errnote.model.timespec import iso
 
     assert iso(datetime(999, 1, 2, 3, 4, 5, 678, tzinfo=timezone.utc)) == "0999-01-02T03:04:05Z"
     entry = parse_entry(ENTRY_TEXT)
