@@ -8,7 +8,6 @@ from dataclasses import replace
 from errnote.model.codec import fold_tag
 from errnote.model.entry import Entry
 from errnote.model.scope import Scope
-from errnote.redact import secrets
 from errnote.text import strip_controls
 
 
@@ -16,6 +15,8 @@ def tag_text(tag: str) -> str:
     """A tag as stored and compared: one spelling (NFC), lower case, masked first when it could be
     a secret (lower case would hide `AKIA...` or `sk_live_...` from the patterns that find them)."""
     if len(tag) >= 16 and any(c.isdigit() for c in tag):
+        from errnote.redact import secrets  # here: the patterns cost start-up only when needed
+
         tag = secrets.redact(tag)
     return fold_tag(tag)
 
@@ -24,6 +25,8 @@ def redact_entry(entry: Entry) -> Entry:
     """The entry with secrets masked in every text it carries: what may be written to disk or shown
     to a model. Escape sequences and control characters go first: a colour code glued to a token
     (`\\x1b[31mghp_...`) would hide it from the patterns that look for a word boundary."""
+    from errnote.redact import secrets  # here, not at the top: commands that only read pay nothing
+
     prov = entry.provenance
     scope = entry.scope.as_strings()
     texts = [entry.title, entry.body, entry.reason, entry.fix, entry.error, entry.tool, *entry.tags, *scope]
