@@ -6,10 +6,11 @@ key echoed by a CI script. `redact()` replaces each such value with `[REDACTED]`
 other character alone, so a text without secrets comes back byte-for-byte identical.
 
 Secrets are recognised two ways:
-- by shape: vendor tokens with a fixed prefix (`ghp_`, `glpat-`, `xoxb-`, `sk_live_`, `AKIA`, ...),
-  JWTs and private key blocks are secrets wherever they appear;
-- by context: a value is a secret because of what labels it (`password=`, `X-Api-Key:`,
-  `--token`, `Authorization: Bearer`, the `user:password@` part of a URL, a webhook path).
+- by shape (`shapes`): vendor tokens with a fixed prefix (`ghp_`, `glpat-`, `xoxb-`, `sk_live_`,
+  `AKIA`, ...), JWTs and private key blocks are secrets wherever they appear;
+- by context (`context`, `commands`; values judged in `values`): a value is a secret because of what
+  labels it (`password=`, `X-Api-Key:`, `--token`, `Authorization: Bearer`, the `user:password@`
+  part of a URL, a webhook path).
 Only the value is masked, never the key name, the scheme word or the quotes. Identifiers, digests,
 public material, placeholders (`${X}`, `<your-key>`) and already-masked values are left alone.
 """

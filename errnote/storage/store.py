@@ -1,4 +1,5 @@
-"""Entry files on disk: the layout under `.errnote/`, ids, atomic writes, reading and validation.
+"""The Store: the entry files of one notebook on disk, found by a walk of `entries/`, read (masked,
+validated), written, rewritten and moved under the notebook's write lock.
 
 Files are the truth. Every write goes to a temporary file in the target folder and is then
 renamed into place, so a crash or a second process never leaves half an entry behind.
