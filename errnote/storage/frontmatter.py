@@ -55,16 +55,12 @@ def _dumper() -> Any:
 def render_entry(entry: Entry) -> str:
     """The file text of an entry, secrets masked: YAML front-matter in a fixed key order, then the body.
 
-    Every write of an entry goes through here, so nothing reaches disk without redaction.
+    Every write of an entry goes through here, so nothing reaches disk without redaction. The
+    front-matter is `render_front_matter`'s, so the merge driver writes what a write would.
     """
-    import frontmatter
-
     entry = redact_entry(entry)
-    post = frontmatter.Post(entry.body, **entry_to_dict(entry))
-    text = frontmatter.dumps(
-        post, Dumper=_dumper(), sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000
-    )
-    return text.rstrip("\n") + "\n"
+    # As python-frontmatter lays a post out: a blank line after the front-matter, blanks around cut.
+    return (render_front_matter(entry) + "\n" + entry.body).strip() + "\n"
 
 
 def readable_text(entry: Entry, path: Path) -> str:
