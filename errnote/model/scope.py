@@ -7,9 +7,13 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 from errnote.errors import InvalidEntry
 from errnote.text import clean_text, nfc, same_name
+
+#: What a scope item names: the whole repository, everywhere, a path glob, a tool, or free text.
+ScopeKind = Literal["repo", "global", "path", "tool", "text"]
 
 
 @dataclass(frozen=True)
@@ -20,7 +24,7 @@ class ScopeItem:
     anything else is free text that tells a reader where the entry applies.
     """
 
-    kind: str  # "repo" | "global" | "path" | "tool" | "text"
+    kind: ScopeKind
     value: str = ""
     negated: bool = False
 
@@ -33,9 +37,10 @@ class ScopeItem:
         if not text:
             raise InvalidEntry(f"scope {raw!r} is empty", "e.g. repo, global, path:src/**, !path:vendor/**")
         low = text.lower()
-        if low in ("repo", "global"):
-            return cls(low, "", negated)
-        for kind in ("path", "tool"):
+        if low == "repo" or low == "global":
+            return cls("repo" if low == "repo" else "global", "", negated)
+        kinds: tuple[ScopeKind, ...] = ("path", "tool")
+        for kind in kinds:
             if low.startswith(kind + ":"):
                 value = text[len(kind) + 1 :].strip()
                 if not value:
