@@ -22,19 +22,19 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from errnote.model import (
+from errnote.model.entry import (
     DEFAULT_CONFIDENCE,
     Entry,
     EntryType,
     Link,
     Provenance,
     Relation,
-    Scope,
     Source,
     Status,
 )
+from errnote.model.scope import Scope
 from errnote.notebook import Notebook
-from errnote.store import ID_LENGTH
+from errnote.storage.layout import ID_LENGTH
 
 #: Fixed "now" of the synthetic history, so the same seed gives the same files on any day.
 ANCHOR = datetime(2026, 11, 1, 12, 0, 0, tzinfo=timezone.utc)
@@ -532,7 +532,7 @@ class Filler:
 
 
 def _id(rng: random.Random, taken: set[str]) -> str:
-    """A seeded id in the format of `errnote.store.new_id` (ID_LENGTH lower-case hex digits)."""
+    """A seeded id in the format of `errnote.storage.layout.new_id` (ID_LENGTH lower-case hex digits)."""
     while True:
         candidate = f"{rng.getrandbits(ID_LENGTH * 4):0{ID_LENGTH}x}"
         if candidate not in taken:

@@ -38,7 +38,7 @@ from generate import build_entries, write_notebook  # noqa: E402
 
 from errnote import __version__ as errnote_version  # noqa: E402
 from errnote.index import Index, SyncReport, search  # noqa: E402
-from errnote.model import Entry, EntryType  # noqa: E402
+from errnote.model.entry import Entry, EntryType  # noqa: E402
 from errnote.notebook import Notebook  # noqa: E402
 
 PEER_SPEC = "errnote==0.1.0"
@@ -314,7 +314,7 @@ def bench_errnote(ctx: Ctx, n: int, repo: Path, nb: Notebook, pool: Path) -> Non
     print(f"  [{n}] no-change sync x{plan.sync}", flush=True)
     Index(nb).sync()
     res["sync_nochange"] = summary(time_call(lambda: Index(nb).sync(watch=False), plan.sync))
-    Index(nb).sync()  # the second sync arms the trust in the kernel watch (errnote.watch)
+    Index(nb).sync()  # the second sync arms the trust in the kernel watch (errnote.storage.watch)
     res["sync_nochange_watched"] = summary(time_call(lambda: Index(nb).sync(), plan.sync))
     res["sync_scan_only"] = summary(time_call(lambda: Index(nb).scan(), plan.sync))
     res["sync_manifest_read_only"] = summary(time_call(lambda: Index(nb)._read_manifest(), plan.sync))

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import build_entries, write_notebook
 
-from errnote.model import Status
+from errnote.model.entry import Status
 from errnote.notebook import Notebook
 
 ENV = {

@@ -8,7 +8,7 @@ The Python API is the same one the command line uses:
 """
 
 from errnote.errors import ErrnoteError
-from errnote.model import Entry, EntryType, Relation, Status
+from errnote.model.entry import Entry, EntryType, Relation, Status
 from errnote.notebook import Notebook
 
 __version__ = "0.1.0.dev0"

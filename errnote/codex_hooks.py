@@ -57,7 +57,7 @@ def _runs_errnote(group: object) -> bool:
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
-    from errnote.store import atomic_write
+    from errnote.storage.files import atomic_write
 
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

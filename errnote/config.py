@@ -49,7 +49,7 @@ class Config:
     search_limit: int = 10
     guard: str = "ask"  # what pre-tool-use answers for a known prohibition: ask, deny or off
     guard_floor: float = 0.8  # ... when the prohibition is at least this confident
-    # The confidence steps of `errnote.lifecycle.confidence` (confirm, contradict, ...).
+    # The confidence steps of `errnote.model.confidence` (confirm, contradict, ...).
     confirm_step: float = 0.1
     contradict_step: float = 0.15
     supersede_step: float = 0.15
@@ -123,7 +123,7 @@ def _load(path: Path) -> Config:
         return Config()  # as `errnote init` wrote it: no need to load a YAML parser
     import yaml
 
-    from errnote.store import has_conflict_markers
+    from errnote.storage.frontmatter import has_conflict_markers
 
     if has_conflict_markers(text):
         raise ErrnoteError(

@@ -12,7 +12,11 @@ from datetime import datetime
 from typing import Any
 
 from errnote.errors import InvalidEntry, UsageError
-from errnote.model import Entry, EntryType, Scope, Status, nfc, parse_since, same_name, tag_text
+from errnote.model.entry import Entry, EntryType, Status
+from errnote.model.scope import Scope
+from errnote.model.timespec import parse_since
+from errnote.redact.entry import tag_text
+from errnote.text import nfc, same_name
 
 
 @dataclass(frozen=True)

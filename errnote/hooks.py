@@ -190,7 +190,7 @@ def session_file(cache_dir: Path, session_id: str) -> Path:
 def _writable(state: Path) -> bool:
     """Can a session's state be kept (its folder made, its lock file opened)?"""
     try:
-        from errnote.store import make_cache_dir
+        from errnote.storage.files import make_cache_dir
 
         make_cache_dir(state.parent.parent)
         state.parent.mkdir(exist_ok=True)
@@ -205,7 +205,7 @@ def _locked(path: Path) -> Iterator[bool]:
     """Serialise hooks of one session (Claude Code runs parallel tool calls' hooks at once).
     Yields False when another hook of the session has held it for `SESSION_LOCK_WAIT` seconds: a
     hook never waits for long, it answers without the session's record instead."""
-    from errnote.store import file_lock
+    from errnote.storage.files import file_lock
 
     lock = path.with_suffix(".lock")
     with file_lock(lock, timeout=SESSION_LOCK_WAIT) as got:
@@ -299,7 +299,7 @@ def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
 
 def _masked(text: str) -> str:
     """Output searched with its secrets masked, as they are in the entries (a token is no word of theirs)."""
-    from errnote.redact import redact
+    from errnote.redact.secrets import redact
 
     return redact(text) if text else ""
 
@@ -414,7 +414,7 @@ def _gemini_decision(decision: tuple[str, str]) -> str:
     deny` stops the tool, and `ask` is passed on as "ask": the tool runs, and the rule, not marked
     as shown, goes out as context with AfterTool.
     """
-    from errnote.redact import redact
+    from errnote.redact.secrets import redact
 
     mode, reason = decision
     return json.dumps({"decision": mode, "reason": redact(reason)}) + "\n"
@@ -424,7 +424,7 @@ def _payload(hook: HookInput, context: str, decision: tuple[str, str] | None = N
     """The hook's answer: the context (and, before a tool runs, a permission decision) as JSON."""
     out: dict[str, Any] = {"hookEventName": EVENTS.get(hook.event, ""), "additionalContext": context}
     if hook.gemini:  # BeforeAgent, AfterTool: the same shape, under Gemini's event name
-        from errnote.redact import redact
+        from errnote.redact.secrets import redact
 
         # The entries are masked on disk and when read; masked once more where the answer is
         # printed (masking masked text changes nothing).
@@ -471,7 +471,7 @@ def _build_in_background(nb: Any) -> None:
             return
     except OSError:
         pass
-    from errnote.store import make_cache_dir
+    from errnote.storage.files import make_cache_dir
 
     make_cache_dir(mark.parent)
     mark.write_text(f"{os.getpid()}\n", encoding="utf-8")
@@ -491,7 +491,7 @@ def log_error(start: Path | None, notebook: str | Path | None, event: str, exc: 
 
         nb = Notebook.locate(start, override=notebook)
         log = nb.store.cache_dir / "hooks.log"
-        from errnote.store import make_cache_dir
+        from errnote.storage.files import make_cache_dir
 
         make_cache_dir(log.parent)
         if log.exists() and log.stat().st_size > LOG_MAX_BYTES:

@@ -28,9 +28,11 @@ from errnote.analysis import ANALYSIS_VERSION, analyze, canonical, cjk_runs, in_
 from errnote.applies import Signature, error_codes, error_words
 from errnote.errors import InvalidEntry, UsageError
 from errnote.filters import Filters, make_filters
-from errnote.model import Entry, Relation, Status
-from errnote.processes import alive as _alive
-from errnote.store import duplicate_message, file_lock, make_cache_dir, read_entry
+from errnote.model.entry import Entry, Relation, Status
+from errnote.storage.files import file_lock, make_cache_dir
+from errnote.storage.layout import duplicate_message
+from errnote.storage.processes import alive as _alive
+from errnote.storage.store import read_entry
 
 
 def _import_whoosh() -> None:
@@ -325,7 +327,7 @@ class Index:
     ) -> None:
         import marshal
 
-        from errnote.store import atomic_write_bytes
+        from errnote.storage.files import atomic_write_bytes
 
         data = {"version": INDEX_VERSION, "files": files, "problems": problems, "duplicates": duplicates}
         atomic_write_bytes(target_dir / "manifest.marshal", marshal.dumps(data))
@@ -349,10 +351,10 @@ class Index:
         """Bring the index up to date with the files (or rebuild it from scratch).
 
         In a process that syncs again and again, a kernel watch on the entry folders may say that
-        nothing changed since the last full scan, which is then skipped (`errnote.watch`);
+        nothing changed since the last full scan, which is then skipped (`errnote.storage.watch`);
         `watch=False` always scans.
         """
-        from errnote.watch import watch_for
+        from errnote.storage.watch import watch_for
 
         watcher = watch_for(self.nb.store.entries_dir) if watch and not rebuild else None
         if watcher is not None and watcher.quiet() and watcher.index_key == self._manifest_key():
@@ -683,7 +685,7 @@ class SearchHit:
         return not self.applies
 
     def to_json(self) -> dict[str, Any]:
-        from errnote.model import iso
+        from errnote.model.timespec import iso
 
         return {
             "id": self.id,

@@ -16,7 +16,7 @@ tool     entries whose `tool:` scope or `tool` field names one of the given tool
 
 Never selected: superseded or retired entries, entries past their `expires` date, entries another
 active entry supersedes, stale entries (unconfirmed for two half-lives of their type, or past their
-`review_after` date: `errnote.lifecycle.staleness`; pinned ones excepted), and entries below the
+`review_after` date: `errnote.model.staleness`; pinned ones excepted), and entries below the
 confidence floor (default 0.5). Each section holds
 at most `max_per_section` entries (pinned ones are never cut by it). When the rendered entries
 exceed the character budget (counted in the format asked for), whole entries are dropped, lowest
@@ -39,20 +39,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errnote.errors import ErrnoteError, UsageError
-from errnote.lifecycle.staleness import is_stale
-from errnote.markdown import fenced_spans, inside
-from errnote.model import (
-    Entry,
-    EntryType,
-    Relation,
-    Status,
-    escape_invisible,
-    escape_invisible_json,
-    iso,
-    same_name,
-    strip_controls,
-    superseded_by_active,
-)
+from errnote.fences import fenced_spans, inside
+from errnote.model.entry import Entry, EntryType, Relation, Status, superseded_by_active
+from errnote.model.staleness import is_stale
+from errnote.model.timespec import iso
+from errnote.text import escape_invisible, escape_invisible_json, same_name, strip_controls
 
 if TYPE_CHECKING:
     from errnote.config import Config
@@ -234,7 +225,7 @@ class Selection:
 
 def is_eligible(entry: Entry, now: datetime, floor: float, superseded: frozenset[str] = frozenset()) -> bool:
     """May this entry reach a prompt at all? Active, not expired, not superseded, above the floor,
-    and not stale (`errnote.lifecycle.staleness`; a pinned entry never is)."""
+    and not stale (`errnote.model.staleness`; a pinned entry never is)."""
     if entry.status is not Status.ACTIVE or entry.id in superseded:
         return False
     if entry.expires is not None and entry.expires < now.date():
@@ -507,7 +498,7 @@ def select(
 
 
 def _masked_title(title: str) -> str:
-    from errnote.redact import redact
+    from errnote.redact.secrets import redact
 
     return redact(title)
 
@@ -1113,7 +1104,7 @@ def write_block(path: Path, block: str, *, whole_file: bool = False, check: bool
 
     With `check`, nothing is written: the result says whether the file is out of date.
     """
-    from errnote.store import atomic_write
+    from errnote.storage.files import atomic_write
 
     try:
         raw = path.read_bytes()

@@ -19,43 +19,38 @@ from typing import TYPE_CHECKING, Any
 
 from errnote.config import DEFAULT_CONFIG_TEXT, Config, load_config
 from errnote.errors import AmbiguousId, EntryNotFound, ErrnoteError, InvalidEntry, NotebookNotFound
-from errnote.model import (
+from errnote.model.codec import entry_from_dict, entry_to_dict
+from errnote.model.entry import (
     DEFAULT_CONFIDENCE,
     Entry,
     EntryType,
     Link,
     Provenance,
     Relation,
-    Scope,
-    ScopeItem,
     Source,
     Status,
-    clean_text,
-    entry_from_dict,
-    entry_to_dict,
     parse_confidence,
-    tag_text,
     validate,
 )
-from errnote.store import (
+from errnote.model.scope import Scope, ScopeItem
+from errnote.redact.entry import redact_entry, tag_text
+from errnote.storage.files import check_writable
+from errnote.storage.frontmatter import parse_entry, render_entry
+from errnote.storage.layout import (
     CONFIG_NAME,
     ENTRIES_DIRNAME,
     GITIGNORE_TEXT,
     NOTEBOOK_DIRNAME,
-    Problem,
-    Store,
-    check_writable,
     duplicate_message,
     file_id,
     new_id,
-    parse_entry,
-    redact_entry,
-    render_entry,
 )
+from errnote.storage.store import Problem, Store
+from errnote.text import clean_text
 
 if TYPE_CHECKING:
     from errnote.index import SearchHit
-    from errnote.lifecycle.confidence import Steps
+    from errnote.model.confidence import Steps
 
 MIN_PREFIX = 4
 
@@ -92,7 +87,7 @@ def _changed(entry: Entry, changes: Mapping[str, Any]) -> Entry:
             data[name] = list(value) if isinstance(value, tuple) else value
     if body is not None and not isinstance(body, str):
         raise InvalidEntry(f"body must be text, not {type(body).__name__}")
-    return entry_from_dict(data, body or "")
+    return entry_from_dict(data, body or "", tag_text=tag_text)
 
 
 def _link_item(item: object) -> object:
@@ -220,8 +215,8 @@ _OLD_ATTRIBUTES = "entries/**/*.md merge=errnote"
 def _upgrade_gitattributes(path: Path) -> bool:
     """Give an older notebook's `.gitattributes` today's line for entry files (`text eol=lf`, so a
     Windows clone never rewrites them whole); the file's other lines stay as they are."""
-    from errnote.merge import GITATTRIBUTES_TEXT
-    from errnote.store import atomic_write
+    from errnote.storage.files import atomic_write
+    from errnote.storage.merge import GITATTRIBUTES_TEXT
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -306,8 +301,8 @@ class Notebook:
             if not folder.is_dir():
                 folder.mkdir(parents=True)
                 made.append(folder)
-        from errnote.merge import GITATTRIBUTES_TEXT
-        from errnote.store import atomic_write
+        from errnote.storage.files import atomic_write
+        from errnote.storage.merge import GITATTRIBUTES_TEXT
 
         for path, text in (
             (root / CONFIG_NAME, DEFAULT_CONFIG_TEXT),
@@ -336,7 +331,7 @@ class Notebook:
 
     def load(self) -> Contents:
         """Read every entry file (through the catalog cache); unreadable ones go to `problems`."""
-        from errnote.catalog import Catalog
+        from errnote.storage.catalog import Catalog
 
         scan = self.store.stat_files()
         good, bad = Catalog(self.store).load(scan)
@@ -400,7 +395,7 @@ class Notebook:
     def broken_file(self, ref: str) -> Path | None:
         """The file an id (or prefix) names by its file name, when that file cannot be read as an
         entry: `edit` repairs it and `rm --force` deletes it. None when there is no such file."""
-        from errnote.store import read_entry
+        from errnote.storage.store import read_entry
 
         try:
             _full, path = self._resolve(ref, self._id_paths())
@@ -414,7 +409,7 @@ class Notebook:
 
     def _find(self, ref: str, ids: dict[str, list[str]] | None = None) -> tuple[Entry, Path]:
         """The entry an id or prefix names, read and checked against the id in its front-matter."""
-        from errnote.store import read_entry
+        from errnote.storage.store import read_entry
 
         named = ids if ids is not None else self._id_paths()
         try:
@@ -454,7 +449,7 @@ class Notebook:
     # --- writing ---------------------------------------------------------------------------
 
     def _provenance(self, source: Source | str, session: str) -> Provenance:
-        from errnote.history import git_facts
+        from errnote.storage.history import git_facts
 
         facts = git_facts(self.repo_root)
         now = _now()
@@ -492,7 +487,7 @@ class Notebook:
         An entry with `expires` stops reaching prompts after that day (a workaround for a bug that
         a release will fix); it stays on disk and in search.
         """
-        from errnote.limits import check_text, cut_output
+        from errnote.model.limits import check_text, cut_output
 
         etype = type if isinstance(type, EntryType) else EntryType.parse(type)
         for name, text in (("body", body), ("reason", reason), ("fix", fix)):
@@ -661,17 +656,17 @@ class Notebook:
             self.store.replace(path, new)
         return new
 
-    # --- confidence (the rules: errnote.lifecycle.confidence) --------------------------------
+    # --- confidence (the rules: errnote.model.confidence) --------------------------------
 
     def _steps(self) -> Steps:
-        from errnote.lifecycle.confidence import Steps
+        from errnote.model.confidence import Steps
 
         c = self.config
         return Steps(c.confirm_step, c.contradict_step, c.supersede_step, c.helped_step, c.misled_step)
 
     def confirm(self, ref: str, note: str = "") -> Entry:
         """The entry confirmed true once more: confidence up a step, counted and dated in its file."""
-        from errnote.lifecycle import confidence
+        from errnote.model import confidence
 
         with self.store.lock():
             entry, path = self.locate_entry(ref)
@@ -682,7 +677,7 @@ class Notebook:
     def contradict(self, ref: str, by: str | None = None, note: str = "") -> Entry:
         """The entry contradicted: confidence down a step, counted; `by` (the entry that contradicts
         it) and the entry link `contradicts` to each other."""
-        from errnote.lifecycle import confidence
+        from errnote.model import confidence
 
         with self.store.lock():
             ids = self._id_paths()
@@ -706,7 +701,7 @@ class Notebook:
     def supersede(self, old_ref: str, new_ref: str) -> tuple[Entry, Entry]:
         """`new` replaces `old`: `new` links `supersedes`, `old` is marked superseded and lowered a
         step. Returns both, as written."""
-        from errnote.lifecycle import confidence
+        from errnote.model import confidence
 
         with self.store.lock():
             ids = self._id_paths()
@@ -736,7 +731,7 @@ class Notebook:
     def feedback(self, ref: str, *, helped: bool, note: str = "") -> Entry:
         """An agent's word on an entry it used: it helped (up, counted as a confirmation) or it
         misled (down, counted as a contradiction)."""
-        from errnote.lifecycle import confidence
+        from errnote.model import confidence
 
         with self.store.lock():
             entry, path = self.locate_entry(ref)
@@ -786,7 +781,7 @@ class Notebook:
         (a `retire`, a `link`, a `git pull` during the edit), instead of silently undoing that change.
         A file that cannot be read as an entry is repaired the same way (its id is its file name's).
         """
-        from errnote.store import TYPE_DIRS
+        from errnote.storage.layout import TYPE_DIRS
 
         with self.store.lock():
             entry: Entry | None

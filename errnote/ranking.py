@@ -29,7 +29,7 @@ type_weight
 confidence_factor
     `0.75 + 0.25 x confidence`: confidence orders near-ties; it never buries a strong match.
 freshness
-    `0.85 + 0.15 x weight`, the weight of `errnote.lifecycle.staleness`: halved every half-life
+    `0.85 + 0.15 x weight`, the weight of `errnote.model.staleness`: halved every half-life
     of the entry's type (90 days for a mistake to 730 for a convention) since it was created or
     last confirmed. Old entries fade, they are not hidden.
 
@@ -79,7 +79,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from errnote.lifecycle.staleness import weight
+from errnote.model.staleness import weight
 
 #: Per-field weights of the text match.
 FIELD_WEIGHTS: dict[str, float] = {"title": 3.0, "keys": 2.5, "error": 2.0, "text": 1.0}
@@ -331,7 +331,7 @@ def freshness(
     created: datetime, last_confirmed: datetime | None, now: datetime | None = None, entry_type: str = ""
 ) -> float:
     """From 1.0 (just recorded or confirmed) down towards MIN_FRESHNESS, by the staleness weight
-    of the entry's type (`errnote.lifecycle.staleness`; at read time, by `$ERRNOTE_NOW` if set)."""
+    of the entry's type (`errnote.model.staleness`; at read time, by `$ERRNOTE_NOW` if set)."""
     return MIN_FRESHNESS + (1.0 - MIN_FRESHNESS) * weight(entry_type, created, last_confirmed, now)
 
 

@@ -220,7 +220,7 @@ def _dump(value: Any, unit: str | None) -> str:
 def _write(path: Path, new_text: str | None, expected: dict[str, Any], unit: str | None) -> None:
     """Write the edited text; if there is none, or it does not parse to what was meant, the whole
     JSON instead (a file with a key twice, say)."""
-    from errnote.store import atomic_write
+    from errnote.storage.files import atomic_write
 
     if new_text is None:
         new_text = ""
@@ -351,7 +351,7 @@ def install_into(target: HookTarget, *, exe: str = "errnote") -> SettingsChange:
     _write(path, edited, expected, unit)
     record = _read_record(target.record) or {}
     known = sorted(_added(record))
-    from errnote.store import atomic_write
+    from errnote.storage.files import atomic_write
 
     made_list = record.get("made")
     made_before = [k for k in made_list if isinstance(k, str)] if isinstance(made_list, list) else []

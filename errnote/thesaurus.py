@@ -1715,7 +1715,7 @@ def _tables(cache_dir: Path | None = None) -> _Tables:
         pass  # no cache yet: build and save it
     tables = _build_tables()
     with contextlib.suppress(OSError):
-        from errnote.store import atomic_write_bytes, make_cache_dir
+        from errnote.storage.files import atomic_write_bytes, make_cache_dir
 
         make_cache_dir(cache_dir)
         atomic_write_bytes(path, pack_tables(tables))

@@ -59,7 +59,7 @@ def settle(nb: Notebook) -> None:
     """Date the entry files written in the last seconds ten seconds back, as if written before this
     test: a file modified within a timestamp tick of a scan is read again by every scan (see
     `store.RACY_NS`). Older files are left alone, so settling twice changes nothing."""
-    from errnote.store import RACY_COARSE_NS
+    from errnote.storage.store import RACY_COARSE_NS
 
     recent = time.time_ns() - RACY_COARSE_NS
     for item in nb.store.files():

@@ -920,7 +920,7 @@ def test_entries_are_created_where_hard_links_are_not_supported(
     import errno
     import os
 
-    from errnote.store import atomic_write
+    from errnote.storage.files import atomic_write
 
     def no_links(*_args: object) -> None:
         raise OSError(errno.EPERM, "Operation not permitted")

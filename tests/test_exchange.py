@@ -14,7 +14,7 @@ from conftest import git
 from typer.testing import CliRunner
 
 from errnote.cli.app import app
-from errnote.model import entry_to_json
+from errnote.model.codec import entry_to_json
 from errnote.notebook import Notebook
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from errnote.cli.app import app
 from errnote.notebook import Notebook
-from errnote.redact import redact
+from errnote.redact.secrets import redact
 
 GHP = "ghp_" + "Zk3mQ9xW2vL7pR4tY8nB1cF6hJ0dS5gA2eU9"  # the shape of a GitHub token (made up)
 XOXB = "xoxb-" + "73915048261-4820375916-Qm7Zt2Kx9LpR4vWc8Nb3Yh6D"  # the shape of a Slack bot token
@@ -249,7 +249,7 @@ def test_an_unreadable_folder_is_skipped_with_a_warning(runner: CliRunner, as_no
     locked.mkdir()
     nb2 = Notebook(nb.root)
     nb2.add("lesson", "Another zyxwq lesson")
-    from errnote.watch import _inotify
+    from errnote.storage.watch import _inotify
 
     _inotify()  # libc loaded, and (below) every module imported, while the files may still be read
     for args in (["list"], ["search", "zyxwq protobufs"], ["inject"]):
@@ -327,7 +327,7 @@ def test_an_oversized_hand_written_file_is_skipped_with_a_warning(
 def test_an_unchanged_file_is_scanned_for_secrets_once(
     runner: CliRunner, in_repo: Path, nb: Notebook, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from errnote import redact as redact_module
+    from errnote.redact import secrets as redact_module
 
     front = "id: 'abcdef0006'\ntype: lesson\ntitle: Keep the zyxwq build reproducible"
     hand_written(nb, "abcdef0006-big.md", front, "A long explanation of the zyxwq build.\n" * 10_000)

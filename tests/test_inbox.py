@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from errnote.capture.inbox import UNREVIEWED, Inbox
 from errnote.cli.app import app
-from errnote.model import EntryType, Relation
+from errnote.model.entry import EntryType, Relation
 from errnote.notebook import Notebook
 
 SECRET = "ghp_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa"

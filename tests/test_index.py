@@ -18,7 +18,7 @@ from conftest import git, settle
 from errnote import ranking
 from errnote.filters import make_filters
 from errnote.index import Index, search, search_with_report
-from errnote.model import Entry
+from errnote.model.entry import Entry
 from errnote.notebook import Notebook
 
 
@@ -711,7 +711,7 @@ def test_a_busy_index_missing_changes_answers_from_the_files_only_up_to_files_an
 ) -> None:
     """Above the limit an in-memory index of every file would take too long: the stale index answers."""
     from errnote import index as index_module
-    from errnote.store import file_lock
+    from errnote.storage.files import file_lock
 
     index = synced(nb)
     new = nb.add("insight", "Narwhal queue drops messages")
@@ -738,7 +738,7 @@ def test_a_busy_index_that_misses_nothing_answers_without_a_notice(
 ) -> None:
     """The lock holder may catch the index up while a sync waits for the lock: then nothing is behind."""
     from errnote.index import SyncReport
-    from errnote.store import file_lock
+    from errnote.storage.files import file_lock
 
     index = synced(nb)
     with file_lock(nb.store.cache_dir / "index.lock"):
@@ -750,7 +750,7 @@ def test_a_rebuild_that_cannot_get_the_lock_to_swap_keeps_the_old_index(
     nb: Notebook, filled: dict[str, str]
 ) -> None:
     """The swap needs the lock: without it the fresh build is dropped and the index left stale."""
-    from errnote.store import file_lock
+    from errnote.storage.files import file_lock
 
     index = synced(nb)
     nb.add("insight", "Narwhal queue drops messages")

@@ -26,7 +26,8 @@ from errnote.inject import (
     updated_text,
     write_block,
 )
-from errnote.model import Entry, EntryType, Link, Provenance, Relation, Scope, Status
+from errnote.model.entry import Entry, EntryType, Link, Provenance, Relation, Status
+from errnote.model.scope import Scope
 from errnote.notebook import Notebook, repo_paths
 from tests.conftest import git
 
@@ -262,7 +263,7 @@ def whole_path_glob(glob: str, path: str) -> bool:
 )
 def test_cursor_globs_say_outright_what_a_path_scope_covers(scope: str, globs: list[str]) -> None:
     from errnote.inject import cursor_globs
-    from errnote.model import path_matches
+    from errnote.model.scope import path_matches
 
     assert cursor_globs(scope) == globs
     paths = ("docs/a.md", "a/docs/b.md", "src/x.py", "src/a/b.ts", "web/src/app.ts", "src/lib.rs",

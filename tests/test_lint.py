@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from errnote.cli.app import app
 from errnote.lifecycle.lint import lint
-from errnote.model import Entry
+from errnote.model.entry import Entry
 from errnote.notebook import Notebook
 
 #: A token of GitHub's shape, made up (split so that no scanner reads this file as holding one).

@@ -9,9 +9,10 @@ import pytest
 from conftest import git
 
 from errnote.errors import AmbiguousId, EntryNotFound, ErrnoteError, InvalidEntry, NotebookNotFound
-from errnote.model import EntryType, Relation, Source, Status
+from errnote.model.entry import EntryType, Relation, Source, Status
 from errnote.notebook import Notebook
-from errnote.store import read_entry, render_entry
+from errnote.storage.frontmatter import render_entry
+from errnote.storage.store import read_entry
 
 
 def test_init_creates_the_layout_and_is_idempotent(repo: Path) -> None:
@@ -676,7 +677,7 @@ def test_a_pipe_named_like_an_entry_is_skipped_not_waited_on(nb: Notebook) -> No
 
 def test_a_write_lock_held_too_long_is_a_clear_error(nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> None:
     fcntl = pytest.importorskip("fcntl")
-    from errnote import store
+    from errnote.storage import store
 
     monkeypatch.setattr(store, "WRITE_LOCK_WAIT", 0.2)
     lock = nb.store.cache_dir / "write.lock"
@@ -735,7 +736,7 @@ def test_a_lock_file_that_cannot_be_made_does_not_stop_entries(
     import contextlib
     import errno
 
-    from errnote import store
+    from errnote.storage import store
 
     def refused(path: Path, timeout: float | None = None) -> contextlib.AbstractContextManager[bool]:
         raise PermissionError(errno.EACCES, "Permission denied", str(path))

@@ -13,7 +13,8 @@ import yaml
 from typer.testing import CliRunner
 
 from errnote.cli.app import app
-from errnote.model import Entry, EntryType, Provenance, Scope, Status
+from errnote.model.entry import Entry, EntryType, Provenance, Status
+from errnote.model.scope import Scope
 from errnote.notebook import Notebook
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)

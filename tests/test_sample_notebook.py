@@ -66,7 +66,7 @@ def test_the_sample_holds_what_init_writes_today(tmp_path: Path) -> None:
 def test_the_sample_shows_every_part_of_the_model(tmp_path: Path) -> None:
     """One believable project: triples, a superseded lesson, a contradiction, confirmations, scoped,
     pinned, expiring and retired entries, and entries in Chinese."""
-    from errnote.model import Relation, Status
+    from errnote.model.entry import Relation, Status
 
     folder = shutil.copytree(ROOT / "sample-notebook", tmp_path / "sample", ignore=_CACHE)
     entries = Notebook.locate(folder).load().entries

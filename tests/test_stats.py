@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from errnote.cli.app import app
 from errnote.lifecycle.stats import stats
-from errnote.model import iso
+from errnote.model.timespec import iso
 from errnote.notebook import Notebook
 
 

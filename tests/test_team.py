@@ -294,7 +294,7 @@ def conflicted(repo: Path, monkeypatch: pytest.MonkeyPatch, runner: CliRunner) -
     )
     assert done.returncode != 0
     path = nb.store.path_for(lesson)
-    from errnote.store import has_conflict_markers
+    from errnote.storage.frontmatter import has_conflict_markers
 
     assert has_conflict_markers(path.read_text("utf-8"))
     return repo, path, lesson.id

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from errnote.model import Entry, EntryType
+from errnote.model.entry import Entry, EntryType
 
 #: Entry types that state a rule about what (not) to do: what the guard may act on.
 RULE_TYPES = frozenset({EntryType.LESSON, EntryType.CORRECTION, EntryType.CONVENTION, EntryType.PREFERENCE})
@@ -52,7 +52,7 @@ def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str, inbox:
     from errnote.capture.detect import classify
     from errnote.capture.inbox import Inbox
     from errnote.capture.record import record
-    from errnote.redact import redact
+    from errnote.redact.secrets import redact
 
     text = redact(prompt)
     agent_said = redact(previous_agent_message(transcript_path))

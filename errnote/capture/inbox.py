@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from errnote.errors import EntryNotFound, ErrnoteError
-from errnote.model import Entry, EntryType, Source, Status
+from errnote.model.entry import Entry, EntryType, Source, Status
 from errnote.notebook import Notebook
 
 INBOX_DIRNAME = "inbox"
@@ -106,7 +106,7 @@ class Inbox:
         return Notebook(self.root)
 
     def _create(self) -> None:
-        from errnote.store import atomic_write
+        from errnote.storage.files import atomic_write
 
         (self.root / "entries").mkdir(parents=True, exist_ok=True)
         atomic_write(self.root / ".gitignore", "# errnote's inbox: unreviewed captures, not committed.\n*\n")
@@ -203,7 +203,7 @@ class Inbox:
 
     def accept(self, refs: Sequence[str]) -> list[Entry]:
         """Move entries into the committed notebook (`entries/`), tag `unreviewed` dropped."""
-        from errnote.store import redact_entry
+        from errnote.redact.entry import redact_entry
 
         found = [self._locate(ref) for ref in refs]  # every id checked before anything moves
         # What they link to in the inbox goes with them (a correction and the mistake it corrects):

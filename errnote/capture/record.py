@@ -13,7 +13,7 @@ from typing import Any
 
 from errnote.capture.detect import Detection
 from errnote.capture.inbox import Captured, Inbox, overlap
-from errnote.model import Entry, EntryType, Link, Relation
+from errnote.model.entry import Entry, EntryType, Link, Relation
 
 #: A mistake captured this recently may be the one a correction is about.
 RECENT_MISTAKE = timedelta(hours=24)
@@ -42,7 +42,7 @@ def record(
     etype = _TYPES.get(found.kind)
     if etype is None:
         return None
-    from errnote.redact import redact
+    from errnote.redact.secrets import redact
 
     # Masked before anything is cut short: half a token is no longer recognised as one.
     text, agent_said = redact(text), redact(agent_said)
@@ -94,7 +94,7 @@ def _link_mistake(
     if link not in entry.links:
         # Written directly: the mistake may be in the other folder (inbox or notebook), where
         # `Notebook.update` would not find it; the entry is checked and masked all the same.
-        from errnote.store import redact_entry
+        from errnote.redact.entry import redact_entry
 
         where.store.replace(path, redact_entry(entry.with_changes(links=(*entry.links, link))))
         inbox.changed(where)

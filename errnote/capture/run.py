@@ -19,7 +19,7 @@ from typing import IO
 
 from errnote.capture.inbox import Captured, Inbox
 from errnote.errors import ErrnoteError
-from errnote.model import Entry, EntryType
+from errnote.model.entry import Entry, EntryType
 
 #: How much of standard error is kept for the record: its first and last bytes.
 HEAD_BYTES = 2048
@@ -109,7 +109,7 @@ def record_failure(
     inbox: Inbox, argv: Sequence[str], outcome: Outcome, *, direct: bool = False, session: str = ""
 ) -> Captured:
     """Record a failed run as a mistake, or count it on the mistake of the same tool and error."""
-    from errnote.redact import redact
+    from errnote.redact.secrets import redact
 
     tool = tool_of(argv)
     # Masked before anything is cut short: half a token is no longer recognised as one.

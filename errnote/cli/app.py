@@ -29,17 +29,17 @@ from errnote.cli.context import (
 )
 from errnote.cli.output import emit_json, fail, say, warn
 from errnote.errors import ErrnoteError, InvalidEntry, UsageError
-from errnote.model import (
+from errnote.model.codec import entry_to_json
+from errnote.model.entry import (
     EntryType,
     Relation,
-    ScopeItem,
     Source,
     effective_status,
-    entry_to_json,
     parse_confidence,
-    parse_expires,
     superseded_by_active,
 )
+from errnote.model.scope import ScopeItem
+from errnote.model.timespec import parse_expires
 from errnote.notebook import Notebook, status_note
 
 TYPES_HELP = ", ".join(t.value for t in EntryType)
@@ -289,7 +289,7 @@ def _filters(
 ) -> Any:
     """The filters of `search` and `list`, each bad value reported under its own option."""
     from errnote.filters import filter_values, make_filters, parse_statuses
-    from errnote.model import parse_since
+    from errnote.model.timespec import parse_since
     from errnote.notebook import repo_paths
 
     if not 0.0 <= min_confidence <= 1.0:
@@ -339,7 +339,7 @@ def _stdin_or(value: str | None, name: str, *, captured: bool = False) -> str:
 
 def _captured(text: str) -> str:
     """Captured output as `add` keeps it, saying so when it is cut to its head and tail."""
-    from errnote.limits import OUTPUT_MAX, cut_output, size_text
+    from errnote.model.limits import OUTPUT_MAX, cut_output, size_text
 
     if len(text) <= OUTPUT_MAX:
         return text
@@ -392,8 +392,8 @@ def _register_merge_driver(nb: Notebook) -> str:
     import shlex
     import shutil
 
-    from errnote.history import merge_driver, register_merge_driver
-    from errnote.merge import DRIVER_NAME, driver_command
+    from errnote.storage.history import merge_driver, register_merge_driver
+    from errnote.storage.merge import DRIVER_NAME, driver_command
 
     if not (nb.repo_root / ".git").exists():
         return ""
@@ -835,13 +835,13 @@ def edit(
         broken = nb.broken_file(id)  # a file that cannot be read: the editor is how to repair it
         if broken is None:
             raise
-        from errnote.store import file_id
+        from errnote.storage.layout import file_id
 
         entry_id, path = file_id(broken.name), broken
     original = path.read_text(encoding="utf-8", errors="replace")
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or ("notepad" if os.name == "nt" else "vi")
     command = editor_argv(editor, windows=os.name == "nt")  # a bad $EDITOR: refused before any copy
-    from errnote.store import make_cache_dir
+    from errnote.storage.files import make_cache_dir
 
     make_cache_dir(nb.store.cache_dir)
     fd, tmp_name = tempfile.mkstemp(prefix=f"edit-{entry_id}-", suffix=".md", dir=nb.store.cache_dir)
@@ -931,8 +931,8 @@ def _run_editor(argv: list[str]) -> int:
 def _keep_aside(path: Path) -> None:
     """Keep a refused edit for the user, with secrets masked like everything errnote leaves on disk
     (bytes that are not UTF-8 are kept as they are)."""
-    from errnote.redact import redact
-    from errnote.store import atomic_write_bytes
+    from errnote.redact.secrets import redact
+    from errnote.storage.files import atomic_write_bytes
 
     try:
         raw = path.read_bytes()
@@ -1048,7 +1048,7 @@ def redact() -> None:
 
     The same masking runs on every text errnote writes; use this to check what would be kept.
     """
-    from errnote.redact import redact as mask
+    from errnote.redact.secrets import redact as mask
 
     sys.stdout.write(mask(sys.stdin.read()))
 
@@ -1172,7 +1172,7 @@ def merge_entry(
     confirmations made on each side add up, and the body merges line by line. Fields both sides
     changed differently get git's conflict markers (exit code 3).
     """
-    from errnote.merge import CONFLICT_EXIT, MergeOptions, favoured_side, merge_files
+    from errnote.storage.merge import CONFLICT_EXIT, MergeOptions, favoured_side, merge_files
 
     sides: dict[str | None, Literal["", "ours", "theirs"]] = {"ours": "ours", "theirs": "theirs", "none": ""}
     if favor is not None and favor not in sides:

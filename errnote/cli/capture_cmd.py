@@ -60,7 +60,7 @@ def detect(
     json_: JsonOpt = False,
 ) -> None:
     from errnote.capture.detect import classify
-    from errnote.redact import redact
+    from errnote.redact.secrets import redact
 
     if direct and not record:
         raise UsageError("--direct goes with --record")
@@ -114,7 +114,7 @@ def inbox(ctx: typer.Context, json_: JsonOpt = False) -> None:
     moves one into the notebook (entries/, committed with it), 'errnote reject ID' drops it.
     """
     from errnote.capture.inbox import Inbox
-    from errnote.model import entry_to_json
+    from errnote.model.codec import entry_to_json
 
     entries = Inbox(notebook_of(ctx)).entries()
     if json_:
@@ -136,7 +136,7 @@ def accept(ctx: typer.Context, ids: IdsArg, json_: JsonOpt = False) -> None:
     """Move inbox entries into the notebook (entries/), where git sees them; what they link to in
     the inbox (the mistake a correction corrects) goes with them."""
     from errnote.capture.inbox import Inbox
-    from errnote.model import entry_to_json
+    from errnote.model.codec import entry_to_json
 
     moved = Inbox(notebook_of(ctx)).accept(ids)
     if json_:
@@ -250,7 +250,7 @@ def _err(line: str) -> None:
 
 
 def _redacted(text: str) -> str:
-    from errnote.redact import redact
+    from errnote.redact.secrets import redact
 
     return redact(text)
 

@@ -25,7 +25,7 @@ def notebook_of(ctx: typer.Context) -> Notebook:
 
 def warn_problems(problems: Any) -> None:
     """Name each entry file that could not be read, on stderr: the rest are still served."""
-    from errnote.redact import redact
+    from errnote.redact.secrets import redact
 
     for problem in problems:
         text = (

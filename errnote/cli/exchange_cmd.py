@@ -114,7 +114,7 @@ def import_(
       errnote import CLAUDE.md --section Rules --apply
     """
     from errnote.integrations.exchange import IMPORT_FORMATS, apply_import, plan_import, read_records
-    from errnote.model import EntryType
+    from errnote.model.entry import EntryType
 
     chosen = from_.strip().lower() if from_ is not None else None
     if chosen is not None and chosen not in IMPORT_FORMATS:

@@ -211,7 +211,7 @@ def inject(
         if not repo_paths([given], nb.repo_root):  # as `search --path`, which refuses it
             warn(f"--path {given} is outside the repository {nb.repo_root}: no scope covers it")
     if changed:
-        from errnote.history import changed_paths  # git only when asked
+        from errnote.storage.history import changed_paths  # git only when asked
 
         found = changed_paths(nb.repo_root)
         if found is None:

@@ -9,7 +9,8 @@ import typer
 from errnote.cli.context import JsonOpt, notebook_of
 from errnote.cli.output import emit_json, say
 from errnote.errors import UsageError
-from errnote.model import Entry, entry_to_json
+from errnote.model.codec import entry_to_json
+from errnote.model.entry import Entry
 
 RULES_HELP = (
     "Steps (config.yaml, section confidence:): confirm +0.1, contradict -0.15, "
@@ -121,7 +122,7 @@ def stats(
     recently. The clock is $ERRNOTE_NOW when set."""
     from errnote.inject import resolve_now
     from errnote.lifecycle.stats import stats as figures
-    from errnote.model import parse_since
+    from errnote.model.timespec import parse_since
 
     now = resolve_now()
     found = figures(notebook_of(ctx), now, parse_since(since, now))

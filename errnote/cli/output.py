@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from errnote.model import Entry
+    from errnote.model.entry import Entry
 
 
 def emit_json(data: Any) -> None:
     """Print JSON on stdout (no colour, no wrapping), one document per command."""
     encoding = str(getattr(sys.stdout, "encoding", "") or "utf-8").lower().replace("-", "")
     # ASCII escapes when stdout is not UTF-8: the same JSON, and no character lost.
-    from errnote.model import escape_invisible_json
+    from errnote.text import escape_invisible_json
 
     dumped = json.dumps(data, ensure_ascii=encoding != "utf8", indent=2)
     sys.stdout.write(escape_invisible_json(dumped) + "\n")  # no bidi override reaches a terminal raw
@@ -113,7 +113,7 @@ def entry_table(entries: list[Entry], title: str | None = None) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from errnote.model import escape_invisible
+    from errnote.text import escape_invisible
 
     facts = [
         [e.id, e.type.value, f"{e.confidence:.2f}", e.status.value, age(e.provenance.created)]
@@ -188,7 +188,7 @@ def _runs(text: str, keys: list[bool]) -> list[tuple[bool, int, str]]:
 def hit_table(hits: list[Any], query: str) -> None:
     from rich.table import Table
 
-    from errnote.model import escape_invisible
+    from errnote.text import escape_invisible
 
     out = console()
     notes = [

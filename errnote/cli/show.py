@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Literal
 
 from errnote.cli.output import TYPE_STYLE, age, console
-from errnote.model import Entry, iso
+from errnote.model.entry import Entry
+from errnote.model.timespec import iso
 from errnote.notebook import Backlink
 
 
@@ -17,7 +18,7 @@ def _ago(text: str) -> str:
 def render_entry_view(entry: Entry, path: Path, known: dict[str, Entry], inbound: list[Backlink]) -> None:
     from rich.markup import escape as rich_escape
 
-    from errnote.model import escape_invisible
+    from errnote.text import escape_invisible
 
     def escape(text: str) -> str:  # for rich, and with invisible characters shown (`<U+202E>`)
         return rich_escape(escape_invisible(text))

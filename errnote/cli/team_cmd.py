@@ -10,7 +10,7 @@ import typer
 
 from errnote.cli.context import JsonOpt, notebook_of, warn_problems
 from errnote.cli.output import console, emit_json, say, warn
-from errnote.model import escape_invisible, strip_controls
+from errnote.text import escape_invisible, strip_controls
 
 
 def _line(text: str) -> None:
@@ -125,8 +125,8 @@ def trace(
     firsts = dict(zip(reached, found, strict=True))
 
     def origin(e: Any) -> Origin:
-        from errnote.model import iso
-        from errnote.redact import redact
+        from errnote.model.timespec import iso
+        from errnote.redact.secrets import redact
 
         first = firsts[e.id]
         if first is None:
@@ -239,7 +239,8 @@ def resolve(
       errnote resolve 3f2a1b --edit
     """
     from errnote.errors import ErrnoteError, UsageError
-    from errnote.store import has_conflict_markers, parse_entry, redact_entry
+    from errnote.redact.entry import redact_entry
+    from errnote.storage.frontmatter import has_conflict_markers, parse_entry
     from errnote.team.resolve import take_side
 
     if ours + theirs + edit != 1:

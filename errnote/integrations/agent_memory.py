@@ -18,8 +18,8 @@ from typing import Any
 
 from errnote.errors import InvalidEntry
 from errnote.integrations.exchange import Record
-from errnote.model import iso
-from errnote.store import ID_LENGTH
+from errnote.model.timespec import iso
+from errnote.storage.layout import ID_LENGTH
 
 #: The columns errnote reads (the peer's schema has more; a table without these is not its store).
 _COLUMNS: tuple[str, ...] = ("id", "tool", "input_digest", "input_preview", "outcome", "error_type")

@@ -22,9 +22,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from errnote.errors import ErrnoteError, InvalidEntry, UsageError
-from errnote.model import Entry, Relation, Source, entry_from_dict, entry_to_json, iso
+from errnote.model.codec import entry_from_dict, entry_to_json
+from errnote.model.entry import Entry, Relation, Source
+from errnote.model.timespec import iso
 from errnote.notebook import Notebook
-from errnote.store import ID_LENGTH, redact_entry
+from errnote.redact.entry import redact_entry, tag_text
+from errnote.storage.layout import ID_LENGTH
 
 EXPORT_FORMATS = ("jsonl", "json")
 IMPORT_FORMATS = ("jsonl", "json", "markdown", "agent-memory")
@@ -214,7 +217,7 @@ def plan_import(
                 raise InvalidEntry("the id must be hex text, or left out to have one assigned")
             eid = given_id if given_id and taken.free(given_id) else ""
             front, body = _front_matter(record.fields, eid or taken.new(), now)
-            entry = entry_from_dict(front, body)
+            entry = entry_from_dict(front, body, tag_text=tag_text)
         except InvalidEntry as exc:
             problems.append(f"{record.where}: {exc}")
             continue

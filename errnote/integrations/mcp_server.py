@@ -18,7 +18,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from errnote.errors import ErrnoteError, InvalidEntry, UsageError
-from errnote.model import EntryType, Relation, ScopeItem, entry_to_json, parse_expires
+from errnote.model.codec import entry_to_json
+from errnote.model.entry import EntryType, Relation
+from errnote.model.scope import ScopeItem
+from errnote.model.timespec import parse_expires
 from errnote.notebook import Notebook, repo_paths, status_note
 
 #: How to get the SDK, said in the one line `errnote mcp` prints without it.
@@ -55,7 +58,7 @@ def sdk_installed() -> bool:
 def _masked(data: _T) -> _T:
     """`data` with secrets masked in every string: entry files written by hand may hold what errnote
     would have masked, and what a tool answers goes straight into a model's context."""
-    from errnote.redact import redact
+    from errnote.redact.secrets import redact
 
     if isinstance(data, str):
         return redact(data)  # type: ignore[return-value]
@@ -253,7 +256,7 @@ class NotebookTools:
 
         id: the entry's id or a unique prefix of it (at least 4 characters).
         """
-        from errnote.store import redact_entry
+        from errnote.redact.entry import redact_entry
 
         if not id.strip():
             raise UsageError("the id is empty", "give an entry id, as search and record answer it")

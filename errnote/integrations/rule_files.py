@@ -38,8 +38,8 @@ from errnote.inject import (
     wrap_block,
     write_block,
 )
-from errnote.model import Entry, Status, superseded_by_active
-from errnote.store import slugify
+from errnote.model.entry import Entry, Status, superseded_by_active
+from errnote.storage.layout import slugify
 
 AGENTS = ("cursor", "copilot", "windsurf", "claude")
 

@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 
 from errnote.errors import InvalidEntry
+from errnote.fences import fenced_spans, inside
 from errnote.integrations.exchange import Record
-from errnote.markdown import fenced_spans, inside
 
 #: What a rule list's bullets become unless `--type` says otherwise: rules a team wrote down.
 DEFAULT_TYPE = "convention"

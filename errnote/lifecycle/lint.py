@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errnote.errors import InvalidEntry
-from errnote.model import Entry, EntryType, Relation, Status, superseded_by_active
+from errnote.model.entry import Entry, EntryType, Relation, Status, superseded_by_active
 
 if TYPE_CHECKING:
     from errnote.notebook import Notebook
@@ -87,7 +87,7 @@ class Report:
 
 def _secret_line(text: str) -> int:
     """The first line (1-based) that masking would change, or 0 when it changes nothing."""
-    from errnote.redact import redact
+    from errnote.redact.secrets import redact
 
     if redact(text) == text:
         return 0
@@ -99,7 +99,7 @@ def _secret_line(text: str) -> int:
 
 def _read(path: Path, shown: str) -> tuple[Entry | None, list[Finding]]:
     """One file: its entry (None when it cannot be read) and what is wrong with its text."""
-    from errnote.store import has_conflict_markers, parse_entry
+    from errnote.storage.frontmatter import has_conflict_markers, parse_entry
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -149,7 +149,7 @@ def lint(nb: Notebook) -> Report:
         )
         findings.append(Finding(WARNING, "unreadable", shown, problem.message))
     findings += _across(read)
-    from errnote.redact import redact
+    from errnote.redact.secrets import redact
 
     # A refused value is quoted in its message ("unknown entry type '...'"): masked like any text shown.
     masked = [replace(f, message=redact(f.message), path=redact(f.path)) for f in findings]

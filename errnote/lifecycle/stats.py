@@ -4,12 +4,12 @@ counts        entries by type and by status
 confidence    the spread of active entries' confidence: lowest, median, highest, and how many fall
               in each band (below 0.5: never injected at the default floor; 0.5-0.7; 0.7-0.9; 0.9+)
 stale         active entries that no longer reach a prompt for age or `review_after`
-              (`errnote.lifecycle.staleness`)
+              (`errnote.model.staleness`)
 never_shown   active entries no agent session was shown by the hooks, by the session records kept
               in `.errnote/cache/sessions/` (a week's worth: older records are pruned); None when
               there are no records at all
 recent        entries confirmed, contradicted, helped, misled or superseded since `since`, from the
-              dated lines `errnote.lifecycle.confidence` writes into their bodies
+              dated lines `errnote.model.confidence` writes into their bodies
 
 Nothing is written.
 """
@@ -23,15 +23,15 @@ from datetime import date, datetime
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
-from errnote.lifecycle.staleness import is_stale
-from errnote.model import Entry, EntryType, Status, effective_status, superseded_by_active
+from errnote.model.entry import Entry, EntryType, Status, effective_status, superseded_by_active
+from errnote.model.staleness import is_stale
 
 if TYPE_CHECKING:
     from errnote.notebook import Notebook
 
 #: Confidence bands: (label, lowest, highest excluded).
 BANDS = (("<0.5", 0.0, 0.5), ("0.5-0.7", 0.5, 0.7), ("0.7-0.9", 0.7, 0.9), (">=0.9", 0.9, 1.01))
-#: The dated line of a confidence change, as `errnote.lifecycle.confidence` writes it.
+#: The dated line of a confidence change, as `errnote.model.confidence` writes it.
 _EVENT = re.compile(
     r"^(Confirmed|Contradicted|Helped|Misled|Superseded) (\d{4}-\d{2}-\d{2}) \(confidence", re.M
 )

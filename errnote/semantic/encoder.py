@@ -121,7 +121,7 @@ def _save(backend: Any, folder: Path, version: str) -> None:
 
     import numpy as np
 
-    from errnote.store import atomic_write_bytes
+    from errnote.storage.files import atomic_write_bytes
 
     state = {k: v for k, v in vars(backend).items() if k not in ("table", "_threadpool")}
     payload = {

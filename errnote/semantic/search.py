@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from errnote.semantic.vectors import VectorStore, embed_query
 
 if TYPE_CHECKING:
-    from errnote.model import Entry
+    from errnote.model.entry import Entry
     from errnote.semantic.encoder import Encoder
 
 #: `ERRNOTE_SEMANTIC=0` (or off, false, no) turns semantic ranking off: search by words only.

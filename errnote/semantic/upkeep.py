@@ -9,13 +9,13 @@ import time
 from typing import TYPE_CHECKING
 
 from errnote.errors import InvalidEntry
-from errnote.processes import alive as _alive
 from errnote.semantic.search import Semantic, open_semantic, switched_off
 from errnote.semantic.vectors import clear_table
+from errnote.storage.processes import alive as _alive
 
 if TYPE_CHECKING:
-    from errnote.model import Entry
-    from errnote.store import Store
+    from errnote.model.entry import Entry
+    from errnote.storage.store import Store
 
 #: A file under the vectors folder holding the process id of a background embedding under way.
 EMBEDDING_MARKER = "embedding.pid"
@@ -28,7 +28,7 @@ def open_for_search(store: Store, embed_limit: int | None = None) -> tuple[Seman
     with an `embed_limit` leaves a larger backlog to `embed_in_background`."""
 
     def read(rel: str) -> Entry | None:
-        from errnote.store import read_entry
+        from errnote.storage.store import read_entry
 
         try:
             return read_entry(store.entries_dir / rel)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from errnote.model import Entry
+    from errnote.model.entry import Entry
     from errnote.semantic.encoder import Encoder
 
 #: The length of a vector (`semantic.encoder.DIMENSIONS`, without importing the model's module).
@@ -59,7 +59,7 @@ class VectorStats:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    from errnote.store import atomic_write_bytes
+    from errnote.storage.files import atomic_write_bytes
 
     atomic_write_bytes(path, data)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from errnote.errors import ErrnoteError
-from errnote.model import Entry, EntryType, Relation, Status, effective_status, superseded_by_active
+from errnote.model.entry import Entry, EntryType, Relation, Status, effective_status, superseded_by_active
 from errnote.notebook import Contents
 from errnote.team.diff import summarize
 from errnote.team.git import Repo
@@ -101,7 +101,7 @@ def base_commit(repo: Repo, ref: str | None) -> tuple[str, str]:
 
 def _tree(repo: Repo, base: str) -> dict[str, tuple[str, str]]:
     """Entry id -> (path, blob) of each entry file in the base commit's notebook."""
-    from errnote.store import file_id
+    from errnote.storage.layout import file_id
 
     out = repo.run("ls-tree", "-r", "-z", "--full-tree", "--no-abbrev", base, "--", repo.entries)
     found: dict[str, tuple[str, str]] = {}
@@ -144,7 +144,7 @@ def changes_since(repo: Repo, contents: Contents, entries_dir: Path, ref: str | 
         if e.status is Status.ACTIVE
         for t in e.links_to(Relation.SUPERSEDES)
     }
-    from errnote.store import file_id
+    from errnote.storage.layout import file_id
 
     broken_now = {file_id(p.path.name) for p in contents.problems}
     items: list[EntryChange] = []
@@ -229,7 +229,7 @@ _MARKDOWN_SPECIAL = "\\`*_[]<|#~"
 
 def _md(text: str) -> str:
     """One line of entry text as literal Markdown (a title with `*` or `<b>` stays as written)."""
-    from errnote.model import escape_invisible, strip_controls
+    from errnote.text import escape_invisible, strip_controls
 
     line = " ".join(escape_invisible(strip_controls(text)).split())
     return "".join(f"\\{c}" if c in _MARKDOWN_SPECIAL else c for c in line)

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from errnote.model import Entry, Scope
+from errnote.model.entry import Entry
+from errnote.model.scope import Scope
 
 
 def _scope_change(old: Scope, new: Scope) -> str:

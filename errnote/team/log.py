@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from errnote.errors import ErrnoteError
-from errnote.model import Entry
+from errnote.model.entry import Entry
 from errnote.team.diff import summarize
 from errnote.team.git import Repo
 
@@ -59,7 +59,8 @@ class FileCommit:
 
 def parse_version(text: str | None, where: str) -> tuple[Entry | None, str]:
     """An entry from one version's text, masked as the store masks it; or why it cannot be read."""
-    from errnote.store import parse_entry, redact_entry
+    from errnote.redact.entry import redact_entry
+    from errnote.storage.frontmatter import parse_entry
 
     if text is None:
         return None, ""
@@ -100,7 +101,7 @@ def relative(repo: Repo, path: Path) -> str:
 def file_history(repo: Repo, rel: str) -> list[FileCommit]:
     """The commits that wrote the entry file `rel`, newest first, each with the file's path and
     blob there (renames followed as long as the file keeps its entry id)."""
-    from errnote.store import file_id
+    from errnote.storage.layout import file_id
 
     out = repo.run("log", "--follow", "--no-abbrev", "--raw", f"--format={LOG_FORMAT}", "--", rel)
     raws = _records(out)
@@ -125,7 +126,7 @@ def file_history(repo: Repo, rel: str) -> list[FileCommit]:
 def entry_log(repo: Repo, path: Path) -> list[Revision]:
     """Every version of the entry file at `path` (oldest first), the work tree's last when it
     differs from the newest commit."""
-    from errnote.redact import redact
+    from errnote.redact.secrets import redact
 
     rel = relative(repo, path)
     fixed = file_history(repo, rel)

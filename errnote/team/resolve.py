@@ -20,7 +20,7 @@ def take_side(text: str, side: Side) -> tuple[str, int]:
     """`text` with each conflict (`<<<<<<<`, optional `|||||||` base, `=======`, `>>>>>>>`) replaced
     by the lines of `side`; how many conflicts were settled. Markers inside a fenced code block
     are an example in the body and are kept."""
-    from errnote.markdown import fenced_spans, inside
+    from errnote.fences import fenced_spans, inside
 
     fenced = fenced_spans(text)
     out: list[str] = []

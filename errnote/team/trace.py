@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from errnote.model import Entry, Relation, iso
+from errnote.model.entry import Entry, Relation
+from errnote.model.timespec import iso
 from errnote.notebook import Contents
 
 #: The links that lead back in time, from the entry that holds them.

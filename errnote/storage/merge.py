@@ -39,8 +39,10 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from errnote.errors import ErrnoteError, InvalidEntry
-from errnote.model import Entry, Link, Relation, Scope
-from errnote.store import carry_comments, parse_entry, render_front_matter
+from errnote.model.entry import Entry, Link, Relation
+from errnote.model.scope import Scope
+from errnote.storage.comments import carry_comments
+from errnote.storage.frontmatter import parse_entry, render_front_matter
 
 #: The attribute line that sends entry files to the driver (`.errnote/.gitattributes`).
 GITATTRIBUTES_TEXT = (
@@ -345,7 +347,7 @@ def _text_merge(base: str, ours: str, theirs: str, opts: MergeOptions) -> MergeR
 
 def merge_files(base: Path, ours: Path, theirs: Path, options: MergeOptions | None = None) -> MergeResult:
     """The merge driver's work: merge the three files and write the result over `ours`."""
-    from errnote.store import atomic_write_bytes
+    from errnote.storage.files import atomic_write_bytes
 
     opts = options or MergeOptions()
     try:

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from errnote.catalog import Catalog
 from errnote.notebook import Notebook
-from errnote.store import read_entry
+from errnote.storage.catalog import Catalog
+from errnote.storage.store import read_entry
 from tests.conftest import settle
 
 

@@ -1,14 +1,8 @@
-"""Entry files: rendering, parsing, atomic writes, broken files."""
+"""Entry files: the front-matter codec (rendering, parsing, broken files) and comment keeping."""
 
 from __future__ import annotations
 
-import os
-import re
-import signal
-import subprocess
-import sys
 import textwrap
-import time
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,18 +11,11 @@ import pytest
 from conftest import assert_linear
 
 from errnote.errors import InvalidEntry
-from errnote.model import entry_from_dict
-from errnote.redact import redact
-from errnote.store import (
-    atomic_write,
-    carry_comments,
-    front_matter_comments,
-    new_id,
-    parse_entry,
-    read_entry,
-    render_entry,
-    slugify,
-)
+from errnote.model.codec import entry_from_dict
+from errnote.redact.secrets import redact
+from errnote.storage.comments import carry_comments, front_matter_comments
+from errnote.storage.frontmatter import parse_entry, render_entry
+from errnote.storage.store import read_entry
 
 ENTRY_TEXT = textwrap.dedent(
     """\
@@ -101,78 +88,9 @@ def test_missing_front_matter_and_non_utf8(tmp_path: Path) -> None:
         read_entry(binary)
 
 
-def test_atomic_write_exclusive_never_replaces(tmp_path: Path) -> None:
-    target = tmp_path / "a.md"
-    atomic_write(target, "first", exclusive=True)
-    with pytest.raises(FileExistsError):
-        atomic_write(target, "second", exclusive=True)
-    assert target.read_text() == "first"
-    assert [p.name for p in tmp_path.iterdir()] == ["a.md"]  # no temp file left behind
-
-
-def test_ids_are_short_hex_and_avoid_prefix_clashes() -> None:
-    ids = {new_id() for _ in range(2000)}
-    assert len(ids) == 2000
-    assert all(re.fullmatch("[0-9a-f]{10}", i) for i in ids)
-    taken = {"abcd"}
-    for _ in range(50):
-        assert not new_id(taken).startswith("abcd")
-
-
-def test_slug() -> None:
-    assert slugify("Don't run `cargo build --all-features`!") == "don-t-run-cargo-build-all-features"
-    assert slugify("中文标题") == ""
-
-
-def test_a_killed_writer_leaves_no_partial_file(tmp_path: Path) -> None:
-    """Kill -9 a process in the middle of writing big files: every file present is whole."""
-    script = textwrap.dedent(
-        f"""
-        import sys
-        sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
-        from pathlib import Path
-        from errnote.store import atomic_write
-        body = "x" * 2_000_000
-        i = 0
-        print("ready", flush=True)
-        while True:
-            atomic_write(Path({str(tmp_path)!r}) / f"e{{i % 5}}.md", f"{{i}}\\n" + body + "\\nEND\\n")
-            i += 1
-        """
-    )
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
-    assert proc.stdout is not None
-    proc.stdout.readline()
-    deadline = time.monotonic() + 30  # a loaded machine may take a while to write the first file
-    while time.monotonic() < deadline and not any(
-        p.name.endswith(".md") and not p.name.startswith(".") for p in tmp_path.iterdir()
-    ):
-        time.sleep(0.05)
-    time.sleep(0.3)  # then kill it in the middle of later writes
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    written = [p for p in tmp_path.iterdir() if p.name.endswith(".md") and not p.name.startswith(".")]
-    assert written, "the writer wrote nothing before it was killed"
-    for path in written:
-        assert path.read_text().endswith("\nEND\n"), f"{path.name} is partial"
-
-
 def test_entry_from_dict_rejects_bad_provenance() -> None:
     with pytest.raises(InvalidEntry, match="created"):
         entry_from_dict({"id": "abcd123456", "type": "lesson", "title": "t", "provenance": {}})
-
-
-def test_atomic_write_keeps_the_mode_and_respects_umask(tmp_path: Path) -> None:
-    fresh = tmp_path / "fresh.md"
-    old = os.umask(0o022)
-    try:
-        atomic_write(fresh, "x")
-    finally:
-        os.umask(old)
-    assert fresh.stat().st_mode & 0o777 == 0o644  # not mkstemp's private 0600
-    fresh.chmod(0o640)
-    atomic_write(fresh, "y")
-    assert fresh.stat().st_mode & 0o777 == 0o640
 
 
 def test_a_markdown_rule_line_is_not_a_conflict_and_a_bom_is_fine() -> None:
@@ -188,43 +106,6 @@ def test_impossible_dates_are_named_errors(tmp_path: Path, bad: str) -> None:
     with pytest.raises(InvalidEntry) as err:
         read_entry(path)
     assert str(path) in str(err.value)
-
-
-def test_writing_through_a_symlink_updates_its_target(tmp_path: Path) -> None:
-    target = tmp_path / "AGENTS.md"
-    target.write_text("old")
-    link = tmp_path / "CLAUDE.md"
-    link.symlink_to(target.name)
-    atomic_write(link, "new")
-    assert link.is_symlink() and target.read_text() == "new"
-
-
-def test_file_lock_waits_or_gives_up_after_its_timeout(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
-    from errnote.store import file_lock
-
-    pytest.importorskip("fcntl")  # the holder below locks with flock
-    lock = tmp_path / "cache" / "x.lock"
-    done = tmp_path / "holder-done"  # written by the holder just before it lets go
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import fcntl, sys, time; h = open(sys.argv[1], 'a+b'); fcntl.flock(h, fcntl.LOCK_EX);"
-         " print('held', flush=True); time.sleep(1.0); open(sys.argv[2], 'w').close()",
-         str(lock), str(done)],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        with file_lock(lock, timeout=0.1) as got:
-            assert got is False  # busy: gives up instead of waiting for the holder
-        with file_lock(lock) as got:  # no timeout: waits for the holder to let go
-            assert got is True
-            assert done.exists()  # the holder finished before the lock was ours
-    finally:
-        holder.wait()
 
 
 def test_a_key_twice_is_refused_but_a_quoted_value_over_two_lines_is_not() -> None:
@@ -255,7 +136,7 @@ def test_aliases_are_refused_before_they_expand() -> None:
 
 
 def test_conflict_markers_shown_in_a_code_example_are_not_a_conflict() -> None:
-    from errnote.store import has_conflict_markers
+    from errnote.storage.frontmatter import has_conflict_markers
 
     real = "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> feature\n"
     example = f"Resolve lockfiles by regenerating them:\n\n```\n{real}```\n"
@@ -266,7 +147,7 @@ def test_conflict_markers_shown_in_a_code_example_are_not_a_conflict() -> None:
 
 
 def test_many_half_conflicts_are_read_in_one_pass() -> None:
-    from errnote.store import has_conflict_markers
+    from errnote.storage.frontmatter import has_conflict_markers
 
     # Thousands of start and middle markers with no end marker: a pattern spanning all three
     # markers backtracked over every pair (minutes); the line scan reads each line once.
@@ -279,44 +160,6 @@ def test_many_half_conflicts_are_read_in_one_pass() -> None:
     assert not has_conflict_markers("=======\n>>>>>>> b\n<<<<<<< a\n")  # out of order
 
 
-def test_a_file_younger_than_a_tick_gets_a_key_no_other_scan_repeats(tmp_path: Path) -> None:
-    from errnote.store import RACY_COARSE_NS, RACY_FUTURE_NS, Store
-
-    store = Store(tmp_path / ".errnote")
-    folder = store.entries_dir / "lessons"
-    folder.mkdir(parents=True)
-    now = time.time_ns()
-    times = {
-        "old.md": now - 60 * 10**9,  # written a minute ago: its stat key vouches for it
-        # Written during the scan (a second ahead, so a slow test machine cannot age it out of the
-        # window): a rewrite in the same tick could keep its key.
-        "young.md": now + 10**9,
-        "coarse.md": (now // 10**9) * 10**9,  # whole seconds (FAT, HFS+): a tick is 1-2 s there
-        "skewed.md": now + 2 * RACY_FUTURE_NS,  # far ahead: clock skew, trusted or read forever
-    }
-    for name, mtime in times.items():
-        (folder / name).write_text("x")
-        os.utime(folder / name, ns=(mtime, mtime))
-    first, second = store.stat_files(), store.stat_files()
-    same = {rel.split("/")[-1] for rel in first if first[rel] == second[rel]}
-    assert same == {"old.md", "skewed.md"}
-    coarse = now // 10**9 * 10**9 - RACY_COARSE_NS - 10**9
-    os.utime(folder / "coarse.md", ns=(coarse, coarse))
-    assert store.stat_files()[f"lessons{os.sep}coarse.md"] == store.stat_files()[f"lessons{os.sep}coarse.md"]
-
-
-def test_a_failed_write_leaves_no_temporary_file(tmp_path: Path) -> None:
-    from errnote.store import atomic_write, atomic_write_bytes
-
-    target = tmp_path / "entry.md"
-    target.mkdir()  # the rename onto it fails, after the temporary file was written
-    with pytest.raises(OSError):
-        atomic_write(target, "text")
-    with pytest.raises(OSError):
-        atomic_write_bytes(target, b"data")
-    assert [p.name for p in tmp_path.iterdir()] == ["entry.md"]
-
-
 @pytest.mark.parametrize("value", ["!!timestamp soon", "!!bool maybe", "!!map x"])
 def test_a_value_that_does_not_fit_its_yaml_tag_is_one_unreadable_file(value: str) -> None:
     text = ENTRY_TEXT.replace("confidence: 0.5", f"confidence: 0.5\ntool: {value}")
@@ -326,7 +169,7 @@ def test_a_value_that_does_not_fit_its_yaml_tag_is_one_unreadable_file(value: st
 
 
 def test_times_before_the_year_1000_are_written_as_four_digits() -> None:
-    from errnote.model import iso
+    from errnote.model.timespec import iso
 
     assert iso(datetime(999, 1, 2, 3, 4, 5, 678, tzinfo=timezone.utc)) == "0999-01-02T03:04:05Z"
     entry = parse_entry(ENTRY_TEXT)

@@ -12,7 +12,7 @@ import string
 import pytest
 from conftest import assert_linear
 
-from errnote.redact import MASK, find_secrets, redact
+from errnote.redact.secrets import MASK, find_secrets, redact
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"

@@ -17,10 +17,11 @@ from conftest import git
 from typer.testing import CliRunner
 
 from errnote.cli.app import app
-from errnote.merge import CONFLICT_EXIT, MergeOptions, _favour_in, merge_texts
-from errnote.model import Entry, EntryType, Link, Provenance, Relation, Scope, ScopeItem
+from errnote.model.entry import Entry, EntryType, Link, Provenance, Relation
+from errnote.model.scope import Scope, ScopeItem
 from errnote.notebook import Notebook
-from errnote.store import has_conflict_markers, parse_entry, render_entry
+from errnote.storage.frontmatter import has_conflict_markers, parse_entry, render_entry
+from errnote.storage.merge import CONFLICT_EXIT, MergeOptions, _favour_in, merge_texts
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
 

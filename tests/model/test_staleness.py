@@ -1,4 +1,4 @@
-"""Staleness at read time (errnote.lifecycle.staleness): decay by type, reset by a confirmation,
+"""Staleness at read time (errnote.model.staleness): decay by type, reset by a confirmation,
 `review_after`, on real notebooks with an injected clock; no file is ever rewritten by it."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from typer.testing import CliRunner
 
 from errnote.cli.app import app
 from errnote.inject import Options, select
-from errnote.lifecycle.staleness import HALF_LIFE_DAYS, STALE_WEIGHT, entry_weight, is_stale, weight
-from errnote.model import Entry, iso
+from errnote.model.entry import Entry
+from errnote.model.staleness import HALF_LIFE_DAYS, STALE_WEIGHT, entry_weight, is_stale, weight
+from errnote.model.timespec import iso
 from errnote.notebook import Notebook
 
 DAY = timedelta(days=1)
@@ -140,7 +141,7 @@ def test_the_cli_inject_honours_the_injected_clock(plain: Notebook, monkeypatch:
 
 
 def test_review_after_reads_back_from_json(plain: Notebook) -> None:
-    from errnote.model import entry_to_json
+    from errnote.model.codec import entry_to_json
 
     lesson = plain.add("lesson", "Use the v2 payments API")
     updated = plain.update(lesson.id, review_after=date(2027, 3, 1))

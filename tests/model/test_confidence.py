@@ -1,4 +1,4 @@
-"""The confidence rules (errnote.lifecycle.confidence) on real notebooks, through the API and the CLI."""
+"""The confidence rules (errnote.model.confidence) on real notebooks, through the API and the CLI."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 from errnote.cli.app import app
 from errnote.errors import ErrnoteError, UsageError
 from errnote.inject import Options, select
-from errnote.model import Relation, Status
+from errnote.model.entry import Relation, Status
 from errnote.notebook import Notebook
-from errnote.store import read_entry
+from errnote.storage.store import read_entry
 from tests.conftest import git
 
 

@@ -4,7 +4,7 @@ A lesson starts at 0.6 (`model.DEFAULT_CONFIDENCE`, by type). Then, with the def
 `.errnote/config.yaml`, section `confidence:`:
 
 confirm      +0.10, counts a confirmation (`confirmed`) and dates it (`last_confirmed`), which
-             also resets its staleness (`errnote.lifecycle.staleness`)
+             also resets its staleness (`errnote.model.staleness`)
 contradict   -0.15, counts a contradiction (`contradicted`); with `--by ID2` both entries link
              `contradicts` to each other
 supersede    -0.15 to the old entry, marked superseded; the new one links `supersedes` to it
@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from errnote.model import Entry, Link, Relation, Status, clean_text
+from errnote.model.entry import Entry, Link, Relation, Status
+from errnote.text import clean_text
 
 
 @dataclass(frozen=True)

@@ -15,18 +15,10 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 from errnote.errors import InvalidEntry
-from errnote.model import (
-    Entry,
-    EntryType,
-    Link,
-    Provenance,
-    Relation,
-    Scope,
-    ScopeItem,
-    Source,
-    Status,
-)
-from errnote.store import Problem, Store, atomic_write_bytes, make_cache_dir, read_entry
+from errnote.model.entry import Entry, EntryType, Link, Provenance, Relation, Source, Status
+from errnote.model.scope import Scope, ScopeItem
+from errnote.storage.files import atomic_write_bytes, make_cache_dir
+from errnote.storage.store import Problem, Store, read_entry
 
 CATALOG_VERSION = 9  # 4: marshal; 5: tags masked; 6: NFC tags; 7: a body keeps its first indentation;
 # 8: every text masked when its file is read; 9: review_after

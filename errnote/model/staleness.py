@@ -28,7 +28,8 @@ import os
 from datetime import datetime, timezone
 
 from errnote.errors import InvalidEntry
-from errnote.model import Entry, parse_time
+from errnote.model.entry import Entry
+from errnote.model.timespec import parse_time
 
 #: Days without a confirmation after which an entry's weight is halved, by type.
 HALF_LIFE_DAYS: dict[str, float] = {

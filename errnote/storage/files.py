@@ -1,0 +1,182 @@
+"""Writing files safely: atomic writes (a reader sees the old file or the new one, never a mix),
+advisory locks, and the cache folder git never sees."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from errnote.errors import ErrnoteError
+
+
+def sync_folder(folder: Path) -> None:
+    """Make a rename durable: without this a crash can lose the new directory entry."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return  # not possible here (Windows, odd file systems): the rename is still atomic
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _umask() -> int:
+    mask = os.umask(0)  # reading the umask means setting it; put it straight back
+    os.umask(mask)
+    return mask
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
+#: The cache folder's own `.gitignore`: `.errnote/.gitignore` ignores the cache only where it is
+#: committed, and on a branch from before the notebook it is not.
+CACHE_GITIGNORE = "# errnote's derived data (index, catalog, hook state): never committed.\n*\n"
+
+
+def make_cache_dir(cache_dir: Path) -> None:
+    """Create the cache folder (if missing) with a `.gitignore` that ignores the whole folder."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    if not os.path.exists(cache_dir / ".gitignore"):
+        with contextlib.suppress(OSError):
+            atomic_write_bytes(cache_dir / ".gitignore", CACHE_GITIGNORE.encode())
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` atomically (caches: a reader sees the old file or the new one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
+
+
+def check_writable(path: Path) -> None:
+    """Refuse a file its owner made read-only, as an editor would (a rename would replace it
+    regardless of its mode, and root may write anything). Changes that rewrite several files
+    check them all first, so a refusal leaves every file as it was."""
+    with contextlib.suppress(FileNotFoundError):
+        if not path.stat().st_mode & 0o222:
+            raise ErrnoteError(f"{path} is read-only; it was left as it is", "make it writable first")
+
+
+def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
+    """Write `text` to `path` so readers see the old file or the new one, never a mix.
+
+    With `exclusive`, refuse to replace an existing file (FileExistsError): a new entry never
+    overwrites another one, even when two processes race.
+    """
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))  # write the file the link points to, keep the link
+    if not exclusive:
+        check_writable(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = Path(tmp_name)
+    try:
+        # mkstemp makes a private (0600) file; give it the mode the file has, or a new file would get.
+        os.chmod(tmp, _mode_for(path))
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if exclusive:
+            _link_new(tmp, path)
+        else:
+            os.replace(tmp, path)
+        sync_folder(path.parent)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def _link_new(tmp: Path, path: Path) -> None:
+    """Put a written temporary file in place as `path`, refusing (FileExistsError) to replace one."""
+    try:
+        os.link(tmp, path)  # fails with FileExistsError instead of replacing
+    except FileExistsError:
+        raise
+    except OSError:
+        # No hard links here (FAT, exFAT, some network shares): check, then rename. Ids are random,
+        # so two writers of one new name in the same instant do not happen in practice.
+        if path.exists():
+            raise FileExistsError(errno.EEXIST, "File exists", str(path)) from None
+        os.replace(tmp, path)
+        return
+    tmp.unlink()
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, timeout: float | None = None) -> Iterator[bool]:
+    """Hold an advisory lock on `path` (created if missing) for the block.
+
+    Without `timeout` it waits as long as it takes and yields True; with one, it yields False once
+    the lock has stayed busy that long (the caller decides what to do without it). flock on POSIX,
+    a lock on the file's first byte on Windows.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(path, "a+b")  # noqa: SIM115 - held for the block
+    try:
+        if timeout is None and sys.platform != "win32":
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            yield True
+            return
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not _lock_now(handle):
+            if deadline is not None and time.monotonic() >= deadline:
+                yield False
+                return
+            time.sleep(0.05)
+        yield True
+    finally:
+        if sys.platform == "win32":
+            import msvcrt
+
+            with contextlib.suppress(OSError):
+                handle.seek(0)
+                msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        handle.close()
+
+
+def _lock_now(handle: Any) -> bool:
+    """Take the lock on an open lock file if it is free; False when another process holds it."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        handle.seek(0)
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)  # the first byte stands for the file
+        except OSError as exc:
+            # Held by another process; any other failure (a file system without byte locks) means
+            # no lock is to be had here: go on without one, as atomic renames keep files whole.
+            return exc.errno not in (errno.EACCES, errno.EDEADLK)
+        return True
+    import fcntl
+
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True

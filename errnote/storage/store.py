@@ -1,0 +1,329 @@
+"""The Store: the entry files of one notebook on disk, found by a walk of `entries/`, read (masked,
+validated), written, rewritten and moved under the notebook's write lock.
+
+Files are the truth. Every write goes to a temporary file in the target folder and is then
+renamed into place, so a crash or a second process never leaves half an entry behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import itertools
+import os
+import stat
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from errnote.errors import ErrnoteError, InvalidEntry
+from errnote.model.entry import Entry, EntryType
+from errnote.model.limits import ENTRY_FILE_MAX, size_text
+from errnote.redact.entry import redact_entry
+from errnote.storage.comments import COMMENTED_MAX, carry_comments
+from errnote.storage.files import atomic_write, file_lock, make_cache_dir, sync_folder
+from errnote.storage.frontmatter import parse_entry, readable_text
+from errnote.storage.layout import (
+    CACHE_DIRNAME,
+    ENTRIES_DIRNAME,
+    TYPE_DIRS,
+    EntryFile,
+    entry_filename,
+    file_id,
+)
+
+#: A file modified less than this before a stat scan (in nanoseconds), or after it, is not vouched
+#: for by its stat key: file times tick every 1-10 ms on Linux, 15.6 ms on Windows ...
+RACY_NS = 50_000_000
+
+
+#: ... and every 1-2 s where they hold whole seconds (HFS+, FAT, some network shares).
+RACY_COARSE_NS = 2_000_000_000
+
+
+#: A file time this far in the future is taken as clock skew and trusted, or it would be read forever.
+RACY_FUTURE_NS = 60_000_000_000
+
+
+_SCANS = itertools.count()
+
+
+def read_entry(path: Path) -> Entry:
+    """Read and validate one entry file (InvalidEntry names the file and the problem)."""
+    # Non-blocking, so a pipe named `*.md` is refused instead of waiting forever for a writer.
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+        with open(fd, "rb") as handle:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise InvalidEntry("not a regular file (a pipe, a socket or a device)", path=str(path))
+            if st.st_size > ENTRY_FILE_MAX:
+                # Read, parsed, masked and indexed on every change, a file of megabytes would slow
+                # every command (and outlast a hook's time limit): it is skipped, unread.
+                raise InvalidEntry(
+                    f"the file is {size_text(st.st_size)}, more than an entry file may be "
+                    f"({size_text(ENTRY_FILE_MAX)}), so it is skipped",
+                    "shorten it (keep the head and tail of a log), or move it out of entries/",
+                    path=str(path),
+                )
+            data = handle.read(ENTRY_FILE_MAX + 1)
+    except OSError as exc:
+        raise InvalidEntry(f"cannot read the file: {exc.strerror}", path=str(path)) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidEntry("the file is not UTF-8 text", path=str(path)) from None
+    entry = parse_entry(text.replace("\r\n", "\n").replace("\r", "\n"), path)  # as read_text does
+    # A file written by hand or by another tool may hold what errnote would have masked: masked
+    # here, once per version of the file (the catalog and the index keep what was read), so no
+    # command shows it and no later read scans it again.
+    return redact_entry(entry)
+
+
+#: Seconds a write waits for another process's write (each takes milliseconds; a stuck one is not).
+WRITE_LOCK_WAIT = 30.0
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An entry file that could not be read; the rest of the notebook still works."""
+
+    path: Path
+    message: str
+    duplicate_of: str = ""  # the id, when the problem is that another file holds this entry
+
+
+class Store:
+    """The files of one notebook: `root` is the `.errnote/` folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.entries_dir = root / ENTRIES_DIRNAME
+        self.cache_dir = root / CACHE_DIRNAME
+        #: What the last walk of `entries/` left out, and why (links, unreadable folders).
+        self.skipped: list[Problem] = []
+
+    def _walk(self) -> Iterator[tuple[os.DirEntry[str], bool]]:
+        """Every `*.md` file below `entries/`, skipping hidden and temporary files, and whether it
+        is a symbolic link. The walk stays inside the notebook: a link to a folder is never followed
+        (`ln -s / rootlink` would walk the whole disk, a link to another notebook's `entries/` would
+        serve its entries as this one's), a linked file is read only when it resolves inside the
+        notebook, and a folder that cannot be read is skipped. Each of those is kept in `skipped`
+        (the problems of the last walk), for the commands to warn about."""
+        self.skipped = []
+        try:
+            top = os.stat(self.entries_dir)
+        except FileNotFoundError:
+            return
+        if not stat.S_ISDIR(top.st_mode):
+            raise ErrnoteError(
+                f"{self.entries_dir} is not a folder", "move it aside and run 'errnote init' again"
+            )
+        homes = {os.path.realpath(self.root), os.path.realpath(self.entries_dir)}
+        stack = [str(self.entries_dir)]
+        while stack:
+            folder = stack.pop()
+            try:
+                with os.scandir(folder) as it:
+                    for item in it:
+                        if item.name.startswith("."):
+                            continue
+                        if item.is_symlink():
+                            problem = self._link_problem(item, homes)
+                            if problem:
+                                self.skipped.append(Problem(Path(item.path), problem))
+                                continue
+                            if item.name.endswith(".md"):
+                                yield item, True
+                        elif item.name.endswith(".md"):
+                            yield item, False
+                        elif item.is_dir(follow_symlinks=False):
+                            stack.append(item.path)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except OSError as exc:
+                self.skipped.append(
+                    Problem(
+                        Path(folder),
+                        f"cannot read the folder ({exc.strerror or exc}): its entries are skipped "
+                        "(check its permissions)",
+                    )
+                )
+
+    @staticmethod
+    def _link_problem(item: os.DirEntry[str], homes: set[str]) -> str:
+        """Why a symbolic link below `entries/` is not read ("" when it is read: a link to an entry
+        file inside the notebook)."""
+        target = os.path.realpath(item.path)
+        try:
+            is_dir = os.path.isdir(target)
+        except OSError:
+            is_dir = False
+        if is_dir:
+            return (
+                "a symbolic link to a folder, which errnote does not follow: move the entries "
+                "into the notebook, or remove the link"
+            )
+        if not item.name.endswith(".md"):
+            return ""  # a link to some other file: not an entry, as any other file named so
+        if not os.path.lexists(target) or not os.path.exists(item.path):
+            return ""  # dangling or a loop: read, so the problem names the file
+        if not any(target.startswith(home + os.sep) for home in homes):
+            return (
+                f"a symbolic link to a file outside the notebook ({target}), which errnote does not "
+                "read: copy the entry into the notebook, or remove the link"
+            )
+        return ""
+
+    def clear_leftovers(self, max_age: float = 3600.0) -> list[Path]:
+        """Remove the temporary files of writes that were killed (`.NAME.XXXX.tmp` below `entries/`),
+        once older than `max_age` seconds: no write takes that long, so none is still in progress."""
+        removed: list[Path] = []
+        cutoff = time.time() - max_age
+        for folder, _dirs, names in os.walk(self.entries_dir):
+            for name in names:
+                if not (name.startswith(".") and name.endswith(".tmp")):
+                    continue
+                path = Path(folder) / name
+                with contextlib.suppress(OSError):
+                    if path.lstat().st_mtime < cutoff:
+                        path.unlink()
+                        removed.append(path)
+        return removed
+
+    def named_ids(self) -> Iterator[tuple[str, str]]:
+        """(id its name starts with, or "", path) for every entry file: the cheapest listing there is."""
+        for item, _linked in self._walk():
+            yield file_id(item.name), item.path
+
+    def files(self) -> list[EntryFile]:
+        """Every entry file (`entries/**/*.md`), in a stable order, with the id its name starts with."""
+        found = [EntryFile(Path(path), file_id) for file_id, path in self.named_ids()]
+        found.sort(key=lambda f: (f.file_id, str(f.path)))
+        return found
+
+    def stat_files(self, symlinks: list[str] | None = None) -> dict[str, tuple[int, ...]]:
+        """Every entry file (path relative to `entries/`) with its stat key: one stat each, no reading.
+
+        This is how the caches (catalog, index) notice edits by hand, `git pull` and `git checkout`.
+        A file modified within a timestamp tick of the scan (`RACY_NS`) gets a key no other scan
+        gives, so the caches read it again until it is older: a rewrite in that same tick, with the
+        same size and inode, would otherwise go unseen (git's "racy" files).
+        Entry files that are symlinks or hard links (they can change under another name) are also
+        added to `symlinks` when it is given.
+        """
+        found: dict[str, tuple[int, ...]] = {}
+        prefix = len(str(self.entries_dir)) + 1
+        now = time.time_ns()
+        racy = (now, os.getpid(), next(_SCANS))
+        for item, linked in self._walk():
+            try:
+                st = item.stat()
+            except OSError:
+                try:
+                    # A dangling link or a loop: listed under its own stat, so reading it fails and
+                    # the problem names the file, like any other broken entry.
+                    st = item.stat(follow_symlinks=False)
+                except OSError:
+                    continue  # deleted between the listing and the stat
+            if symlinks is not None and (linked or st.st_nlink > 1):
+                symlinks.append(item.path[prefix:])
+            # ctime and inode too: tools that restore mtimes (cp -p, rsync -a, tar) cannot fake them.
+            key: tuple[int, ...] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+            tick = RACY_COARSE_NS if st.st_mtime_ns % 1_000_000_000 == 0 else RACY_NS
+            if now - tick < st.st_mtime_ns < now + RACY_FUTURE_NS:
+                # Written within a timestamp tick of this scan: a second write in that tick could keep
+                # this key, so the key must never match a later scan's (git's "racy" files).
+                key += racy
+            found[item.path[prefix:]] = key
+        return found
+
+    def path_for(self, entry: Entry) -> Path:
+        return self.entries_dir / TYPE_DIRS[entry.type] / entry_filename(entry)
+
+    def create(self, entry: Entry) -> Path:
+        """Write a new entry file; never replaces an existing one."""
+        path = self.path_for(entry)
+        self.check_folder(path.parent)
+        atomic_write(path, readable_text(entry, path), exclusive=True)
+        return path
+
+    def check_folder(self, folder: Path) -> None:
+        """Refuse to write into a folder below `entries/` that is a symbolic link: the walk does not
+        follow it, so what is written there would never be read."""
+        at = folder
+        while at != self.entries_dir and self.entries_dir in at.parents:
+            if at.is_symlink():
+                raise ErrnoteError(
+                    f"{at} is a symbolic link to a folder, which errnote neither reads nor writes through",
+                    f"replace it with a real folder (move its entries into {at.name}/), then run the "
+                    "command again",
+                )
+            at = at.parent
+
+    def replace(self, path: Path, entry: Entry, *, written: str | None = None) -> None:
+        """Rewrite an existing entry file in place (the path stays stable for clean diffs). A file
+        with CRLF line ends or a byte-order mark (a Windows editor or checkout) keeps them, and the
+        YAML comments of its front-matter stay with the lines they annotate (see `carry_comments`):
+        a one-field change must stay a one-line diff. `written`: the text the entry was parsed
+        from, when it is not the file's (an edit), to take the comments from."""
+        text = readable_text(entry, path)
+        try:
+            with open(path, "rb") as handle:
+                old = handle.read(COMMENTED_MAX + 1)
+        except OSError:
+            old = b""
+        head = old[:4096]
+        if written is None and len(old) <= COMMENTED_MAX:
+            written = old.decode("utf-8", errors="replace")
+        if written:
+            text = carry_comments(written, text)
+        first_line = head.split(b"\n", 1)[0]
+        if first_line.endswith(b"\r"):
+            text = text.replace("\n", "\r\n")
+        if head.startswith(b"\xef\xbb\xbf"):
+            text = "\ufeff" + text
+        atomic_write(path, text)
+
+    def move_to_type_folder(self, path: Path, old_type: EntryType, entry: Entry) -> Path:
+        """After an edit changed an entry's type, move its file from the old type's folder to the new
+        one's (one rename, so the entry is never in two places). A file the user keeps elsewhere, a
+        symlink, or a name already taken there stays where it is. Returns where the entry now is."""
+        if old_type is entry.type or path.parent != self.entries_dir / TYPE_DIRS[old_type]:
+            return path
+        folder = self.entries_dir / TYPE_DIRS[entry.type]
+        target = folder / path.name
+        if path.is_symlink() or target.exists() or folder.is_symlink():
+            return path
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            os.rename(path, target)
+        except OSError:
+            return path  # the content is saved; only the move failed (another file system, say)
+        sync_folder(folder)
+        sync_folder(path.parent)
+        return target
+
+    @contextlib.contextmanager
+    def lock(self, timeout: float | None = None) -> Iterator[None]:
+        """Serialise read-modify-write changes that touch more than one entry file."""
+        path = self.cache_dir / "write.lock"
+        timeout = WRITE_LOCK_WAIT if timeout is None else timeout
+        with contextlib.ExitStack() as stack:
+            try:
+                make_cache_dir(self.cache_dir)
+                got = stack.enter_context(file_lock(path, timeout))
+            except OSError as exc:
+                if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+                    raise
+                # The cache is derived data (made by `sudo errnote ...`, say): its lock must not
+                # stop writing entries. Without it, atomic renames still keep every file whole.
+                got = True
+            if not got:
+                raise ErrnoteError(
+                    f"another errnote process has held the notebook's write lock ({path}) for {timeout:g} s",
+                    "let it finish, or stop it, then run the command again",
+                )
+            yield
