@@ -37,9 +37,9 @@ sys.path.insert(0, str(BENCH))
 from generate import build_entries, write_notebook  # noqa: E402
 
 from errnote import __version__ as errnote_version  # noqa: E402
-from errnote.index import Index, SyncReport, search  # noqa: E402
 from errnote.model import Entry, EntryType  # noqa: E402
 from errnote.notebook import Notebook  # noqa: E402
+from errnote.search.index import Index, SyncReport, search  # noqa: E402
 
 PEER_SPEC = "errnote==0.1.0"
 PEER_VENV = BENCH / ".peer-venv"
@@ -285,7 +285,7 @@ def prepare(ctx: Ctx, n: int) -> tuple[Path, Notebook, Path, list[Entry]]:
 
 def postings(nb: Notebook, query: str) -> dict[str, Any]:
     """How much index a query touches: its analysed terms and their document frequencies (`all`)."""
-    from errnote.analysis import analyze
+    from errnote.search.analysis import analyze
 
     terms = list(dict.fromkeys(analyze(query)))
     ix = Index(nb)._open()

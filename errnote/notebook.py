@@ -54,8 +54,8 @@ from errnote.store import (
 )
 
 if TYPE_CHECKING:
-    from errnote.index import SearchHit
     from errnote.lifecycle.confidence import Steps
+    from errnote.search.index import SearchHit
 
 MIN_PREFIX = 4
 
@@ -888,8 +888,8 @@ class Notebook:
     # --- searching -------------------------------------------------------------------------
 
     def search(self, query: str, **filters: Any) -> list[SearchHit]:
-        """Ranked entries for a natural-language query (see `errnote.index.search`)."""
-        from errnote.index import search
+        """Ranked entries for a natural-language query (see `errnote.search.index.search`)."""
+        from errnote.search.index import search
 
         return search(self, query, **filters)
 

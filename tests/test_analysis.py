@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from errnote.analysis import analyze, in_words, is_cjk, normalise, stem
-from errnote.thesaurus import TRANSLATION_WEIGHT, expand
+from errnote.search.analysis import analyze, in_words, is_cjk, normalise, stem
+from errnote.search.thesaurus import TRANSLATION_WEIGHT, expand
 
 
 def test_plain_words_are_stemmed_and_stop_words_dropped() -> None:
@@ -130,7 +130,7 @@ def test_unknown_words_expand_to_nothing() -> None:
 
 
 def test_thesaurus_tables_are_cached_between_processes(tmp_path: Path) -> None:
-    from errnote import thesaurus
+    from errnote.search import thesaurus
 
     plain = thesaurus.expand("try again on the laptop")
     thesaurus._tables.cache_clear()
@@ -169,7 +169,7 @@ def test_each_table_file_format_has_a_file_of_its_own(
 ) -> None:
     """Two errnote versions sharing a cache (a hook's and a venv's) must not rewrite each other's
     tables on every run: the file format is part of the file's name."""
-    from errnote import thesaurus
+    from errnote.search import thesaurus
 
     thesaurus._tables.cache_clear()
     thesaurus.expand("try again", tmp_path)
@@ -181,7 +181,7 @@ def test_each_table_file_format_has_a_file_of_its_own(
 
 
 def test_tables_of_another_version_unused_for_a_day_are_removed(tmp_path: Path) -> None:
-    from errnote import thesaurus
+    from errnote.search import thesaurus
 
     stale = tmp_path / "thesaurus-0000000000000000.marshal"
     stale.write_bytes(b"old tables")
@@ -230,7 +230,7 @@ def test_cjk_beyond_the_basic_plane_is_cjk() -> None:
 
 
 def test_cjk_runs_are_the_unspaced_stretches_of_three_or_more() -> None:
-    from errnote.analysis import cjk_runs
+    from errnote.search.analysis import cjk_runs
 
     assert cjk_runs("Redis 内存超时 after 超时 and 内存超时") == ["内存超时"]
     assert cjk_runs("plain ascii") == [] and cjk_runs("数据库迁移失败，请重试") == [
@@ -254,7 +254,7 @@ def test_version_numbers_are_noise_and_look_alikes_are_read_quickly() -> None:
 
 
 def test_message_lines_keep_what_went_wrong_and_drop_the_frames() -> None:
-    from errnote.analysis import message_lines
+    from errnote.search.analysis import message_lines
 
     trace = (
         "Traceback (most recent call last):\n"
@@ -283,7 +283,7 @@ def test_message_lines_keep_what_went_wrong_and_drop_the_frames() -> None:
 
 def test_message_lines_keep_compiler_diagnostics_that_start_with_a_location() -> None:
     """`file:line:` alone is a frame; followed by a message (gcc, go build, mypy), it is the error."""
-    from errnote.analysis import message_lines
+    from errnote.search.analysis import message_lines
 
     gcc = "main.c: In function 'main':\nmain.c:5:3: error: 'x' undeclared (first use in this function)"
     assert message_lines(gcc) == "main.c:5:3: error: 'x' undeclared (first use in this function)"
@@ -294,7 +294,7 @@ def test_message_lines_keep_compiler_diagnostics_that_start_with_a_location() ->
 
 
 def test_message_lines_are_empty_when_they_would_change_nothing() -> None:
-    from errnote.analysis import message_lines
+    from errnote.search.analysis import message_lines
 
     assert message_lines("TypeError: Object of type datetime is not JSON serializable") == ""  # one line
     assert message_lines("error: one\nerror: two") == ""  # every line is a message
@@ -302,7 +302,7 @@ def test_message_lines_are_empty_when_they_would_change_nothing() -> None:
 
 
 def test_message_lines_keep_the_first_and_last_of_many() -> None:
-    from errnote.analysis import MESSAGE_LINES_MAX, message_lines
+    from errnote.search.analysis import MESSAGE_LINES_MAX, message_lines
 
     text = "\n".join(f"error {i}: step {i} failed" for i in range(30)) + "\nall done"
     kept = message_lines(text).splitlines()

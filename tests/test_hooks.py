@@ -459,7 +459,7 @@ def test_a_background_build_is_started_once_while_its_mark_is_fresh(
     fixed: Notebook, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import errnote.hooks as hooks_module
-    from errnote.index import Index
+    from errnote.search.index import Index
 
     monkeypatch.setattr(hooks_module, "INLINE_BUILD_MAX", 3)  # this notebook counts as big
     shutil.rmtree(fixed.store.cache_dir, ignore_errors=True)
@@ -806,7 +806,7 @@ def test_an_index_far_behind_the_files_is_caught_up_in_the_background(
 ) -> None:
     """After a big pull, syncing thousands of files inline would outlast the hook's timeout."""
     import errnote.hooks as hooks_module
-    from errnote.index import Index
+    from errnote.search.index import Index
 
     index = Index(fixed)
     settle(fixed)
@@ -834,7 +834,7 @@ def test_a_big_notebook_without_an_index_answers_at_once_and_builds_it_aside(
 ) -> None:
     """A fresh clone of a big notebook: building the index would outlast the hook's timeout."""
     import errnote.hooks as hooks_module
-    from errnote.index import Index
+    from errnote.search.index import Index
 
     monkeypatch.setattr(hooks_module, "INLINE_BUILD_MAX", 3)  # this notebook counts as big
     shutil.rmtree(fixed.store.cache_dir, ignore_errors=True)

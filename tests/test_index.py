@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from conftest import git, settle
 
-from errnote import ranking
-from errnote.filters import make_filters
-from errnote.index import Index, search, search_with_report
 from errnote.model import Entry
 from errnote.notebook import Notebook
+from errnote.search import ranking
+from errnote.search.filters import make_filters
+from errnote.search.index import Index, search, search_with_report
 
 
 def synced(nb: Notebook) -> Index:
@@ -198,7 +198,7 @@ def test_a_manifest_of_the_wrong_shape_is_rebuilt(nb: Notebook, filled: dict[str
     """A manifest that loads but holds something else (a list for a table) is rebuilt, not a crash."""
     import marshal
 
-    from errnote.index import INDEX_VERSION
+    from errnote.search.index import INDEX_VERSION
 
     index = Index(nb)
     index.sync()
@@ -522,8 +522,8 @@ def test_a_copy_with_another_text_is_reported_and_never_answers_for_the_entry(
 
 
 def test_entry_meta_filters_like_the_index_metadata(nb: Notebook) -> None:
-    from errnote.filters import entry_meta
-    from errnote.index import _document
+    from errnote.search.filters import entry_meta
+    from errnote.search.index import _document
 
     entry = nb.add("tool-quirk", "git stash drops untracked files", tool="git", tags=["Git"],
                    scope=["path:web/**", "!path:web/vendor/**"])  # fmt: skip
@@ -710,7 +710,7 @@ def test_a_busy_index_missing_changes_answers_from_the_files_only_up_to_files_an
     nb: Notebook, filled: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Above the limit an in-memory index of every file would take too long: the stale index answers."""
-    from errnote import index as index_module
+    from errnote.search import index as index_module
     from errnote.store import file_lock
 
     index = synced(nb)
@@ -737,7 +737,7 @@ def test_a_busy_index_that_misses_nothing_answers_without_a_notice(
     nb: Notebook, filled: dict[str, str]
 ) -> None:
     """The lock holder may catch the index up while a sync waits for the lock: then nothing is behind."""
-    from errnote.index import SyncReport
+    from errnote.search.index import SyncReport
     from errnote.store import file_lock
 
     index = synced(nb)
@@ -977,7 +977,7 @@ def test_with_other_threads_running_whoosh_imports_its_real_modules() -> None:
         "gate = threading.Event()\n"
         "worker = threading.Thread(target=gate.wait)\n"
         "worker.start()\n"
-        "import errnote.index\n"
+        "import errnote.search.index\n"
         "gate.set(); worker.join()\n"
         "from urllib.request import urlopen\n"
         "print('http.client' in sys.modules, sys.modules['urllib.request'].__file__ is not None)\n"
@@ -1052,7 +1052,7 @@ def test_since_separates_old_entries_from_new_ones(nb: Notebook) -> None:
 
 
 def test_a_query_of_megabytes_is_read_as_its_first_and_last_lines() -> None:
-    from errnote.index import QUERY_TEXT_MAX, bounded_query
+    from errnote.search.index import QUERY_TEXT_MAX, bounded_query
 
     short = "error: one\nerror: two"
     assert bounded_query(short) == short

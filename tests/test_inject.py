@@ -361,8 +361,8 @@ def test_the_query_section_takes_only_strong_matches(nb: Notebook) -> None:
 def test_the_query_section_leaves_out_hits_that_only_outscore_the_answer(nb: Notebook) -> None:
     """Search shows an entry that scores above every hit past its threshold (here one matched only
     through a few translations); a prompt takes only what clears the threshold or neighbours it."""
-    from errnote.index import search
     from errnote.inject import Options, select
+    from errnote.search.index import search
 
     english = nb.add("lesson", "CREATE INDEX on the orders table blocked writes and the order API timed out")
     chinese = nb.add("mistake", "支付表加外键约束导致写入排队", body="高峰期排队。" * 5, confidence=0.0)

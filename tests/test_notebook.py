@@ -615,7 +615,7 @@ def test_a_body_that_starts_with_an_indented_code_block_keeps_it(nb: Notebook) -
 def test_a_linked_in_type_folder_is_neither_read_nor_written_through(nb: Notebook, tmp_path: Path) -> None:
     """A type folder that is a symlink (kept elsewhere) is not followed (issue 20: a link may lead
     anywhere on the disk): `add` refuses to write what would never be read, and `load` names it."""
-    from errnote.index import search
+    from errnote.search.index import search
 
     elsewhere = tmp_path / "shared-lessons"
     lessons = nb.store.entries_dir / "lessons"
@@ -649,7 +649,7 @@ def test_an_entries_path_that_is_a_file_is_an_error_not_an_empty_notebook(nb: No
 def test_a_pipe_named_like_an_entry_is_skipped_not_waited_on(nb: Notebook) -> None:
     import signal
 
-    from errnote.index import search_with_report
+    from errnote.search.index import search_with_report
 
     entry = nb.add("lesson", "Vendor the zyxwq protobufs before building")
     pipe = nb.store.entries_dir / "lessons" / "abcdef0006-x.md"
@@ -760,7 +760,7 @@ def test_the_cache_stays_out_of_git_on_a_branch_from_before_the_notebook(repo: P
     nb.add("lesson", "Use pnpm, not npm", reason="the lockfile")
     git(repo, "add", ".errnote")
     git(repo, "commit", "-q", "-m", "adopt errnote")
-    from errnote.index import search
+    from errnote.search.index import search
 
     assert search(nb, "pnpm")
     git(repo, "checkout", "-q", "before-errnote")
@@ -774,7 +774,7 @@ def test_of_two_files_with_one_id_the_one_updated_last_is_the_entry(nb: Notebook
     cherry-picked copy on the other: the copy updated last is the entry, whatever the paths."""
     import re
 
-    from errnote.index import search
+    from errnote.search.index import search
 
     entry = nb.add("lesson", "kubectl ignores the namespace flag", reason="kubeconfig context wins")
     old = nb.store.path_for(entry)

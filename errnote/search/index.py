@@ -23,13 +23,21 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from errnote import ranking
-from errnote.analysis import ANALYSIS_VERSION, analyze, canonical, cjk_runs, in_words, is_cjk, message_lines
-from errnote.applies import Signature, error_codes, error_words
 from errnote.errors import InvalidEntry, UsageError
-from errnote.filters import Filters, make_filters
 from errnote.model import Entry, Relation, Status
 from errnote.processes import alive as _alive
+from errnote.search import ranking
+from errnote.search.analysis import (
+    ANALYSIS_VERSION,
+    analyze,
+    canonical,
+    cjk_runs,
+    in_words,
+    is_cjk,
+    message_lines,
+)
+from errnote.search.applies import Signature, error_codes, error_words
+from errnote.search.filters import Filters, make_filters
 from errnote.store import duplicate_message, file_lock, make_cache_dir, read_entry
 
 
@@ -110,8 +118,8 @@ WIDE_MAX = 2000
 
 
 class ErrnoteTokenizer(Tokenizer):  # type: ignore[misc]
-    """Whoosh glue around `errnote.analysis.analyze` (pickled into the index by its path, which
-    must therefore stay `errnote.index.ErrnoteTokenizer`)."""
+    """Whoosh glue around `errnote.search.analysis.analyze` (pickled into the index by its path, which
+    must therefore stay `errnote.search.index.ErrnoteTokenizer`)."""
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ErrnoteTokenizer)
@@ -189,7 +197,7 @@ def _document(rel: str, entry: Entry) -> dict[str, Any]:
         # What the title alone holds (`ranking.MIN_MATCHED_TITLE`): analysed once, here.
         "title_terms": sorted(set(analyze(entry.title))),
         "tool_names": tool_names,
-        # The recorded error's signature and codes (`errnote.applies`): analysed once, here.
+        # The recorded error's signature and codes (`errnote.search.applies`): analysed once, here.
         "error_words": list(error_words(entry.error)),
         "error_codes": sorted(error_codes(entry.error)),
     }
@@ -665,7 +673,7 @@ class SearchHit:
     #: Shown because it scores above every hit that clears the threshold, though its words alone
     #: would not make it a near neighbour (see `thresholded`).
     outscores: bool = False
-    #: The hit applies to the query (`errnote.applies`): what `inject` and the hooks may put into
+    #: The hit applies to the query (`errnote.search.applies`): what `inject` and the hooks may put into
     #: a prompt as a rule, and what search lists first.
     applies: bool = False
     #: Cosine of the query's and the entry's sentence vectors; None without semantic ranking.
@@ -726,7 +734,7 @@ class _Concept:
 
 def _query_terms(text: str, cache_dir: Path | None = None) -> list[_Concept]:
     """The query's ideas: each analysed term, merged with its synonyms and translations."""
-    from errnote.thesaurus import expand
+    from errnote.search.thesaurus import expand
 
     concepts: list[_Concept] = []
     owner: dict[str, int] = {}  # literal term -> index in concepts
@@ -1175,8 +1183,8 @@ def _scored(nb: Notebook, searcher: Any, doc: dict[str, Any], bm25: float, ctx: 
 def _judged(
     query: str, scored: Mapping[str, SearchHit], cosines: Mapping[str, float] | None, request: _Request
 ) -> list[SearchHit]:
-    """Every candidate with its hybrid score and whether it applies (`errnote.applies`)."""
-    from errnote import applies as gate
+    """Every candidate with its hybrid score and whether it applies (`errnote.search.applies`)."""
+    from errnote.search import applies as gate
 
     items = list(scored.items())
     if not items:
@@ -1219,9 +1227,9 @@ def _judged(
 
 
 def _listed(hits: Sequence[SearchHit]) -> list[SearchHit]:
-    """What a search with the threshold returns, with semantic ranking (`errnote.applies`): the
+    """What a search with the threshold returns, with semantic ranking (`errnote.search.applies`): the
     hits that apply, then the best few related ones, each group best first."""
-    from errnote import applies as gate
+    from errnote.search import applies as gate
 
     near = {id(h) for h in hits if h.evidence is not None and ranking.near(h.evidence)}
     applying = sorted((h for h in hits if h.applies), key=lambda h: (-h.score, h.id))
@@ -1396,7 +1404,7 @@ def search(
     the tool a question names. `command`: the text is a command about to run (a hook's), read as
     output for the tool rule but not as an error that an entry's recorded error must match.
     `embed_limit`: embed at most this many new entry texts now (a hook); beyond, rank by words and
-    embed in the background. Every hit says whether it applies (`errnote.applies`).
+    embed in the background. Every hit says whether it applies (`errnote.search.applies`).
     """
     unknown = sorted(set(filter_args) - _FILTER_ARGS)
     if unknown:
@@ -1436,7 +1444,7 @@ def _open_semantic(nb: Notebook, embed_limit: int | None = None) -> tuple[Any, s
     return open_for_search(nb.store, embed_limit)
 
 
-#: The keyword arguments of `search` that are filters (those of `errnote.filters.make_filters`).
+#: The keyword arguments of `search` that are filters (those of `errnote.search.filters.make_filters`).
 _FILTER_ARGS = frozenset(
     {"types", "tags", "tool", "scope", "path", "since", "min_confidence", "status", "include_all"}
 )

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from errnote.analysis import analyze, canonical, stem
+from errnote.search.analysis import analyze, canonical, stem
 
 #: One synonym group a line (a line ending in a comma goes on), members separated by commas; phrases allowed.
 _GROUPS = """
@@ -1701,7 +1701,7 @@ def _tables(cache_dir: Path | None = None) -> _Tables:
         return _build_tables()
     import hashlib
 
-    from errnote.analysis import ANALYSIS_VERSION
+    from errnote.search.analysis import ANALYSIS_VERSION
 
     # The file format is part of the name: two errnote versions sharing a cache (a hook's and a
     # venv's) keep a file each rather than rewriting each other's on every run.
