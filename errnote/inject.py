@@ -541,7 +541,8 @@ def _query_matches(
     share at least half a rare word's worth of it are, applying or not (to order the rules)."""
     from errnote.capture.inbox import inbox_notebook
     from errnote.search.analysis import message_lines
-    from errnote.search.index import WIDE_MAX, SearchHit, search  # Whoosh only when there is a query
+    from errnote.search.hits import SearchHit
+    from errnote.search.searcher import WIDE_MAX, search  # Whoosh only when there is a query
 
     inbox = [found for found in (inbox_notebook(nb),) if found is not None]
 
@@ -555,7 +556,7 @@ def _query_matches(
         found: list[SearchHit] = []
         for where in (nb, *inbox):  # the inbox's captures are searched as the notebook's entries
             found += search(
-                where,
+                where.store,
                 text,
                 limit=_CLOSENESS_DEPTH,
                 threshold=False,

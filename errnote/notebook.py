@@ -55,7 +55,7 @@ from errnote.store import (
 
 if TYPE_CHECKING:
     from errnote.lifecycle.confidence import Steps
-    from errnote.search.index import SearchHit
+    from errnote.search.hits import SearchHit
 
 MIN_PREFIX = 4
 
@@ -888,10 +888,10 @@ class Notebook:
     # --- searching -------------------------------------------------------------------------
 
     def search(self, query: str, **filters: Any) -> list[SearchHit]:
-        """Ranked entries for a natural-language query (see `errnote.search.index.search`)."""
-        from errnote.search.index import search
+        """Ranked entries for a natural-language query (see `errnote.search.searcher.search`)."""
+        from errnote.search.searcher import search
 
-        return search(self, query, **filters)
+        return search(self.store, query, **filters)
 
 
 # --- paths as scopes see them -------------------------------------------------------------------

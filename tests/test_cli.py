@@ -1117,6 +1117,6 @@ def test_the_search_table_analyses_a_long_query_once(
     code, out, err = run(runner, "search", query, "--json")
     assert len(json.loads(out)) == 3
     assert search_calls - (len(calls) - search_calls) == 1  # the table: one more, not two per hit
-    from errnote.search.index import QUERY_TEXT_MAX
+    from errnote.search.query import QUERY_TEXT_MAX
 
     assert len(query) > QUERY_TEXT_MAX and max(calls) <= QUERY_TEXT_MAX  # what the search read, no more
