@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import marshal
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -110,3 +112,35 @@ def test_glossary_covers_japanese_loanwords_and_verb_stems() -> None:
     ja = expand("アプリのアップデートの後で下書きを保存できない")
     alternatives = {a for e in ja for a in e.alternatives}
     assert {("updat",), ("draft",), ("app",)} <= alternatives
+
+
+def test_the_tables_are_read_from_their_data_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The groups and the glossary are package data: what the files say is what expands, and the
+    comment lines heading a file are no group."""
+    from errnote.search import thesaurus
+    from errnote.search.analysis import analyze
+
+    (tmp_path / thesaurus.SYNONYMS_FILE).write_text("# zxqv, header\nzxqv, frobnicator\n", encoding="utf-8")
+    (tmp_path / thesaurus.GLOSSARY_FILE).write_text("# a comment\n螺丝: frobnicator\n", encoding="utf-8")
+    monkeypatch.setattr(thesaurus, "DATA", tmp_path)
+    thesaurus.table_text.cache_clear()
+    thesaurus._tables.cache_clear()
+    try:
+        assert [e.alternatives for e in expand("zxqv")] == [(tuple(analyze("frobnicator")),)]
+        assert expand("header") == [] and expand("retry") == []  # the shipped tables are not read
+        assert any(tuple(analyze("frobnicator")) in e.alternatives for e in expand("螺丝"))
+    finally:
+        thesaurus.table_text.cache_clear()
+        thesaurus._tables.cache_clear()
+
+
+def test_importing_the_search_floor_imports_no_whoosh() -> None:
+    """Start-up is a budget: the package and its light modules load without Whoosh."""
+    code = (
+        "import sys\n"
+        "import errnote.search, errnote.search.analysis, errnote.search.thesaurus\n"
+        "import errnote.search.filters, errnote.search.ranking, errnote.search.applies\n"
+        "print(any(m == 'whoosh' or m.startswith('whoosh.') for m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
