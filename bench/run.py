@@ -37,9 +37,10 @@ sys.path.insert(0, str(BENCH))
 from generate import build_entries, write_notebook  # noqa: E402
 
 from errnote import __version__ as errnote_version  # noqa: E402
-from errnote.index import Index, SyncReport, search  # noqa: E402
 from errnote.model.entry import Entry, EntryType  # noqa: E402
 from errnote.notebook import Notebook  # noqa: E402
+from errnote.search.index import Index, SyncReport  # noqa: E402
+from errnote.search.searcher import search  # noqa: E402
 
 PEER_SPEC = "errnote==0.1.0"
 PEER_VENV = BENCH / ".peer-venv"
@@ -285,10 +286,10 @@ def prepare(ctx: Ctx, n: int) -> tuple[Path, Notebook, Path, list[Entry]]:
 
 def postings(nb: Notebook, query: str) -> dict[str, Any]:
     """How much index a query touches: its analysed terms and their document frequencies (`all`)."""
-    from errnote.analysis import analyze
+    from errnote.search.analysis import analyze
 
     terms = list(dict.fromkeys(analyze(query)))
-    ix = Index(nb)._open()
+    ix = Index(nb.store)._open()
     try:
         with ix.searcher() as searcher:
             dfs = {t: searcher.doc_frequency("all", t) for t in terms}
@@ -305,19 +306,21 @@ def bench_errnote(ctx: Ctx, n: int, repo: Path, nb: Notebook, pool: Path) -> Non
 
     print(f"  [{n}] reindex in process x{reps}", flush=True)
     reports: list[SyncReport] = []
-    res["reindex_inproc"] = summary(time_call(lambda: reports.append(Index(nb).sync(rebuild=True)), reps))
+    res["reindex_inproc"] = summary(
+        time_call(lambda: reports.append(Index(nb.store).sync(rebuild=True)), reps)
+    )
     assert reports[-1].added == n, reports[-1]
 
     print(f"  [{n}] errnote reindex (process) x{reps}", flush=True)
     res["reindex_process"] = summary(time_proc([str(ERRNOTE), "reindex"], repo, env, reps, warmup=False))
 
     print(f"  [{n}] no-change sync x{plan.sync}", flush=True)
-    Index(nb).sync()
-    res["sync_nochange"] = summary(time_call(lambda: Index(nb).sync(watch=False), plan.sync))
-    Index(nb).sync()  # the second sync arms the trust in the kernel watch (errnote.storage.watch)
-    res["sync_nochange_watched"] = summary(time_call(lambda: Index(nb).sync(), plan.sync))
-    res["sync_scan_only"] = summary(time_call(lambda: Index(nb).scan(), plan.sync))
-    res["sync_manifest_read_only"] = summary(time_call(lambda: Index(nb)._read_manifest(), plan.sync))
+    Index(nb.store).sync()
+    res["sync_nochange"] = summary(time_call(lambda: Index(nb.store).sync(watch=False), plan.sync))
+    Index(nb.store).sync()  # the second sync arms the trust in the kernel watch (errnote.storage.watch)
+    res["sync_nochange_watched"] = summary(time_call(lambda: Index(nb.store).sync(), plan.sync))
+    res["sync_scan_only"] = summary(time_call(lambda: Index(nb.store).scan(), plan.sync))
+    res["sync_manifest_read_only"] = summary(time_call(lambda: Index(nb.store)._read_manifest(), plan.sync))
 
     print(f"  [{n}] search in process ({len(QUERIES)} queries x{plan.inproc})", flush=True)
     inproc: dict[str, Any] = {}
@@ -325,20 +328,22 @@ def bench_errnote(ctx: Ctx, n: int, repo: Path, nb: Notebook, pool: Path) -> Non
     full_sync: dict[str, Any] = {}
     for name, query in QUERIES.items():
         t0 = time.perf_counter()
-        hits = search(nb, query, limit=10)  # warm-up (and the hit count)
+        hits = search(nb.store, query, limit=10)  # warm-up (and the hit count)
         reps = plan.inproc if time.perf_counter() - t0 < 0.2 else 5  # fewer runs for slow queries
         inproc[name] = {
-            **summary(time_call(lambda q=query: search(nb, q, limit=10), reps)),
+            **summary(time_call(lambda q=query: search(nb.store, q, limit=10), reps)),
             "hits": len(hits),
             "postings": postings(nb, query),
         }
         # the same search without its leading sync (report given): index open + query + ranking only
         query_only[name] = summary(
-            time_call(lambda q=query: search(nb, q, limit=10, report=SyncReport()), reps)
+            time_call(lambda q=query: search(nb.store, q, limit=10, report=SyncReport()), reps)
         )
         # ... and with a full stat sync every time, as a process without the kernel watch does
         full_sync[name] = summary(
-            time_call(lambda q=query: search(nb, q, limit=10, report=Index(nb).sync(watch=False)), reps)
+            time_call(
+                lambda q=query: search(nb.store, q, limit=10, report=Index(nb.store).sync(watch=False)), reps
+            )
         )
     res["search_inproc"] = inproc
     res["search_inproc_without_sync"] = query_only
@@ -363,17 +368,17 @@ def bench_errnote(ctx: Ctx, n: int, repo: Path, nb: Notebook, pool: Path) -> Non
     for _ in range(reps):
         for rel in incoming:
             shutil.copyfile(pool / rel, nb.store.entries_dir / rel)
-        one = time_call(lambda: reports.append(Index(nb).sync()), 1)
+        one = time_call(lambda: reports.append(Index(nb.store).sync()), 1)
         arrive.add(one[0], one.cpu[0])
         assert reports[-1].added == len(incoming) and not reports[-1].rebuilt, reports[-1]
         for rel in incoming:
             (nb.store.entries_dir / rel).unlink()
-        one = time_call(lambda: reports.append(Index(nb).sync()), 1)
+        one = time_call(lambda: reports.append(Index(nb.store).sync()), 1)
         leave.add(one[0], one.cpu[0])
         assert reports[-1].removed == len(incoming), reports[-1]
     res["sync_after_pull"] = {**summary(arrive), "files": len(incoming)}
     res["sync_after_removal"] = {**summary(leave), "files": len(incoming)}
-    Index(nb).sync(rebuild=True)  # leave a freshly built index behind
+    Index(nb.store).sync(rebuild=True)  # leave a freshly built index behind
 
 
 def bench_startup(ctx: Ctx, repo: Path) -> None:

@@ -453,9 +453,9 @@ BUILD_MARK_AGE = 300
 
 def _index_far_behind(nb: Any, scan: Mapping[str, tuple[int, ...]]) -> bool:
     """Is the index missing in a big notebook, or too far behind the files, to bring up to date now?"""
-    from errnote.index import Index
+    from errnote.search.index import Index
 
-    pending = Index(nb).pending(scan)
+    pending = Index(nb.store).pending(scan)
     if pending is None:
         return len(scan) > INLINE_BUILD_MAX
     return pending > INLINE_SYNC_MAX

@@ -212,7 +212,7 @@ class Selection:
     total: int  # entries in the notebook (any status)
     chars: int  # the size of what is shown, in the format the budget counts
     #: (id, title) of the next few hits of the query that are related but do not apply: named on
-    #: one "may also apply" line, never given as rules (`errnote.applies`).
+    #: one "may also apply" line, never given as rules (`errnote.search.applies`).
     related: tuple[tuple[str, str], ...] = ()
 
     def section(self, name: str) -> list[Picked]:
@@ -528,11 +528,12 @@ RELATED_MAX = 3
 def _query_matches(
     nb: Notebook, options: Options, ok: dict[str, Entry]
 ) -> tuple[list[Picked], dict[str, float], list[tuple[str, str]]]:
-    """The entries that apply to the query (`errnote.applies`), and how close the entries that
+    """The entries that apply to the query (`errnote.search.applies`), and how close the entries that
     share at least half a rare word's worth of it are, applying or not (to order the rules)."""
-    from errnote.analysis import message_lines
     from errnote.capture.inbox import inbox_notebook
-    from errnote.index import WIDE_MAX, SearchHit, search  # Whoosh only when there is a query
+    from errnote.search.analysis import message_lines
+    from errnote.search.hits import SearchHit
+    from errnote.search.searcher import WIDE_MAX, search  # Whoosh only when there is a query
 
     inbox = [found for found in (inbox_notebook(nb),) if found is not None]
 
@@ -546,7 +547,7 @@ def _query_matches(
         found: list[SearchHit] = []
         for where in (nb, *inbox):  # the inbox's captures are searched as the notebook's entries
             found += search(
-                where,
+                where.store,
                 text,
                 limit=_CLOSENESS_DEPTH,
                 threshold=False,
@@ -561,7 +562,7 @@ def _query_matches(
         return [h for h in found if h.confidence >= options.floor]
 
     def answer(hits: list[SearchHit]) -> list[SearchHit]:
-        # Decided on every hit (`errnote.applies`), then entries already shown (a hook's session)
+        # Decided on every hit (`errnote.search.applies`), then entries already shown (a hook's session)
         # are left out: only what applies goes into a prompt as a rule.
         return [h for h in hits if h.applies and h.id in ok]
 
@@ -579,7 +580,7 @@ def _query_matches(
     picked = [Picked(ok[h.id], "query", ("query",), h.score, tuple(h.matched)) for h in relevant[:want]]
     related: list[tuple[str, str]] = []
     if any(h.applies for h in hits):  # beside a real answer only: nothing applies, nothing is named
-        from errnote import applies, ranking
+        from errnote.search import applies, ranking
 
         for h in hits:
             near = h.evidence is not None and ranking.near(h.evidence)

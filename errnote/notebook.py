@@ -49,8 +49,8 @@ from errnote.storage.store import Problem, Store
 from errnote.text import clean_text
 
 if TYPE_CHECKING:
-    from errnote.index import SearchHit
     from errnote.model.confidence import Steps
+    from errnote.search.hits import SearchHit
 
 MIN_PREFIX = 4
 
@@ -883,10 +883,10 @@ class Notebook:
     # --- searching -------------------------------------------------------------------------
 
     def search(self, query: str, **filters: Any) -> list[SearchHit]:
-        """Ranked entries for a natural-language query (see `errnote.index.search`)."""
-        from errnote.index import search
+        """Ranked entries for a natural-language query (see `errnote.search.searcher.search`)."""
+        from errnote.search.searcher import search
 
-        return search(self, query, **filters)
+        return search(self.store, query, **filters)
 
 
 # --- paths as scopes see them -------------------------------------------------------------------

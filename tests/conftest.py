@@ -15,7 +15,7 @@ from errnote.notebook import Notebook
 
 # The suite tests the lexical machinery (ranking, threshold, filters, sync) with exact answers;
 # semantic ranking is switched on by the tests of `errnote.semantic` and of the hybrid
-# (tests/test_semantic.py), against the real model. Subprocesses inherit the switch.
+# (tests/semantic/test_semantic.py), against the real model. Subprocesses inherit the switch.
 os.environ.setdefault("ERRNOTE_SEMANTIC", "0")
 
 

@@ -1069,8 +1069,8 @@ def test_rm_json_says_what_was_deleted_and_what_is_active_again(runner: CliRunne
 def test_search_highlights_what_it_matched() -> None:
     """The words whose index terms the search matched (stemmed, or a synonym it matched), and the
     characters of its CJK pairs, are emboldened; markup in the text is escaped."""
-    from errnote.analysis import analyze
     from errnote.cli.output import _highlight
+    from errnote.search.analysis import analyze
 
     def wanted(query: str, *matched: str) -> set[str]:
         return set(analyze(query)) | set(matched)
@@ -1096,7 +1096,7 @@ def test_the_search_table_analyses_a_long_query_once(
     runner: CliRunner, in_repo: Path, nb: Notebook, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A pasted log can be megabytes: the table must not analyse it again for every cell."""
-    from errnote import analysis
+    from errnote.search import analysis
 
     for i in range(3):
         add_json(runner, "lesson", f"Quokka zebracorn lesson {i}")
@@ -1117,6 +1117,6 @@ def test_the_search_table_analyses_a_long_query_once(
     code, out, err = run(runner, "search", query, "--json")
     assert len(json.loads(out)) == 3
     assert search_calls - (len(calls) - search_calls) == 1  # the table: one more, not two per hit
-    from errnote.index import QUERY_TEXT_MAX
+    from errnote.search.query import QUERY_TEXT_MAX
 
     assert len(query) > QUERY_TEXT_MAX and max(calls) <= QUERY_TEXT_MAX  # what the search read, no more

@@ -459,7 +459,7 @@ def test_a_background_build_is_started_once_while_its_mark_is_fresh(
     fixed: Notebook, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import errnote.hooks as hooks_module
-    from errnote.index import Index
+    from errnote.search.index import Index
 
     monkeypatch.setattr(hooks_module, "INLINE_BUILD_MAX", 3)  # this notebook counts as big
     shutil.rmtree(fixed.store.cache_dir, ignore_errors=True)
@@ -472,7 +472,7 @@ def test_a_background_build_is_started_once_while_its_mark_is_fresh(
     stamp = time.time() - 2 * hooks_module.BUILD_MARK_AGE
     os.utime(mark, (stamp, stamp))  # that build died long ago: start one
     run("user-prompt", json.dumps(payload))
-    index = Index(fixed)
+    index = Index(fixed.store)
     deadline = time.monotonic() + 60
     while mark.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -806,9 +806,9 @@ def test_an_index_far_behind_the_files_is_caught_up_in_the_background(
 ) -> None:
     """After a big pull, syncing thousands of files inline would outlast the hook's timeout."""
     import errnote.hooks as hooks_module
-    from errnote.index import Index
+    from errnote.search.index import Index
 
-    index = Index(fixed)
+    index = Index(fixed.store)
     settle(fixed)
     index.sync()
     assert index.pending() == 0
@@ -834,14 +834,14 @@ def test_a_big_notebook_without_an_index_answers_at_once_and_builds_it_aside(
 ) -> None:
     """A fresh clone of a big notebook: building the index would outlast the hook's timeout."""
     import errnote.hooks as hooks_module
-    from errnote.index import Index
+    from errnote.search.index import Index
 
     monkeypatch.setattr(hooks_module, "INLINE_BUILD_MAX", 3)  # this notebook counts as big
     shutil.rmtree(fixed.store.cache_dir, ignore_errors=True)
     payload = {"session_id": "big-1", "cwd": str(fixed.repo_root), "prompt": "the ledger API answers 429"}
     out = run("user-prompt", json.dumps(payload))
     assert out == ""  # no query section yet, and nothing else applies to a bare prompt
-    index = Index(fixed)
+    index = Index(fixed.store)
     deadline = time.monotonic() + 60
     while not index.manifest_path.exists() and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -362,15 +362,15 @@ def test_the_query_section_takes_only_strong_matches(nb: Notebook) -> None:
 def test_the_query_section_leaves_out_hits_that_only_outscore_the_answer(nb: Notebook) -> None:
     """Search shows an entry that scores above every hit past its threshold (here one matched only
     through a few translations); a prompt takes only what clears the threshold or neighbours it."""
-    from errnote.index import search
     from errnote.inject import Options, select
+    from errnote.search.searcher import search
 
     english = nb.add("lesson", "CREATE INDEX on the orders table blocked writes and the order API timed out")
     chinese = nb.add("mistake", "支付表加外键约束导致写入排队", body="高峰期排队。" * 5, confidence=0.0)
     for what in ("search index rebuild", "index page layout", "index mapping", "API docs layout"):
         nb.add("lesson", f"The {what} needs a version bump")
     query = "给支付表建索引，结果写入全部卡住，下单接口超时，客户投诉很多，老板很生气"
-    assert [h.id for h in search(nb, query)] == [chinese.id, english.id]
+    assert [h.id for h in search(nb.store, query)] == [chinese.id, english.id]
     chosen = select(nb, Options(query=query, always=False, recent=False, floor=0.0)).section("query")
     assert [p.entry.id for p in chosen] == [chinese.id]
 

@@ -616,7 +616,7 @@ def test_a_body_that_starts_with_an_indented_code_block_keeps_it(nb: Notebook) -
 def test_a_linked_in_type_folder_is_neither_read_nor_written_through(nb: Notebook, tmp_path: Path) -> None:
     """A type folder that is a symlink (kept elsewhere) is not followed (issue 20: a link may lead
     anywhere on the disk): `add` refuses to write what would never be read, and `load` names it."""
-    from errnote.index import search
+    from errnote.search.searcher import search
 
     elsewhere = tmp_path / "shared-lessons"
     lessons = nb.store.entries_dir / "lessons"
@@ -634,7 +634,7 @@ def test_a_linked_in_type_folder_is_neither_read_nor_written_through(nb: Noteboo
     assert [e.id for e in contents.entries] == [mistake.id]
     assert [p.path for p in contents.problems] == [lessons]
     assert "symbolic link" in contents.problems[0].message
-    assert [h.id for h in search(nb, "zyxwq protobufs")] == [mistake.id]
+    assert [h.id for h in search(nb.store, "zyxwq protobufs")] == [mistake.id]
 
 
 def test_an_entries_path_that_is_a_file_is_an_error_not_an_empty_notebook(nb: Notebook) -> None:
@@ -650,7 +650,7 @@ def test_an_entries_path_that_is_a_file_is_an_error_not_an_empty_notebook(nb: No
 def test_a_pipe_named_like_an_entry_is_skipped_not_waited_on(nb: Notebook) -> None:
     import signal
 
-    from errnote.index import search_with_report
+    from errnote.search.searcher import search_with_report
 
     entry = nb.add("lesson", "Vendor the zyxwq protobufs before building")
     pipe = nb.store.entries_dir / "lessons" / "abcdef0006-x.md"
@@ -666,7 +666,7 @@ def test_a_pipe_named_like_an_entry_is_skipped_not_waited_on(nb: Notebook) -> No
     signal.alarm(10)  # a failure, not a suite that hangs
     try:
         contents = nb.load()
-        result = search_with_report(nb, "zyxwq protobufs")
+        result = search_with_report(nb.store, "zyxwq protobufs")
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, before)
@@ -761,12 +761,12 @@ def test_the_cache_stays_out_of_git_on_a_branch_from_before_the_notebook(repo: P
     nb.add("lesson", "Use pnpm, not npm", reason="the lockfile")
     git(repo, "add", ".errnote")
     git(repo, "commit", "-q", "-m", "adopt errnote")
-    from errnote.index import search
+    from errnote.search.searcher import search
 
-    assert search(nb, "pnpm")
+    assert search(nb.store, "pnpm")
     git(repo, "checkout", "-q", "before-errnote")
     assert (nb.store.cache_dir / "index").is_dir()  # the ignored cache stays behind on checkout
-    assert search(Notebook.locate(repo), "pnpm") == []
+    assert search(Notebook.locate(repo).store, "pnpm") == []
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""
 
 
@@ -775,7 +775,7 @@ def test_of_two_files_with_one_id_the_one_updated_last_is_the_entry(nb: Notebook
     cherry-picked copy on the other: the copy updated last is the entry, whatever the paths."""
     import re
 
-    from errnote.index import search
+    from errnote.search.searcher import search
 
     entry = nb.add("lesson", "kubectl ignores the namespace flag", reason="kubeconfig context wins")
     old = nb.store.path_for(entry)
@@ -790,14 +790,14 @@ def test_of_two_files_with_one_id_the_one_updated_last_is_the_entry(nb: Notebook
     assert [(p.path, p.message) for p in contents.problems] == [
         (old, f"duplicate id {entry.id} (also in {moved})")
     ]
-    assert [h.title for h in search(nb, "kubectl namespace")] == [
+    assert [h.title for h in search(nb.store, "kubectl namespace")] == [
         "kubectl takes the namespace from the context"
     ]
     assert nb.get(entry.id).type.value == "tool-quirk"
     # Updated at one time, the first by path is the entry, for every command.
     moved.write_text(re.sub(r"(created|updated): \S+", r"\1: 2026-01-05T10:00:00Z", moved.read_text("utf-8")))
     assert nb.get(entry.id).type.value == "lesson"
-    assert [h.title for h in search(nb, "kubectl namespace")] == ["kubectl ignores the namespace flag"]
+    assert [h.title for h in search(nb.store, "kubectl namespace")] == ["kubectl ignores the namespace flag"]
 
 
 @pytest.mark.parametrize("name", ["confirmed", "contradicted"])

@@ -288,9 +288,9 @@ def _filters(
     limit: int | None,
 ) -> Any:
     """The filters of `search` and `list`, each bad value reported under its own option."""
-    from errnote.filters import filter_values, make_filters, parse_statuses
     from errnote.model.timespec import parse_since
     from errnote.notebook import repo_paths
+    from errnote.search.filters import filter_values, make_filters, parse_statuses
 
     if not 0.0 <= min_confidence <= 1.0:
         raise UsageError("--min-confidence must be between 0 and 1")
@@ -481,7 +481,7 @@ ScopeOpt = Annotated[
 ]
 TagOpt = Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="A tag (repeatable).")]
 
-# The filters `search` and `list` share (errnote.filters), declared once so they stay the same.
+# The filters `search` and `list` share (errnote.search.filters), declared once so they stay the same.
 TypeFilter = Annotated[
     Optional[list[str]],
     typer.Option(
@@ -784,7 +784,7 @@ def list_(
 
     The filters are those of 'errnote search', with the same meaning.
     """
-    from errnote.filters import entry_meta
+    from errnote.search.filters import entry_meta
 
     nb = notebook_of(ctx)
     filters = _filters(nb, type, tag, tool, scope, path, since, min_confidence, status, all_, limit)
@@ -1118,7 +1118,8 @@ def search(
     (related) ("applies": false); they are never put into a prompt as rules. Superseded and
     retired entries are left out unless --all.
     """
-    from errnote.index import bounded_query, search_with_report
+    from errnote.search.query import bounded_query
+    from errnote.search.searcher import search_with_report
 
     nb = notebook_of(ctx)
     filters = _filters(nb, type, tag, tool, scope, path, since, min_confidence, status, all_, limit)
@@ -1130,7 +1131,10 @@ def search(
         text = read_stdin("the query", replace=True)
     warn_config(nb)
     result = search_with_report(
-        nb, text, filters=filters, limit=(nb.config.search_limit if limit is None else limit) or SEARCH_ALL
+        nb.store,
+        text,
+        filters=filters,
+        limit=(nb.config.search_limit if limit is None else limit) or SEARCH_ALL,
     )
     _report_sync(result.report)
     warn_problems(nb.store.skipped)  # links and unreadable folders the walk left out
@@ -1203,12 +1207,13 @@ def reindex(
     Rarely needed: every read command already syncs the index with the files. Also removes the
     temporary files (older than an hour) that writes killed midway left below entries/.
     """
-    from errnote.index import Index, rebuild_vectors
+    from errnote.search.index import Index
+    from errnote.search.searcher import rebuild_vectors
 
     started = __import__("time").perf_counter()
     nb = notebook_of(ctx)
     if vectors:
-        done, why = rebuild_vectors(nb, missing_only=True)
+        done, why = rebuild_vectors(nb.store, missing_only=True)
         if why:
             warn(why)
         if json_:
@@ -1216,8 +1221,8 @@ def reindex(
         else:
             say(f"Embedded {done} entry texts.")
         return
-    report = Index(nb).sync(rebuild=True, timeout=30.0)
-    embedded, why = (0, "") if report.stale or report.unwritable else rebuild_vectors(nb)
+    report = Index(nb.store).sync(rebuild=True, timeout=30.0)
+    embedded, why = (0, "") if report.stale or report.unwritable else rebuild_vectors(nb.store)
     if why:
         report.notices.append(why)
     seconds = __import__("time").perf_counter() - started

@@ -178,11 +178,11 @@ def with_inbox_hits(
     inbox = inbox_notebook(nb)
     if inbox is None:
         return list(hits), set()
-    from errnote.index import search_with_report
+    from errnote.search.searcher import search_with_report
 
     wanted = (nb.config.search_limit if limit is None else limit) or 100_000
-    extra = search_with_report(inbox, text, filters=filters, limit=wanted).hits
-    # What applies first, from either notebook, as `errnote search` lists it (`errnote.applies`).
+    extra = search_with_report(inbox.store, text, filters=filters, limit=wanted).hits
+    # What applies first, from either notebook, as `errnote search` lists it (`errnote.search.applies`).
     merged = sorted([*hits, *extra], key=lambda h: (not h.applies, -h.score))[:wanted]
     return merged, {h.id for h in extra}
 

@@ -151,7 +151,7 @@ def _highlight(text: str, wanted: set[str]) -> str:
 
     from rich.markup import escape
 
-    from errnote.analysis import analyze, is_cjk
+    from errnote.search.analysis import analyze, is_cjk
 
     if not wanted:
         return escape(text)
@@ -224,7 +224,7 @@ def hit_table(hits: list[Any], query: str) -> None:
     table.add_column("title / fragment", overflow="fold")
     table.add_column("conf", justify="right", no_wrap=True)
     table.add_column("age", justify="right", no_wrap=True)
-    from errnote.analysis import analyze
+    from errnote.search.analysis import analyze
 
     asked = set(analyze(query))  # once: a pasted log can be megabytes
     for h, text, fragment in zip(hits, titles, fragments, strict=True):

@@ -197,8 +197,8 @@ class NotebookTools:
         paths: only entries whose scope covers one of these files (from the repository top).
         status: active (the default), superseded, retired or all. limit: at most this many (1-100).
         """
-        from errnote.filters import make_filters
-        from errnote.index import search_with_report
+        from errnote.search.filters import make_filters
+        from errnote.search.searcher import search_with_report
 
         if not query.strip():
             raise UsageError("the query is empty", "give the task, the question or the error text")
@@ -210,7 +210,7 @@ class NotebookTools:
             types=_texts("types", types), tags=_texts("tags", tags), tool=_texts("tools", tools),
             path=where, status=_texts("status", status) or "active",
         )  # fmt: skip
-        result = search_with_report(nb, query, filters=filters, limit=limit)
+        result = search_with_report(nb.store, query, filters=filters, limit=limit)
         hits = [hit.to_json() for hit in result.hits]
         return _masked({"ids": [h["id"] for h in hits], "hits": hits, "skipped": _skipped(result.report)})
 

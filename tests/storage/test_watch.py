@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from errnote.index import Index, search, search_with_report
 from errnote.notebook import Notebook
+from errnote.search.index import Index
+from errnote.search.searcher import search, search_with_report
 from errnote.storage import watch
 
 
@@ -40,7 +41,7 @@ def counted() -> list[bool]:
 
 
 def ids(nb: Notebook, query: str, scans: list[bool] | None = None) -> set[str]:
-    result = search_with_report(nb, query, threshold=False)
+    result = search_with_report(nb.store, query, threshold=False)
     if scans is not None:
         scans.append(result.report.scanned)
     return {h.id for h in result.hits}
@@ -51,7 +52,7 @@ def test_a_quiet_notebook_is_not_scanned_again(nb: Notebook, counted: list[int])
     for _ in range(5):
         assert ids(nb, "rust toolchain", counted) == {entry.id}
     assert counted == [True, True, False, False, False]  # the second sync armed the watch first
-    assert Index(nb).sync(watch=False).scanned  # asked for: a full scan
+    assert Index(nb.store).sync(watch=False).scanned  # asked for: a full scan
 
 
 def test_every_change_is_seen_by_the_next_search(nb: Notebook, counted: list[int]) -> None:
@@ -112,7 +113,7 @@ def test_an_index_replaced_by_another_process_is_noticed(nb: Notebook, counted: 
     import marshal
 
     nb.add("lesson", "Pin the toolchain in rust-toolchain.toml")
-    index = Index(nb)
+    index = Index(nb.store)
     index.sync()
     index.sync()
     index.manifest_path.write_bytes(marshal.dumps({"version": "0.0", "files": {}}))
@@ -133,7 +134,7 @@ def test_a_process_watches_a_few_notebooks_at_most(tmp_path: Path) -> None:
 
 def test_a_scan_overtaken_by_events_vouches_for_nothing(nb: Notebook, counted: list[int]) -> None:
     entry = nb.add("lesson", "Pin the toolchain in rust-toolchain.toml")
-    Index(nb).sync()
+    Index(nb.store).sync()
     watcher = watch.watch_for(nb.store.entries_dir)
     assert watcher is not None
     begun = watcher.begin()  # a scan (in another thread, say) begins here ...
@@ -171,8 +172,8 @@ def test_threads_never_hold_more_watches_than_the_limit(tmp_path: Path) -> None:
 
 def test_a_forked_child_starts_without_its_parents_watches(nb: Notebook, counted: list[int]) -> None:
     nb.add("lesson", "Pin the toolchain in rust-toolchain.toml")
-    search(nb, "toolchain")
-    search(nb, "toolchain")
+    search(nb.store, "toolchain")
+    search(nb.store, "toolchain")
     assert watch._WATCHES
     pid = os.fork()
     if pid == 0:  # the child: its own table, empty; the parent's watches let go

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from errnote import ranking
 from errnote.notebook import Notebook
+from errnote.search import ranking
 
 
 @pytest.fixture
@@ -65,20 +65,20 @@ def test_paraphrase_through_synonyms(nb: Notebook) -> None:
 
 
 def test_a_language_is_found_by_its_other_name(plain_nb: Notebook) -> None:
-    from errnote.index import search
+    from errnote.search.searcher import search
 
     go = plain_nb.add("mistake", "Tagged v2.0.0 of a Go library without adding /v2 to the module path")
     plain_nb.add("lesson", "Publish the docs site after every release")
-    hits = search(plain_nb, "our Golang library needs a new major version", threshold=False)
+    hits = search(plain_nb.store, "our Golang library needs a new major version", threshold=False)
     assert [h.id for h in hits] == [go.id] and "go" in hits[0].matched
 
 
 def test_logistics_words_are_one_vocabulary(plain_nb: Notebook) -> None:
-    from errnote.index import search
+    from errnote.search.searcher import search
 
     rates = plain_nb.add("lesson", "Shipping-rates API sends 429 with Retry-After; honor it")
     plain_nb.add("lesson", "Publish the docs site after every release")
-    hits = search(plain_nb, "the carrier rejects our freight quote requests with 429", threshold=False)
+    hits = search(plain_nb.store, "the carrier rejects our freight quote requests with 429", threshold=False)
     assert hits[0].id == rates.id and {"ship", "429"} <= set(hits[0].matched)
 
 
@@ -176,7 +176,7 @@ def test_a_small_notebook_shows_the_lesson_beside_its_mistake(tmp_path: Path) ->
 def test_near_neighbours_are_shown_only_beside_a_relevant_hit() -> None:
     from datetime import datetime, timezone
 
-    from errnote.index import SearchHit, thresholded
+    from errnote.search.hits import SearchHit, thresholded
 
     def hit(id: str, score: float, ev: ranking.Evidence) -> SearchHit:
         now = datetime.now(timezone.utc)
@@ -199,7 +199,7 @@ def test_near_neighbours_are_shown_only_beside_a_relevant_hit() -> None:
 def test_an_entry_scoring_above_a_shown_hit_is_shown_after_the_neighbours() -> None:
     from datetime import datetime, timezone
 
-    from errnote.index import SearchHit, thresholded
+    from errnote.search.hits import SearchHit, thresholded
 
     def hit(id: str, score: float, ev: ranking.Evidence) -> SearchHit:
         now = datetime.now(timezone.utc)

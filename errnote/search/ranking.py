@@ -4,7 +4,7 @@
 
 The query
     The query is analysed into ideas: each index term, merged with its synonyms and translations
-    from `errnote.thesaurus` (a phrase such as "try again" or 环境变量 is one idea). A synonym
+    from `errnote.search.thesaurus` (a phrase such as "try again" or 环境变量 is one idea). A synonym
     counts with weight 0.5, a translation 0.8, the literal word 1.0.
 information
     A term's information is its idf over the whole notebook, times COMMON_WEIGHT (0.4) for a word
@@ -168,7 +168,7 @@ year yes yet
 @lru_cache(maxsize=1)
 def common_words() -> frozenset[str]:
     """The stemmed words any text about software uses (they describe every situation)."""
-    from errnote.analysis import stem
+    from errnote.search.analysis import stem
 
     return frozenset(stem(w) for w in _COMMON.split())
 
@@ -282,7 +282,7 @@ def tool_names(tool: str) -> list[str]:
     `.` or `_` (`kafka-console-consumer`: also `kafka`; `python -m build`: `python`; `VSCode`:
     `vscode`). `net/http`, CJK and words every text about software uses (`make`, `go`) name
     nothing."""
-    from errnote.analysis import stem
+    from errnote.search.analysis import stem
 
     words = tool.split()
     first = words[0].lower().rstrip(".,:;!?") if words else ""

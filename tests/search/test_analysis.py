@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import marshal
-import os
-import time
-from pathlib import Path
-
 import pytest
 
-from errnote.analysis import analyze, in_words, is_cjk, normalise, stem
-from errnote.thesaurus import TRANSLATION_WEIGHT, expand
+from errnote.search.analysis import analyze, in_words, is_cjk, normalise, stem
+from errnote.search.thesaurus import expand
 
 
 def test_plain_words_are_stemmed_and_stop_words_dropped() -> None:
@@ -101,106 +96,6 @@ def test_empty_and_symbol_only_text() -> None:
     assert analyze("🔥🔥") == []
 
 
-def test_thesaurus_expands_a_word_to_its_synonyms() -> None:
-    found = {alt for e in expand("the upload keeps getting throttled") for alt in e.alternatives}
-    assert ("429",) in found
-    assert ("rate", "limit") in found  # a phrase alternative
-
-
-def test_thesaurus_matches_phrases_with_stop_words() -> None:
-    exps = expand("the job ran out of memory")
-    assert any(("oom",) in e.alternatives and e.covers == ("memori",) for e in exps)  # "out of memory"
-    assert not any(("oom",) in e.alternatives for e in expand("the job used memory"))
-
-
-def test_thesaurus_synonyms_weigh_less_than_the_word() -> None:
-    assert all(0 < e.weight < 1 for e in expand("prod invoice"))
-
-
-def test_glossary_translates_chinese_to_english_and_back() -> None:
-    zh = expand("内存翻倍")
-    assert any(e.covers == ("内存",) and ("memori",) in e.alternatives for e in zh)
-    assert all(e.weight == TRANSLATION_WEIGHT for e in zh)
-    en = expand("memory")
-    assert any(("内存",) in e.alternatives for e in en)
-
-
-def test_unknown_words_expand_to_nothing() -> None:
-    assert expand("zxqv frobnicator") == []
-
-
-def test_thesaurus_tables_are_cached_between_processes(tmp_path: Path) -> None:
-    from errnote import thesaurus
-
-    plain = thesaurus.expand("try again on the laptop")
-    thesaurus._tables.cache_clear()
-    assert thesaurus.expand("try again on the laptop", tmp_path) == plain
-    (cached,) = tmp_path.glob("thesaurus-*.marshal")
-    thesaurus._tables.cache_clear()
-    assert thesaurus.expand("try again on the laptop", tmp_path) == plain  # loaded from the file
-    # What the file says is what is used: a group only the file holds expands.
-    tables = thesaurus.unpack_tables(cached.read_bytes())
-    assert tables is not None
-    tables.english[("zxqv",)] = [(("frobnic",), 0.5)]
-    cached.write_bytes(thesaurus.pack_tables(tables))
-    thesaurus._tables.cache_clear()
-    assert [e.alternatives for e in thesaurus.expand("zxqv", tmp_path)] == [(("frobnic",),)]
-    cached.write_bytes(b"broken")
-    thesaurus._tables.cache_clear()
-    assert thesaurus.expand("try again on the laptop", tmp_path) == plain  # rebuilt, not a crash
-    assert cached.read_bytes() != b"broken"
-    # A file that loads but was not written by errnote (by hand, by another program) is rebuilt:
-    # wrong shapes, tables whose values are not lists, and tables emptied of every group alike.
-    english = {key: 1 for key in tables.english}
-    payloads = [({}, {}, "3"), ([], {}, 3), ({}, None, 3), (english, tables.chinese, 5), ({}, {}, 5)]
-    for payload in payloads:
-        cached.write_bytes(marshal.dumps(payload))  # no digest
-        thesaurus._tables.cache_clear()
-        assert thesaurus.expand("try again on the laptop", tmp_path) == plain
-        inner = marshal.dumps(payload)
-        cached.write_bytes(marshal.dumps(("0" * 40, inner)))  # a digest that does not match
-        thesaurus._tables.cache_clear()
-        assert thesaurus.expand("try again on the laptop", tmp_path) == plain
-        assert thesaurus.unpack_tables(cached.read_bytes()) is not None  # rewritten by errnote
-
-
-def test_each_table_file_format_has_a_file_of_its_own(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Two errnote versions sharing a cache (a hook's and a venv's) must not rewrite each other's
-    tables on every run: the file format is part of the file's name."""
-    from errnote import thesaurus
-
-    thesaurus._tables.cache_clear()
-    thesaurus.expand("try again", tmp_path)
-    monkeypatch.setattr(thesaurus, "_FORMAT", thesaurus._FORMAT + 1)
-    thesaurus._tables.cache_clear()
-    thesaurus.expand("try again", tmp_path)
-    thesaurus._tables.cache_clear()
-    assert len(list(tmp_path.glob("thesaurus-*.marshal"))) == 2
-
-
-def test_tables_of_another_version_unused_for_a_day_are_removed(tmp_path: Path) -> None:
-    from errnote import thesaurus
-
-    stale = tmp_path / "thesaurus-0000000000000000.marshal"
-    stale.write_bytes(b"old tables")
-    recent = tmp_path / "thesaurus-1111111111111111.marshal"  # another version, in use today
-    recent.write_bytes(b"other tables")
-    day_ago = time.time() - 2 * 86400
-    os.utime(stale, (day_ago, day_ago))
-    thesaurus._tables.cache_clear()
-    thesaurus.expand("try again", tmp_path)
-    assert not stale.exists() and recent.exists()
-    assert len(list(tmp_path.glob("thesaurus-*.marshal"))) == 2
-
-
-def test_glossary_covers_japanese_loanwords_and_verb_stems() -> None:
-    ja = expand("アプリのアップデートの後で下書きを保存できない")
-    alternatives = {a for e in ja for a in e.alternatives}
-    assert {("updat",), ("draft",), ("app",)} <= alternatives
-
-
 def test_accented_latin_letters_are_their_base_letters() -> None:
     assert analyze("Zürich café naïve") == ["zurich", "cafe", "naiv"]
     assert analyze("cafe\u0301") == analyze("café") == ["cafe"]  # however the accent is encoded
@@ -230,7 +125,7 @@ def test_cjk_beyond_the_basic_plane_is_cjk() -> None:
 
 
 def test_cjk_runs_are_the_unspaced_stretches_of_three_or_more() -> None:
-    from errnote.analysis import cjk_runs
+    from errnote.search.analysis import cjk_runs
 
     assert cjk_runs("Redis 内存超时 after 超时 and 内存超时") == ["内存超时"]
     assert cjk_runs("plain ascii") == [] and cjk_runs("数据库迁移失败，请重试") == [
@@ -254,7 +149,7 @@ def test_version_numbers_are_noise_and_look_alikes_are_read_quickly() -> None:
 
 
 def test_message_lines_keep_what_went_wrong_and_drop_the_frames() -> None:
-    from errnote.analysis import message_lines
+    from errnote.search.analysis import message_lines
 
     trace = (
         "Traceback (most recent call last):\n"
@@ -283,7 +178,7 @@ def test_message_lines_keep_what_went_wrong_and_drop_the_frames() -> None:
 
 def test_message_lines_keep_compiler_diagnostics_that_start_with_a_location() -> None:
     """`file:line:` alone is a frame; followed by a message (gcc, go build, mypy), it is the error."""
-    from errnote.analysis import message_lines
+    from errnote.search.analysis import message_lines
 
     gcc = "main.c: In function 'main':\nmain.c:5:3: error: 'x' undeclared (first use in this function)"
     assert message_lines(gcc) == "main.c:5:3: error: 'x' undeclared (first use in this function)"
@@ -294,7 +189,7 @@ def test_message_lines_keep_compiler_diagnostics_that_start_with_a_location() ->
 
 
 def test_message_lines_are_empty_when_they_would_change_nothing() -> None:
-    from errnote.analysis import message_lines
+    from errnote.search.analysis import message_lines
 
     assert message_lines("TypeError: Object of type datetime is not JSON serializable") == ""  # one line
     assert message_lines("error: one\nerror: two") == ""  # every line is a message
@@ -302,7 +197,7 @@ def test_message_lines_are_empty_when_they_would_change_nothing() -> None:
 
 
 def test_message_lines_keep_the_first_and_last_of_many() -> None:
-    from errnote.analysis import MESSAGE_LINES_MAX, message_lines
+    from errnote.search.analysis import MESSAGE_LINES_MAX, message_lines
 
     text = "\n".join(f"error {i}: step {i} failed" for i in range(30)) + "\nall done"
     kept = message_lines(text).splitlines()

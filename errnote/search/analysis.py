@@ -13,7 +13,7 @@ on queries, so whatever it does to one it does to the other:
   long numbers are removed, so two runs of the same failure match each other.
 - Chinese and Japanese runs become overlapping character bigrams.
 
-This module imports nothing heavy; the Whoosh glue lives in `errnote.index`.
+This module imports nothing heavy; the Whoosh glue lives in `errnote.search.schema`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,343 @@
+"""Ranked search over one notebook's entries: sync the index, read the query, score the candidates
+(words, and with the model meaning), and list what applies first."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from errnote.errors import UsageError
+from errnote.model.entry import Status
+from errnote.search import ranking
+from errnote.search.analysis import analyze, canonical, cjk_runs, in_words, message_lines
+from errnote.search.applies import Signature
+from errnote.search.filters import Filters, make_filters
+from errnote.search.hits import SearchHit, SearchResult, judge, listed, listed_lexical, make_hit
+from errnote.search.index import Index, SyncReport, paths_of_id
+from errnote.search.query import (
+    Concept,
+    Plan,
+    bounded_query,
+    candidates,
+    concepts_of,
+    evidence_of,
+    keyword_term,
+    weigh,
+)
+
+if TYPE_CHECKING:
+    from errnote.storage.store import Store
+
+#: Up to this many entries, letting every idea of a query select candidates (`wide`) costs a few
+#: milliseconds; at 10,000 it costs a hook or a CJK search about 100 ms.
+WIDE_MAX = 2000
+
+
+#: Text match of an entry whose title holds a CJK run of the query whole (its character pairs in
+#: order), against one that holds the same pairs apart: CJK phrase matching, read on the title
+#: stored with each candidate (a Whoosh phrase query over the bigrams cost 5-7 ms at 10k). Enough
+#: to outweigh a title twice as long that holds the pairs scattered.
+CJK_WHOLE_BONUS = 1.5
+
+
+@dataclass(frozen=True)
+class Request:
+    """How a query is searched: which entries may answer, how many hits, and the search's switches
+    (see `search`)."""
+
+    filters: Filters
+    limit: int
+    threshold: bool
+    wide: bool = False
+    keyword: bool = True
+    output: bool = False  # the text is a program's output, never a question in words
+    tools_in_use: frozenset[str] = frozenset()  # `ranking.tool_names` of the tools in use now
+    command: bool = False  # the text is a command about to run (neither a question nor output)
+    semantic: Any = field(default=None, compare=False)  # `semantic.search.Semantic`, or None
+
+
+def _run_search(store: Store, ix: Any, query: str, request: Request) -> list[SearchHit]:
+    """The hits of `query` (its first and last QUERY_TEXT_MAX / 2 characters, when it is longer);
+    when a pasted log or stack trace finds nothing as a whole, the hits of its message lines
+    (`analysis.message_lines`, read in the whole text), as if only those had been pasted."""
+    hits = _search_text(store, ix, bounded_query(query), request)
+    if hits or not request.threshold:
+        return hits
+    message = bounded_query(message_lines(query))
+    return _search_text(store, ix, message, replace(request, output=True)) if message else []
+
+
+def _named_tools(searcher: Any, query: str, concepts: list[Concept]) -> set[str]:
+    """The tools a question in words (`analysis.in_words`) names by a word as written
+    (`ranking.tool_words`: `pods` names no `pod`) that is some entry's tool (`ranking.tool_names`),
+    as index terms with their other names from the thesaurus (`postgres`: also `postgresql`)."""
+    if not in_words(query):
+        return set()
+    tools = set(ranking.tool_words(canonical(query))) & set(searcher.reader().field_terms("program"))
+    if searcher.reader().has_deletions():
+        # An edited or deleted entry's old tool stays in the lexicon until segments merge.
+        tools = {w for w in tools if any(True for _ in searcher.postings("program", w).all_ids())}
+    named: set[str] = set()
+    for word in tools:
+        terms = analyze(word)
+        if not terms:
+            continue
+        named.add(terms[0])
+        for concept in concepts:
+            if terms[0] in concept.literals:
+                named.update(alt[0] for alt in concept.alts if len(alt) == 1)
+    return named
+
+
+def _search_text(store: Store, ix: Any, query: str, request: Request) -> list[SearchHit]:
+    concepts = concepts_of(query, store.cache_dir)
+    literal = keyword_term(query, concepts) if request.keyword else ""  # the word of a one-word query
+    if not concepts:
+        return []
+    runs = cjk_runs(query)
+    semantic = request.semantic
+    with ix.searcher() as searcher:
+        plan = weigh(searcher, concepts)
+        if not plan.ideas and semantic is None:
+            return []
+        # (With the model, a question whose words no entry uses still finds the entries closest
+        # in meaning: a paraphrase may share no word at all.)
+        # Filtered by tool, the user has said which tools apply; in output, the tool named is
+        # often not the one at fault.
+        named = set() if request.output or request.filters.tools else _named_tools(searcher, query, concepts)
+        query_terms = {t for concept in concepts for t in concept.literals} if named else set()
+        # Text without spaces is read as character pairs, rare in a notebook written mostly in
+        # English: they fill the rarest few ideas, and an English entry that matches such a query
+        # through translations ("index" for 索引) never gets to compete. Every idea selects then,
+        # where that is cheap.
+        wide = request.wide or (bool(runs) and searcher.doc_count() <= WIDE_MAX)
+        context = _Scoring(plan, literal, runs, named, query_terms, request)
+        scored: dict[str, SearchHit] = {}
+        lexical = candidates(searcher, plan, request.filters, request.limit, wide) if plan.ideas else ()
+        for hit in lexical:
+            found = _scored(store, searcher, dict(hit), float(hit.score), context)
+            if found is not None:
+                scored[hit["path"]] = found
+        cosines: dict[str, float] = {}
+        if semantic is not None:
+            cosines = semantic.similarities(query)
+            # The entries closest in meaning compete too, whatever words they share.
+            for rel in sorted(cosines, key=lambda r: -cosines[r])[:SEMANTIC_CANDIDATES]:
+                if rel not in scored:
+                    doc = searcher.document(path=rel)
+                    found = _scored(store, searcher, doc, 0.0, context) if doc else None
+                    if found is not None:
+                        scored[rel] = found
+    output = not request.command and (request.output or not in_words(query))
+    hits = judge(query, scored, cosines if semantic is not None else None, output)
+    if request.threshold:
+        hits = listed(hits) if semantic is not None else listed_lexical(hits)
+    else:
+        hits = sorted(hits, key=lambda h: (-h.score, h.id))
+    # Two files with one id (a copy, a bad merge) are one entry to the reader: keep the better hit.
+    unique: dict[str, SearchHit] = {}
+    for hit in hits:
+        unique.setdefault(hit.id, hit)
+    return list(unique.values())[: request.limit]
+
+
+#: How many of the entries closest in meaning join the lexical candidates.
+SEMANTIC_CANDIDATES = 30
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    """What scoring one candidate needs of its query."""
+
+    plan: Plan
+    literal: str
+    runs: list[str]
+    named: set[str]
+    query_terms: set[str]
+    request: Request
+
+
+def _scored(store: Store, searcher: Any, doc: dict[str, Any], bm25: float, ctx: _Scoring) -> SearchHit | None:
+    """One candidate (a stored document) scored lexically, or None when the filters exclude it or
+    another file holds its id."""
+    meta = json.loads(doc["meta"])
+    if meta["status"] == Status.ACTIVE.value and _replaced(searcher, meta["id"]):
+        # Superseded by an active entry, though its own file still says active (a write cut
+        # short, a merge resolved by hand): as `inject` does, treat it as superseded.
+        meta["status"] = Status.SUPERSEDED.value
+    if not ctx.request.filters.allows(meta):
+        return None
+    if searcher.doc_frequency("id", meta["id"]) > 1 and not _first_of_id(searcher, meta["id"], doc["path"]):
+        return None  # a copy of another file's id: the file updated last is the entry
+    if ctx.runs and any(run in canonical(meta["title"]) for run in ctx.runs):
+        bm25 *= CJK_WHOLE_BONUS  # 内存超时 in the title, not 内存 here and 超时 there
+    title_terms = frozenset(meta.get("title_terms") or ())
+    found_terms = set(doc["terms"].split())
+    tools = meta.get("tool_names") or []
+    errors = doc.get("error_terms") or ""
+    other = ranking.other_tool(
+        ctx.named, tools, found_terms, ctx.request.tools_in_use, ctx.query_terms, errors
+    )
+    ev, terms_shown = evidence_of(ctx.plan, found_terms, bm25, ctx.literal, title_terms, other)
+    created = datetime.fromtimestamp(meta["created"], timezone.utc)
+    confirmed = meta.get("last_confirmed")
+    total = ranking.score(
+        ev,
+        meta["type"],
+        meta["confidence"],
+        created,
+        datetime.fromtimestamp(confirmed, timezone.utc) if confirmed else None,
+    )
+    found = make_hit(store.entries_dir, doc["path"], meta, total, created, terms_shown)
+    return replace(
+        found,
+        evidence=ev,
+        signature=Signature(tuple(meta.get("error_words") or ()), tuple(meta.get("error_codes") or ())),
+    )
+
+
+def _first_of_id(searcher: Any, eid: str, path: str) -> bool:
+    """Is `path` the file that holds `eid` for every command (see `paths_of_id`)?"""
+    return path == paths_of_id(searcher, eid)[0]
+
+
+def _replaced(searcher: Any, eid: str) -> bool:
+    """Does an active entry supersede `eid`? (Most entries are no link's target: one term lookup.)"""
+    from whoosh import query as wq
+
+    if not searcher.doc_frequency("supersedes", eid):
+        return False
+    by_active = wq.And([wq.Term("supersedes", eid), wq.Term("state", Status.ACTIVE.value)])
+    return any(True for _ in searcher.docs_for_query(by_active))
+
+
+def _from_whoosh(exc: BaseException) -> bool:
+    """Was this raised inside Whoosh (reading the index), rather than by errnote's own code?"""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and "whoosh" in Path(frames[-1].filename).parts
+
+
+def search(
+    store: Store,
+    query: str,
+    *,
+    filters: Filters | None = None,
+    limit: int = 10,
+    threshold: bool = True,
+    report: SyncReport | None = None,
+    wide: bool = False,
+    keyword: bool = True,
+    output: bool = False,
+    tools_in_use: Sequence[str] = (),
+    command: bool = False,
+    embed_limit: int | None = None,
+    **filter_args: Any,
+) -> list[SearchHit]:
+    """Ranked entries for `query` (any text: never a syntax error), best first.
+
+    `filter_args` are those of `make_filters` (types, tags, tool, scope, path, since, ...).
+    `wide` lets every idea of the query select candidates, not only its most informative ones
+    (slower; `inject` uses it to see how close every entry is to a task). `keyword`: a query of one
+    plain word returns the entries holding it (`inject` turns that off: a one-word prompt is talk).
+    `output`: the text is a program's output or a command line (the message lines of a paste, a
+    command about to run), so a tool it names is not taken as what it asks about
+    (`ranking.other_tool`), whatever it looks like. `tools_in_use`: the tools of the moment (a
+    command's programs, `inject --tool`): an entry recorded for one of them is not ruled out by
+    the tool a question names. `command`: the text is a command about to run (a hook's), read as
+    output for the tool rule but not as an error that an entry's recorded error must match.
+    `embed_limit`: embed at most this many new entry texts now (a hook); beyond, rank by words and
+    embed in the background. Every hit says whether it applies (`errnote.search.applies`).
+    """
+    unknown = sorted(set(filter_args) - _FILTER_ARGS)
+    if unknown:
+        raise UsageError(
+            f"unknown search filter {', '.join(unknown)}",
+            f"the filters are: {', '.join(sorted(_FILTER_ARGS))}",
+        )
+    if limit < 0:
+        raise UsageError(f"limit must be 0 or more, not {limit}")
+    chosen = filters or make_filters(**filter_args)
+    return search_with_report(
+        store,
+        query,
+        filters=chosen,
+        limit=limit,
+        threshold=threshold,
+        report=report,
+        wide=wide,
+        keyword=keyword,
+        output=output,
+        tools_in_use=tools_in_use,
+        command=command,
+        embed_limit=embed_limit,
+    ).hits
+
+
+def rebuild_vectors(store: Store, *, missing_only: bool = False) -> tuple[int, str]:
+    """Embed every indexed entry again, or only those without a vector (`semantic.upkeep`)."""
+    from errnote.semantic.upkeep import rebuild_vectors as rebuild
+
+    return rebuild(store, missing_only=missing_only)
+
+
+def _open_semantic(store: Store, embed_limit: int | None = None) -> tuple[Any, str]:
+    from errnote.semantic.upkeep import open_for_search
+
+    return open_for_search(store, embed_limit)
+
+
+#: The keyword arguments of `search` that are filters (those of `errnote.search.filters.make_filters`).
+_FILTER_ARGS = frozenset(
+    {"types", "tags", "tool", "scope", "path", "since", "min_confidence", "status", "include_all"}
+)
+
+
+def search_with_report(
+    store: Store,
+    query: str,
+    *,
+    filters: Filters | None = None,
+    limit: int = 10,
+    threshold: bool = True,
+    report: SyncReport | None = None,
+    wide: bool = False,
+    keyword: bool = True,
+    output: bool = False,
+    tools_in_use: Sequence[str] = (),
+    command: bool = False,
+    embed_limit: int | None = None,
+) -> SearchResult:
+    """Like `search`, and also says what the sync did (notices, broken files)."""
+    index = Index(store)
+    rep = report if report is not None else index.sync()
+    in_use = frozenset(n for tool in tools_in_use for n in ranking.tool_names(tool))
+    semantic = None
+    if not (rep.stale and rep.from_files):  # entries searched from the files have no vectors
+        semantic, why = _open_semantic(store, embed_limit)
+        if why and why not in rep.notices:
+            rep.notices.append(why)
+        rep.embedded += semantic.embedded if semantic is not None else 0
+    request = Request(
+        filters or Filters(), max(limit, 0), threshold, wide, keyword, output, in_use, command, semantic
+    )
+    ix = index.open(rep)
+    try:
+        try:
+            hits = _run_search(store, ix, query, request)
+        except Exception as exc:
+            # Whoosh opens segments lazily: a truncated or missing segment shows only now. Rebuild
+            # (or search the files) and answer; a second failure is a real bug and is raised.
+            if not isinstance(getattr(ix.storage, "folder", None), str) or not _from_whoosh(exc):
+                raise  # already the in-memory index, or not the index's fault
+            ix.close()
+            ix = index.recover(rep)
+            hits = _run_search(store, ix, query, request)
+    finally:
+        ix.close()
+    return SearchResult(hits, rep)
