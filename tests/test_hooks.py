@@ -230,7 +230,7 @@ def test_an_unexpected_error_inside_a_hook_is_silent_and_logged(
     fixed: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Not a bad file or bad input the code expects: a bug. The agent still gets nothing, exit 0."""
-    from errnote import inject
+    from errnote.prompt import inject
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("selection blew up")

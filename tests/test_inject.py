@@ -14,20 +14,15 @@ import pytest
 from typer.testing import CliRunner
 
 from errnote.cli.app import app
-from errnote.inject import (
-    BEGIN_MARKER,
-    END_MARKER,
-    Options,
-    age_text,
-    program_names,
-    render,
-    select,
-    selection_to_json,
-    updated_text,
-    write_block,
-)
 from errnote.model import Entry, EntryType, Link, Provenance, Relation, Scope, Status
 from errnote.notebook import Notebook, repo_paths
+from errnote.prompt.block import BEGIN_MARKER, END_MARKER, updated_text, write_block
+from errnote.prompt.clock import age_text
+from errnote.prompt.inject import select
+from errnote.prompt.render import render
+from errnote.prompt.render.json import selection_to_json
+from errnote.prompt.selection import Options
+from errnote.prompt.shell import program_names
 from tests.conftest import git
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)
@@ -261,8 +256,8 @@ def whole_path_glob(glob: str, path: str) -> bool:
     ],
 )
 def test_cursor_globs_say_outright_what_a_path_scope_covers(scope: str, globs: list[str]) -> None:
-    from errnote.inject import cursor_globs
     from errnote.model import path_matches
+    from errnote.prompt.render.mdc import cursor_globs
 
     assert cursor_globs(scope) == globs
     paths = ("docs/a.md", "a/docs/b.md", "src/x.py", "src/a/b.ts", "web/src/app.ts", "src/lib.rs",
@@ -344,7 +339,8 @@ def test_query_adds_only_relevant_entries(fixed: Notebook) -> None:
 def test_the_query_section_takes_only_strong_matches(nb: Notebook) -> None:
     """A prompt is read by a model that an unrelated memory misleads: what search shows for two of
     the query's rare words (zookeeper, quorum), inject leaves out; a match of most of it goes in."""
-    from errnote.inject import Options, select
+    from errnote.prompt.inject import select
+    from errnote.prompt.selection import Options
 
     two = nb.add("insight", "Zookeeper sessions expire when the quorum rebalances")
     most = nb.add("insight", "Flyway checksum mismatch after editing an applied migration")
@@ -362,7 +358,8 @@ def test_the_query_section_leaves_out_hits_that_only_outscore_the_answer(nb: Not
     """Search shows an entry that scores above every hit past its threshold (here one matched only
     through a few translations); a prompt takes only what clears the threshold or neighbours it."""
     from errnote.index import search
-    from errnote.inject import Options, select
+    from errnote.prompt.inject import select
+    from errnote.prompt.selection import Options
 
     english = nb.add("lesson", "CREATE INDEX on the orders table blocked writes and the order API timed out")
     chinese = nb.add("mistake", "支付表加外键约束导致写入排队", body="高峰期排队。" * 5, confidence=0.0)
@@ -377,7 +374,8 @@ def test_the_query_section_leaves_out_hits_that_only_outscore_the_answer(nb: Not
 def test_a_pasted_stack_trace_brings_the_entry_of_its_error_line(nb: Notebook) -> None:
     """A prompt holding a whole traceback: its frames and docstrings bury the error line, so the
     query section falls back to the lines that state the error, as search does."""
-    from errnote.inject import Options, select
+    from errnote.prompt.inject import select
+    from errnote.prompt.selection import Options
 
     entry = nb.add(
         "mistake",
@@ -408,7 +406,8 @@ def test_a_pasted_stack_trace_brings_the_entry_of_its_error_line(nb: Notebook) -
 def test_a_one_word_prompt_is_talk_not_a_keyword(nb: Notebook) -> None:
     """`errnote search commit` lists the entries holding the word; a prompt "commit" (or "go", or a
     bare URL) is the user talking to the agent and adds nothing to the query section."""
-    from errnote.inject import Options, select
+    from errnote.prompt.inject import select
+    from errnote.prompt.selection import Options
 
     for i in range(3):
         nb.add("lesson", f"Commit hooks part {i}: run the linter", reason="ci", tags=["git"])
@@ -707,7 +706,7 @@ def test_every_format_states_what_is_recorded_instead_of_commanding(fixed: Noteb
 
 
 def test_because_keeps_acronyms_and_names() -> None:
-    from errnote.inject import _because
+    from errnote.prompt.render.markdown import _because
 
     assert _because("The lockfile is pnpm's") == "the lockfile is pnpm's"
     assert _because("TLS needs one backend") == "TLS needs one backend"
@@ -998,7 +997,8 @@ def test_a_prompt_naming_a_tool_is_answered_by_another_tools_entry_only_when_tol
 ) -> None:
     """The tool rule of search (`ranking.other_tool`) holds for a prompt; a command about to run (the
     tools are then given, as `--command` and the pre-tool-use hook give them) is not a question."""
-    from errnote.inject import Options, select
+    from errnote.prompt.inject import select
+    from errnote.prompt.selection import Options
 
     rabbit = nb.add(
         "tool-quirk",

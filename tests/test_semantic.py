@@ -12,8 +12,9 @@ import pytest
 
 from errnote import applies
 from errnote.index import search, search_with_report
-from errnote.inject import Options, select
 from errnote.notebook import Notebook
+from errnote.prompt.inject import select
+from errnote.prompt.selection import Options
 
 UTC_LESSON = "Store timestamps in UTC and convert to local time only for display"
 

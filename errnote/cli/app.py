@@ -602,7 +602,7 @@ def add(
     if expires is not None:
         with _option("--expires"):
             until = parse_expires(expires)
-        from errnote.inject import resolve_now
+        from errnote.prompt.clock import resolve_now
 
         if until < resolve_now().date():
             warn(f"--expires {until.isoformat()} has passed: the entry is kept and found, never injected")

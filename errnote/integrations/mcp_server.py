@@ -228,7 +228,11 @@ class NotebookTools:
         use; command: a shell command about to run (its programs count as tools). format: markdown
         (default), xml or json. max_per_section, budget: limits (default from the notebook's config).
         """
-        from errnote.inject import Options, program_names, render, resolve_now, select
+        from errnote.prompt.clock import resolve_now
+        from errnote.prompt.inject import select
+        from errnote.prompt.render import render
+        from errnote.prompt.selection import Options
+        from errnote.prompt.shell import program_names
 
         fmt = format.strip().lower()
         if fmt not in ("markdown", "xml", "json"):
