@@ -265,7 +265,7 @@ HOOK_EMBED_LIMIT = 40
 
 def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
     """The inject options a hook event implies (what is relevant at this moment)."""
-    from errnote.notebook import repo_paths
+    from errnote.notebook.paths import repo_paths
     from errnote.prompt.shell import program_names
 
     act = hook.acts_as

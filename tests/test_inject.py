@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from errnote.cli.app import app
 from errnote.model import Entry, EntryType, Link, Provenance, Relation, Scope, Status
-from errnote.notebook import Notebook, repo_paths
+from errnote.notebook import Notebook
+from errnote.notebook.paths import repo_paths
 from errnote.prompt.block import BEGIN_MARKER, END_MARKER, updated_text, write_block
 from errnote.prompt.clock import age_text
 from errnote.prompt.inject import select

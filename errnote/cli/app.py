@@ -40,7 +40,8 @@ from errnote.model import (
     parse_expires,
     superseded_by_active,
 )
-from errnote.notebook import Notebook, status_note
+from errnote.notebook import Notebook
+from errnote.notebook.links import status_note
 
 TYPES_HELP = ", ".join(t.value for t in EntryType)
 RELATIONS_HELP = ", ".join(r.value for r in Relation)
@@ -290,7 +291,7 @@ def _filters(
     """The filters of `search` and `list`, each bad value reported under its own option."""
     from errnote.filters import filter_values, make_filters, parse_statuses
     from errnote.model import parse_since
-    from errnote.notebook import repo_paths
+    from errnote.notebook.paths import repo_paths
 
     if not 0.0 <= min_confidence <= 1.0:
         raise UsageError("--min-confidence must be between 0 and 1")

@@ -167,7 +167,7 @@ def inject(
     ] = None,
     json_: JsonOpt = False,
 ) -> None:
-    from errnote.notebook import repo_paths
+    from errnote.notebook.paths import repo_paths
     from errnote.prompt.block import check_target, format_for_file
     from errnote.prompt.clock import notebook_time, resolve_now
     from errnote.prompt.inject import select

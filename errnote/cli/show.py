@@ -7,7 +7,7 @@ from typing import Literal
 
 from errnote.cli.output import TYPE_STYLE, age, console
 from errnote.model import Entry, iso
-from errnote.notebook import Backlink
+from errnote.notebook.links import Backlink
 
 
 def _ago(text: str) -> str:

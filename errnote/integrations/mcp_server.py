@@ -19,7 +19,9 @@ from typing import Any, TypeVar
 
 from errnote.errors import ErrnoteError, InvalidEntry, UsageError
 from errnote.model import EntryType, Relation, ScopeItem, entry_to_json, parse_expires
-from errnote.notebook import Notebook, repo_paths, status_note
+from errnote.notebook import Notebook
+from errnote.notebook.links import status_note
+from errnote.notebook.paths import repo_paths
 
 #: How to get the SDK, said in the one line `errnote mcp` prints without it.
 INSTALL = "pip install 'errnote[mcp]'"

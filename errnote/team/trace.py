@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from errnote.model import Entry, Relation, iso
-from errnote.notebook import Contents
+from errnote.notebook.contents import Contents
 
 #: The links that lead back in time, from the entry that holds them.
 BACKWARD = (Relation.CORRECTS, Relation.DERIVED_FROM, Relation.SUPERSEDES, Relation.CONTRADICTS)
