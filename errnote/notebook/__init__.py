@@ -17,14 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from errnote.config import Config, load_config
 from errnote.errors import EntryNotFound, ErrnoteError, InvalidEntry
-from errnote.model import (
-    Entry,
-    EntryType,
-    Link,
-    Relation,
-    Source,
-    Status,
-)
+from errnote.model import Entry, EntryType, Link, Relation, Source, Status
 from errnote.notebook import fields
 from errnote.notebook.contents import Contents, read_contents
 from errnote.notebook.folder import init_root, locate_root, unresolved_last
@@ -84,7 +77,7 @@ class Notebook:
         """Create a notebook (at the top of the git work tree holding `where`); return what was made.
 
         Running it again on an existing notebook creates only what is missing and brings an older
-        `.gitattributes` up to date (see `_upgrade_gitattributes`).
+        `.gitattributes` up to date (`errnote.notebook.folder`).
         """
         root, made = init_root(where, override)
         return cls(root), made
