@@ -17,7 +17,7 @@ from errnote.hooks import prune_sessions, run, session_file
 from errnote.notebook import Notebook
 from errnote.settings import is_errnote_command
 from tests.conftest import settle
-from tests.test_inject import NOW_TEXT, fixture_notebook
+from tests.prompt.notebooks import NOW_TEXT, fixture_notebook
 
 
 @pytest.fixture(autouse=True)
