@@ -124,10 +124,11 @@ def select_entries(
             chosen[p.entry.id] = replace(p, instead=instead.get(p.entry.id, ""))
             order[section].append(p.entry.id)
 
-    asked = search is not None and options.query.strip()
-    matches, closeness, related = (
-        _query_matches(search, options, ok) if search is not None and asked else ([], {}, [])
-    )
+    matches: list[Picked] = []
+    closeness: dict[str, float] = {}
+    related: list[tuple[str, str]] = []
+    if search is not None and options.query.strip():
+        matches, closeness, related = _query_matches(search, options, ok)
     if options.always:
         # With a task at hand, the rules nearest to it come first when there are more than fit.
         rules = sorted(
