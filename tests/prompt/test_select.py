@@ -73,6 +73,24 @@ def test_query_adds_only_relevant_entries(fixed: Notebook) -> None:
     assert not [i for i, v in unrelated.items() if "query" in v[1:]]
 
 
+def test_the_rules_take_entries_and_a_search_not_the_notebook(fixed: Notebook) -> None:
+    """`select_entries` picks from entries read already, as `select` does from the notebook; the
+    query's matches come from the search it is given, none without one."""
+    from errnote.prompt.inject import notebook_search
+    from errnote.prompt.select import select_entries
+
+    entries = fixed.load().entries
+    plain = Options.from_config(fixed.config, tools=("git",), paths=("db/migrations/1.sql",))
+    assert select_entries(entries, plain, NOW).ids == select(fixed, plain, NOW).ids
+    asked = Options.from_config(fixed.config, query="the ledger API answers 429 rate limit per token")
+    assert not select_entries(entries, asked, NOW).section("query")
+    found = select_entries(entries, asked, NOW, search=notebook_search(fixed))
+    assert [p.entry.id for p in found.section("query")] == [
+        p.entry.id for p in select(fixed, asked, NOW).section("query")
+    ]
+    assert "aaaa00000e" in [p.entry.id for p in found.section("query")]
+
+
 def test_the_query_section_takes_only_strong_matches(nb: Notebook) -> None:
     """A prompt is read by a model that an unrelated memory misleads: what search shows for two of
     the query's rare words (zookeeper, quorum), inject leaves out; a match of most of it goes in."""
