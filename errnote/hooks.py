@@ -265,8 +265,8 @@ HOOK_EMBED_LIMIT = 40
 
 def _situation(hook: HookInput, repo_root: Path) -> dict[str, Any]:
     """The inject options a hook event implies (what is relevant at this moment)."""
-    from errnote.inject import program_names
-    from errnote.notebook import repo_paths
+    from errnote.notebook.paths import repo_paths
+    from errnote.prompt.shell import program_names
 
     act = hook.acts_as
     if act == "session-start":
@@ -318,10 +318,12 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     Raises on internal errors; `run` is the wrapper that turns every error into silence.
     """
     from errnote.capture import hooks as capture
-    from errnote.capture.inbox import Inbox
     from errnote.errors import NotebookNotFound
-    from errnote.inject import Options, render, select
     from errnote.notebook import Notebook
+    from errnote.notebook.inbox import Inbox
+    from errnote.prompt.inject import select
+    from errnote.prompt.render import render
+    from errnote.prompt.selection import Options
 
     try:
         nb = Notebook.locate(Path(hook.cwd) if hook.cwd else None, override=notebook)

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from errnote.capture.inbox import Inbox
 from errnote.notebook import Notebook
+from errnote.notebook.inbox import Inbox
 
 TOP = Path(__file__).resolve().parents[1]
 #: The pinned version, shared with .ci/run.

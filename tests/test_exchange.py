@@ -212,7 +212,7 @@ def test_a_markdown_rule_list_becomes_entries(runner: CliRunner, nb: Notebook) -
     assert json.loads(out)["inbox"] is True
     assert run(runner, nb, "import", str(rules), "--section", "build", "--type", "lesson", "--apply")[0] == 0
     assert not nb.load().entries  # a rule list is reviewed first: it went into the inbox
-    from errnote.capture.inbox import Inbox, unreviewed
+    from errnote.notebook.inbox import Inbox, unreviewed
 
     waiting = Inbox(nb).entries()
     assert sorted(e.title for e in waiting) == sorted(titles[:2]) and all(unreviewed(e) for e in waiting)

@@ -12,10 +12,10 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from errnote.capture.inbox import Inbox
 from errnote.cli.app import app
 from errnote.hooks import gemini_failure
 from errnote.notebook import Notebook
+from errnote.notebook.inbox import Inbox
 
 MATCHER = "^(run_shell_command|write_file|replace)$"
 

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from errnote.capture.hooks import guard
-from errnote.capture.inbox import Inbox
-from errnote.inject import Picked
 from errnote.model.entry import EntryType
 from errnote.notebook import Notebook
+from errnote.notebook.inbox import Inbox
+from errnote.prompt.selection import Picked
 
 SECRET = "ghp_" + "Mn1Bv2Cx3Za4Sd5Fg6Hj7Kl8Qw9Er0Ty1Ui2Op"
 

@@ -17,7 +17,7 @@ from errnote.hooks import prune_sessions, run, session_file
 from errnote.notebook import Notebook
 from errnote.settings import is_errnote_command
 from tests.conftest import settle
-from tests.test_inject import NOW_TEXT, fixture_notebook
+from tests.prompt.notebooks import NOW_TEXT, fixture_notebook
 
 
 @pytest.fixture(autouse=True)
@@ -230,7 +230,7 @@ def test_an_unexpected_error_inside_a_hook_is_silent_and_logged(
     fixed: Notebook, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Not a bad file or bad input the code expects: a bug. The agent still gets nothing, exit 0."""
-    from errnote import inject
+    from errnote.prompt import inject
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("selection blew up")

@@ -7,10 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from errnote.capture.inbox import Inbox
 from errnote.capture.run import signature
 from errnote.model.entry import EntryType
 from errnote.notebook import Notebook
+from errnote.notebook.inbox import Inbox
 
 SECRET = "ghp_" + "Qw1Er2Ty3Ui4Op5As6Df7Gh8Jk9Lz0Xc1Vb2Nm"
 

@@ -50,8 +50,8 @@ def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str, inbox:
     """Detect a correction or confirmation in the user's prompt and record it in the inbox; the one
     line that tells the agent what was recorded (empty when nothing was)."""
     from errnote.capture.detect import classify
-    from errnote.capture.inbox import Inbox
     from errnote.capture.record import record
+    from errnote.notebook.inbox import Inbox
     from errnote.redact.secrets import redact
 
     text = redact(prompt)
@@ -79,8 +79,8 @@ def record_tool_failure(
     and normalised error when there is one."""
     import shlex
 
-    from errnote.capture.inbox import Inbox
     from errnote.capture.run import Outcome, record_failure
+    from errnote.notebook.inbox import Inbox
 
     try:
         argv = shlex.split(command) if command.strip() else []

@@ -12,8 +12,8 @@ from datetime import timedelta
 from typing import Any
 
 from errnote.capture.detect import Detection
-from errnote.capture.inbox import Captured, Inbox, overlap
 from errnote.model.entry import Entry, EntryType, Link, Relation
+from errnote.notebook.inbox import Captured, Inbox, overlap
 
 #: A mistake captured this recently may be the one a correction is about.
 RECENT_MISTAKE = timedelta(hours=24)

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO
 
-from errnote.capture.inbox import Captured, Inbox
 from errnote.errors import ErrnoteError
 from errnote.model.entry import Entry, EntryType
+from errnote.notebook.inbox import Captured, Inbox
 
 #: How much of standard error is kept for the record: its first and last bytes.
 HEAD_BYTES = 2048
@@ -50,7 +50,7 @@ class Outcome:
 
 def tool_of(argv: Sequence[str]) -> str:
     """The program a command line runs, wrappers looked through (`uv run pytest`: pytest)."""
-    from errnote.inject import program_names
+    from errnote.prompt.shell import program_names
 
     names = program_names(shlex.join(argv))
     return names[0] if names else os.path.basename(argv[0])
@@ -58,7 +58,9 @@ def tool_of(argv: Sequence[str]) -> str:
 
 def lessons_for(inbox: Inbox, argv: Sequence[str]) -> list[Entry]:
     """The active entries the notebook (inbox included) holds for the command's tools, best first."""
-    from errnote.inject import Options, program_names, select
+    from errnote.prompt.inject import select
+    from errnote.prompt.selection import Options
+    from errnote.prompt.shell import program_names
 
     tools = tuple(program_names(shlex.join(argv))) or (os.path.basename(argv[0]),)
     options = Options.from_config(

@@ -40,7 +40,8 @@ from errnote.model.entry import (
 )
 from errnote.model.scope import ScopeItem
 from errnote.model.timespec import parse_expires
-from errnote.notebook import Notebook, status_note
+from errnote.notebook import Notebook
+from errnote.notebook.links import status_note
 
 TYPES_HELP = ", ".join(t.value for t in EntryType)
 RELATIONS_HELP = ", ".join(r.value for r in Relation)
@@ -289,7 +290,7 @@ def _filters(
 ) -> Any:
     """The filters of `search` and `list`, each bad value reported under its own option."""
     from errnote.model.timespec import parse_since
-    from errnote.notebook import repo_paths
+    from errnote.notebook.paths import repo_paths
     from errnote.search.filters import filter_values, make_filters, parse_statuses
 
     if not 0.0 <= min_confidence <= 1.0:
@@ -602,7 +603,7 @@ def add(
     if expires is not None:
         with _option("--expires"):
             until = parse_expires(expires)
-        from errnote.inject import resolve_now
+        from errnote.prompt.clock import resolve_now
 
         if until < resolve_now().date():
             warn(f"--expires {until.isoformat()} has passed: the entry is kept and found, never injected")

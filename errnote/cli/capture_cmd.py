@@ -70,8 +70,8 @@ def detect(
     shown = found.as_json()
     recorded = None
     if record:
-        from errnote.capture.inbox import Inbox
         from errnote.capture.record import record as write
+        from errnote.notebook.inbox import Inbox
 
         recorded = write(Inbox(notebook_of(ctx)), found, message, agent_said, direct=direct, session=session)
         shown["recorded"] = None if recorded is None else _captured_json(recorded)
@@ -113,8 +113,8 @@ def inbox(ctx: typer.Context, json_: JsonOpt = False) -> None:
     These entries are searched and injected already, marked unreviewed; 'errnote accept ID'
     moves one into the notebook (entries/, committed with it), 'errnote reject ID' drops it.
     """
-    from errnote.capture.inbox import Inbox
     from errnote.model.codec import entry_to_json
+    from errnote.notebook.inbox import Inbox
 
     entries = Inbox(notebook_of(ctx)).entries()
     if json_:
@@ -135,8 +135,8 @@ IdsArg = Annotated[list[str], typer.Argument(metavar="ID...", help="Inbox entry 
 def accept(ctx: typer.Context, ids: IdsArg, json_: JsonOpt = False) -> None:
     """Move inbox entries into the notebook (entries/), where git sees them; what they link to in
     the inbox (the mistake a correction corrects) goes with them."""
-    from errnote.capture.inbox import Inbox
     from errnote.model.codec import entry_to_json
+    from errnote.notebook.inbox import Inbox
 
     moved = Inbox(notebook_of(ctx)).accept(ids)
     if json_:
@@ -148,7 +148,7 @@ def accept(ctx: typer.Context, ids: IdsArg, json_: JsonOpt = False) -> None:
 
 def reject(ctx: typer.Context, ids: IdsArg, json_: JsonOpt = False) -> None:
     """Delete inbox entries: nothing of them reaches the notebook."""
-    from errnote.capture.inbox import Inbox
+    from errnote.notebook.inbox import Inbox
 
     dropped = Inbox(notebook_of(ctx)).reject(ids)
     if json_:
@@ -173,7 +173,7 @@ def with_inbox_hits(
     nb: Any, text: str, filters: Any, hits: Any, limit: int | None
 ) -> tuple[list[Any], set[str]]:
     """`errnote search`'s hits with the inbox's among them (by score), and the ids of those."""
-    from errnote.capture.inbox import inbox_notebook
+    from errnote.notebook.inbox import inbox_notebook
 
     inbox = inbox_notebook(nb)
     if inbox is None:
@@ -223,8 +223,8 @@ def run(
     session: Annotated[str, typer.Option("--session", help="The agent session's id, for the record.")] = "",
 ) -> None:
     from errnote.capture import run as running
-    from errnote.capture.inbox import Inbox
     from errnote.errors import NotebookNotFound
+    from errnote.notebook.inbox import Inbox
 
     try:
         inbox: Inbox | None = Inbox(notebook_of(ctx))
@@ -257,8 +257,8 @@ def _redacted(text: str) -> str:
 
 def locate_anywhere(nb: Any, ref: str) -> tuple[Any, Any, Any]:
     """The entry an id names, in the notebook or else in its inbox: (the one holding it, entry, path)."""
-    from errnote.capture.inbox import inbox_notebook
     from errnote.errors import EntryNotFound
+    from errnote.notebook.inbox import inbox_notebook
 
     try:
         entry, path = nb.locate_entry(ref)

@@ -135,7 +135,7 @@ def import_(
     also: tuple[Any, ...] = ()
     review = fmt == "markdown" and not direct  # a rule list is someone's prose: a person reviews it
     if review:
-        from errnote.capture.inbox import UNREVIEWED, Inbox
+        from errnote.notebook.inbox import UNREVIEWED, Inbox
 
         records = [_tagged(r, UNREVIEWED) for r in records]
         also = tuple(nb.load().entries)  # what the notebook holds already is a duplicate too
@@ -161,7 +161,7 @@ def _tagged(record: Any, tag: str) -> Any:
 def inbox_notebook_or(nb: Any) -> Any:
     """The inbox to plan an import against, or the notebook while there is no inbox yet (a dry run
     creates nothing)."""
-    from errnote.capture.inbox import inbox_notebook
+    from errnote.notebook.inbox import inbox_notebook
 
     return inbox_notebook(nb) or nb
 

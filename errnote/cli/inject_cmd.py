@@ -66,7 +66,7 @@ Examples:
 
 
 def _complete_formats(incomplete: str) -> list[str]:
-    from errnote.inject import FORMATS
+    from errnote.prompt.render import FORMATS
 
     return [f for f in FORMATS if f.startswith(incomplete.lower())]
 
@@ -167,19 +167,13 @@ def inject(
     ] = None,
     json_: JsonOpt = False,
 ) -> None:
-    from errnote.inject import (
-        FORMATS,
-        SECTIONS,
-        Options,
-        check_target,
-        format_for_file,
-        notebook_time,
-        program_names,
-        render,
-        resolve_now,
-        select,
-    )
-    from errnote.notebook import repo_paths
+    from errnote.notebook.paths import repo_paths
+    from errnote.prompt.block import check_target, format_for_file
+    from errnote.prompt.clock import notebook_time, resolve_now
+    from errnote.prompt.inject import select
+    from errnote.prompt.render import FORMATS, render
+    from errnote.prompt.selection import SECTIONS, Options
+    from errnote.prompt.shell import program_names
 
     fmt = fmt.strip().lower() if fmt is not None else None  # as --type and --status: any case
     if fmt is not None and fmt not in FORMATS:
@@ -260,7 +254,8 @@ def inject(
 
 def _write(target: Path, selection: Any, fmt: str, check: bool) -> None:
     """`--write FILE` (and `--check`): errnote's block in the file, and one line saying what happened."""
-    from errnote.inject import block_for_file, write_block
+    from errnote.prompt.block import write_block
+    from errnote.prompt.render import block_for_file
 
     shown = _shown(target)
     result = write_block(target, block_for_file(selection, fmt), whole_file=fmt == "mdc", check=check)

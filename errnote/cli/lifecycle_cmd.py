@@ -120,9 +120,9 @@ def stats(
     """Counts by type and status, the confidence spread, what is stale, what no agent session was
     shown (from the hooks' session records of the last week), what was confirmed or contradicted
     recently. The clock is $ERRNOTE_NOW when set."""
-    from errnote.inject import resolve_now
     from errnote.lifecycle.stats import stats as figures
     from errnote.model.timespec import parse_since
+    from errnote.prompt.clock import resolve_now
 
     now = resolve_now()
     found = figures(notebook_of(ctx), now, parse_since(since, now))

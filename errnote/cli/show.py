@@ -8,7 +8,7 @@ from typing import Literal
 from errnote.cli.output import TYPE_STYLE, age, console
 from errnote.model.entry import Entry
 from errnote.model.timespec import iso
-from errnote.notebook import Backlink
+from errnote.notebook.links import Backlink
 
 
 def _ago(text: str) -> str:

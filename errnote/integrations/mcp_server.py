@@ -22,7 +22,9 @@ from errnote.model.codec import entry_to_json
 from errnote.model.entry import EntryType, Relation
 from errnote.model.scope import ScopeItem
 from errnote.model.timespec import parse_expires
-from errnote.notebook import Notebook, repo_paths, status_note
+from errnote.notebook import Notebook
+from errnote.notebook.links import status_note
+from errnote.notebook.paths import repo_paths
 
 #: How to get the SDK, said in the one line `errnote mcp` prints without it.
 INSTALL = "pip install 'errnote[mcp]'"
@@ -231,7 +233,11 @@ class NotebookTools:
         use; command: a shell command about to run (its programs count as tools). format: markdown
         (default), xml or json. max_per_section, budget: limits (default from the notebook's config).
         """
-        from errnote.inject import Options, program_names, render, resolve_now, select
+        from errnote.prompt.clock import resolve_now
+        from errnote.prompt.inject import select
+        from errnote.prompt.render import render
+        from errnote.prompt.selection import Options
+        from errnote.prompt.shell import program_names
 
         fmt = format.strip().lower()
         if fmt not in ("markdown", "xml", "json"):

@@ -26,19 +26,13 @@ from datetime import datetime
 from pathlib import Path
 
 from errnote.errors import UsageError
-from errnote.inject import (
-    BEGIN_MARKER,
-    Options,
-    Picked,
-    Selection,
-    block_for_file,
-    cursor_globs,
-    is_eligible,
-    render_markdown,
-    wrap_block,
-    write_block,
-)
 from errnote.model.entry import Entry, Status, superseded_by_active
+from errnote.prompt.block import BEGIN_MARKER, wrap_block, write_block
+from errnote.prompt.render import block_for_file
+from errnote.prompt.render.markdown import render_markdown
+from errnote.prompt.render.mdc import cursor_globs
+from errnote.prompt.select import is_eligible
+from errnote.prompt.selection import Options, Picked, Selection
 from errnote.storage.layout import slugify
 
 AGENTS = ("cursor", "copilot", "windsurf", "claude")

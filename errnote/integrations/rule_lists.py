@@ -51,7 +51,7 @@ def _globs(front: dict[str, Any]) -> list[str]:
 
 def _without_errnote_block(text: str) -> str:
     """The text with errnote's own marked block blanked (its lines kept, so line numbers hold)."""
-    from errnote.inject import BEGIN_MARKER, END_MARKER
+    from errnote.prompt.block import BEGIN_MARKER, END_MARKER
 
     start = text.find(BEGIN_MARKER)
     end = text.find(END_MARKER, start + 1) if start >= 0 else -1

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from errnote.errors import ErrnoteError
 from errnote.model.entry import Entry, EntryType, Relation, Status, effective_status, superseded_by_active
-from errnote.notebook import Contents
+from errnote.notebook.contents import Contents
 from errnote.team.diff import summarize
 from errnote.team.git import Repo
 from errnote.team.log import parse_version

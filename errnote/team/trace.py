@@ -10,7 +10,7 @@ from typing import Any
 
 from errnote.model.entry import Entry, Relation
 from errnote.model.timespec import iso
-from errnote.notebook import Contents
+from errnote.notebook.contents import Contents
 
 #: The links that lead back in time, from the entry that holds them.
 BACKWARD = (Relation.CORRECTS, Relation.DERIVED_FROM, Relation.SUPERSEDES, Relation.CONTRADICTS)

@@ -10,9 +10,10 @@ from typer.testing import CliRunner
 
 from errnote.cli.app import app
 from errnote.errors import ErrnoteError, UsageError
-from errnote.inject import Options, select
 from errnote.model.entry import Relation, Status
 from errnote.notebook import Notebook
+from errnote.prompt.inject import select
+from errnote.prompt.selection import Options
 from errnote.storage.store import read_entry
 from tests.conftest import git
 

@@ -10,11 +10,12 @@ import pytest
 from typer.testing import CliRunner
 
 from errnote.cli.app import app
-from errnote.inject import Options, select
 from errnote.model.entry import Entry
 from errnote.model.staleness import HALF_LIFE_DAYS, STALE_WEIGHT, entry_weight, is_stale, weight
 from errnote.model.timespec import iso
 from errnote.notebook import Notebook
+from errnote.prompt.inject import select
+from errnote.prompt.selection import Options
 
 DAY = timedelta(days=1)
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from errnote.inject import Options, select
 from errnote.notebook import Notebook
+from errnote.prompt.inject import select
+from errnote.prompt.selection import Options
 from errnote.search import applies
 from errnote.search.searcher import search, search_with_report
 

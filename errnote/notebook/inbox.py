@@ -56,7 +56,7 @@ def words(text: str) -> frozenset[str]:
 @lru_cache(maxsize=1)
 def _stop_words() -> frozenset[str]:
     """Words too common to tell two captures apart (package data, read on first use)."""
-    text = resources.files("errnote.capture").joinpath("data/stopwords.txt").read_text("utf-8")
+    text = resources.files("errnote.notebook").joinpath("data/stopwords.txt").read_text("utf-8")
     return frozenset(w for line in text.splitlines() if not line.startswith("#") for w in line.split())
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from conftest import git
 from typer.testing import CliRunner
 
-from errnote.capture.inbox import UNREVIEWED, Inbox
 from errnote.cli.app import app
 from errnote.model.entry import EntryType, Relation
 from errnote.notebook import Notebook
+from errnote.notebook.inbox import UNREVIEWED, Inbox
 
 SECRET = "ghp_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa"
 

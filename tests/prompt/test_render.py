@@ -1,0 +1,152 @@
+"""`errnote.prompt.render`: every format (golden files), what a rule says, nothing unsafe in the output."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from typer.testing import CliRunner
+
+from errnote.notebook import Notebook
+from errnote.prompt.inject import select
+from errnote.prompt.render import render
+from errnote.prompt.selection import Options
+from tests.prompt.notebooks import GOLDEN, NOW, invoke
+
+# --- golden files -----------------------------------------------------------------------------
+
+GOLDEN_CASES = {
+    "markdown.md": ("--path", "db/migrations/0007_users.sql", "--command", "cd web && git stash"),
+    "xml.xml": ("--format", "xml", "--path", "db/migrations/0007_users.sql", "--tool", "git"),
+    "json.json": ("--format", "json", "--path", "db/migrations/0007_users.sql", "--tool", "git"),
+    "mdc.mdc": (
+        "--format",
+        "mdc",
+    ),
+    "mdc-paths.mdc": ("--format", "mdc", "--path", "db/migrations/0001.sql", "--only", "path"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_CASES))
+def test_golden_output(fixed: Notebook, runner: CliRunner, name: str) -> None:
+    code, out, err = invoke(runner, fixed, *GOLDEN_CASES[name])
+    assert code == 0, err
+    path = GOLDEN / name
+    if os.environ.get("ERRNOTE_UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(out, encoding="utf-8")
+    assert out == path.read_text(encoding="utf-8"), f"{name} changed; ERRNOTE_UPDATE_GOLDEN=1 regenerates it"
+    assert invoke(runner, fixed, *GOLDEN_CASES[name])[1] == out  # deterministic
+
+
+def test_mdc_front_matter_uses_real_booleans_and_comma_globs(fixed: Notebook, runner: CliRunner) -> None:
+    _, always, _ = invoke(runner, fixed, "--format", "mdc")
+    assert "\nalwaysApply: true\n" in always and "\nglobs:\n" in always
+    _, scoped, _ = invoke(runner, fixed, *GOLDEN_CASES["mdc-paths.mdc"])
+    assert "\nalwaysApply: false\n" in scoped and "\nglobs: db/migrations/**\n" in scoped
+    assert '"true"' not in always + scoped and "'true'" not in always + scoped
+    # A rule with no entry (no file changed) applies nowhere, not to every request.
+    _, empty, _ = invoke(runner, fixed, "--format", "mdc", "--only", "path", "--path", "README.md")
+    assert "_No entries apply to this situation._" in empty
+    assert "\nalwaysApply: false\n" in empty and "\nglobs:\n" in empty
+    assert "\ndescription:\n" in empty  # no description: Cursor loads it only when asked by name
+
+
+def whole_path_glob(glob: str, path: str) -> bool:
+    """A glob as Cursor reads it: the whole path must match (`*` within a folder, `**` any folders)."""
+    import re
+
+    out = ""
+    for part in re.split(r"(\*\*/|/\*\*$|\*|\?)", glob):
+        out += {"**/": "(?:.*/)?", "/**": "(?:/.*)?", "*": "[^/]*", "?": "[^/]"}.get(part, re.escape(part))
+    return re.fullmatch(out, path) is not None
+
+
+@pytest.mark.parametrize(
+    ("scope", "globs"),
+    [
+        ("db/migrations/**", ["db/migrations/**"]),
+        ("docs", ["**/docs", "**/docs/**"]),  # a bare name: at any depth, and all below it
+        ("/src", ["src", "src/**"]),  # anchored at the top
+        ("web/src/", ["web/src", "web/src/**"]),
+        (".github", ["**/.github", "**/.github/**"]),  # a folder with a dot
+        ("src/*", ["src/*", "src/*/**"]),
+        ("*.py", ["**/*.py", "**/*.py/**"]),
+        ("src/lib.rs", ["src/lib.rs", "src/lib.rs/**"]),
+        ("./ops/*.yaml", ["ops/*.yaml", "ops/*.yaml/**"]),
+    ],
+)
+def test_cursor_globs_say_outright_what_a_path_scope_covers(scope: str, globs: list[str]) -> None:
+    from errnote.model.scope import path_matches
+    from errnote.prompt.render.mdc import cursor_globs
+
+    assert cursor_globs(scope) == globs
+    paths = ("docs/a.md", "a/docs/b.md", "src/x.py", "src/a/b.ts", "web/src/app.ts", "src/lib.rs",
+             "ops/k.yaml", ".github/workflows/ci.yml", "x.py")  # fmt: skip
+    for path in paths:
+        # Cursor covers exactly the paths errnote's scope covers.
+        covered = any(whole_path_glob(g, path) for g in globs)
+        assert covered == path_matches(scope, path, fold_case=False), (scope, path)
+
+
+def test_json_says_why_each_entry_was_selected(fixed: Notebook, runner: CliRunner) -> None:
+    code, out, _ = invoke(runner, fixed, "--json", "--tool", "cargo")
+    assert code == 0
+    data = json.loads(out)
+    by_id = {e["id"]: e for e in data["entries"]}
+    assert by_id["aaaa000001"]["section"] == "always" and by_id["aaaa000001"]["pinned"] is True
+    assert by_id["aaaa000003"]["reasons"] == ["always", "tool"] and by_id["aaaa000003"]["matched"] == [
+        "cargo"
+    ]
+    assert by_id["aaaa000004"]["section"] == "recent" and by_id["aaaa000004"]["age"] == "seen 2 days ago"
+    for entry in data["entries"]:
+        assert {"id", "type", "title", "section", "reasons", "score", "confidence"} <= set(entry)
+
+
+def test_control_characters_never_reach_the_output(nb: Notebook, runner: CliRunner) -> None:
+    import xml.dom.minidom
+
+    nb.add("lesson", "Bell \x07 esc \x1b[31mred", reason="a \x00 null", confidence=0.9)
+    for fmt in ("markdown", "xml", "mdc"):
+        code, out, _ = invoke(runner, nb, "--format", fmt)
+        assert code == 0 and "Bell esc red" in out  # the colour code went with its ESC
+        assert not any(ord(c) < 32 and c not in "\n" for c in out)
+    xml.dom.minidom.parseString(invoke(runner, nb, "--format", "xml")[1])
+
+
+def test_rendered_rule_has_what_why_where_and_evidence(fixed: Notebook, runner: CliRunner) -> None:
+    _, out, _ = invoke(runner, fixed)
+    assert (
+        "- **Lesson: Build with make build, not cargo build --all-features**, "
+        "because the native-tls and rustls features exclude each other.\n  Fix: make build\n" in out
+    )
+    assert (
+        "Applies to: this whole repository, with cargo. "
+        "_(lesson, confidence 0.70, learned 10 days ago; id aaaa000003)_" in out
+    )
+    assert "**Mistake: Ran cargo build --all-features and broke the TLS build**" in out
+    assert "Fix: Build with the default features via make build\n" in out  # from the linked correction
+    assert "corrected 2 days ago" in out and "confirmed 3 days ago" in out
+
+
+def test_every_format_states_what_is_recorded_instead_of_commanding(fixed: Notebook) -> None:
+    options = Options.from_config(fixed.config, tools=("git",), paths=("db/migrations/1.sql",))
+    sel = select(fixed, options, NOW)
+    md, xml = render(sel, "markdown"), render(sel, "xml")
+    assert "Recorded in this repository's errnote notebook:" in md
+    assert '<memory-context source="errnote" note="recorded in this repository' in xml
+    for text in (md, xml):
+        assert "Follow these rules" not in text and "Rule: " not in text and "Avoid: " not in text
+        assert "Lesson: Every migration needs a down step" in text  # each entry says what it is
+    assert "Lesson: Every migration needs a down step**, because rollbacks in production" in md
+    assert "Reason: Rollbacks in production run the down step" in xml
+
+
+def test_because_keeps_acronyms_and_names() -> None:
+    from errnote.prompt.render.markdown import _because
+
+    assert _because("The lockfile is pnpm's") == "the lockfile is pnpm's"
+    assert _because("TLS needs one backend") == "TLS needs one backend"
+    assert _because("npm rewrites it") == "npm rewrites it"
+    assert _because("I") == "I"
