@@ -1,7 +1,8 @@
 """What the agent hooks capture and decide: a correction in the user's prompt, a failed tool call, and
 a known prohibition that turns a command into a question before it runs.
 
-Called by `errnote.hooks` (the protocol); this module holds the decisions and writes to the inbox.
+Called by `errnote.integrations.claude_hooks` (the protocol); this module holds the decisions and
+writes to the inbox.
 """
 
 from __future__ import annotations

@@ -319,7 +319,7 @@ hook_app = typer.Typer(
 
 
 def _run_hook(ctx: typer.Context, event: str) -> None:
-    from errnote.hooks import run_stdio
+    from errnote.integrations.claude_hooks import run_stdio
 
     if sys.stdin is None or sys.stdin.isatty():
         # A person at a terminal: explain on stderr (an agent never sees this, hooks pipe stdin).
@@ -414,17 +414,17 @@ def hooks_install(
     (SessionStart, UserPromptSubmit, PreToolUse for Bash|apply_patch); --agent gemini writes
     .gemini/settings.json for the Gemini CLI (SessionStart, BeforeAgent, and BeforeTool and
     AfterTool for run_shell_command|write_file|replace)."""
-    from errnote.settings import install
+    from errnote.integrations.claude_settings import install
 
     if not exe.strip():
         raise UsageError("--exe is empty", "give the command that runs errnote: --exe /full/path/to/errnote")
     root = notebook_of(ctx).repo_root
     if _agent(agent) == "codex":
-        from errnote.codex_hooks import install_codex
+        from errnote.integrations.codex_hooks import install_codex
 
         change = install_codex(root, exe=exe)
     elif _agent(agent) == "gemini":
-        from errnote.gemini_hooks import install_gemini
+        from errnote.integrations.gemini_hooks import install_gemini
 
         change = install_gemini(root, exe=exe)
     else:
@@ -467,14 +467,14 @@ def hooks_uninstall(
     """Remove exactly the hooks 'errnote hooks install' added; hooks written by hand stay.
     --agent codex removes errnote's groups from .codex/hooks.json, --agent gemini errnote's hooks
     from .gemini/settings.json."""
-    from errnote.settings import uninstall
+    from errnote.integrations.claude_settings import uninstall
 
     if _agent(agent) == "codex":
-        from errnote.codex_hooks import uninstall_codex
+        from errnote.integrations.codex_hooks import uninstall_codex
 
         change = uninstall_codex(notebook_of(ctx).repo_root)
     elif _agent(agent) == "gemini":
-        from errnote.gemini_hooks import uninstall_gemini
+        from errnote.integrations.gemini_hooks import uninstall_gemini
 
         change = uninstall_gemini(notebook_of(ctx).repo_root)
     else:

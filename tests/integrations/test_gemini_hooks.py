@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from errnote.capture.inbox import Inbox
 from errnote.cli.app import app
-from errnote.hooks import gemini_failure
+from errnote.integrations.claude_hooks import gemini_failure
 from errnote.notebook import Notebook
 
 MATCHER = "^(run_shell_command|write_file|replace)$"

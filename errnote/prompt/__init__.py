@@ -1,0 +1,1 @@
+"""The prompt floor: what goes into an agent's prompt, and what a session was already shown."""
