@@ -747,7 +747,7 @@ def test_a_broken_file_named_by_its_id_alone_is_repaired(
 def test_list_table_stops_at_a_cap_and_says_how_many_more(
     runner: CliRunner, in_repo: Path, nb: Notebook, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import errnote.cli.app as cli_app
+    import errnote.cli.commands.entries as cli_app
 
     monkeypatch.setattr(cli_app, "LIST_TABLE_MAX", 2)
     made = [add_json(runner, "lesson", f"Entry number {i}")["id"] for i in range(3)]
@@ -897,7 +897,7 @@ def test_a_file_system_refusal_says_what_to_do(runner: CliRunner, in_repo: Path,
     ],
 )
 def test_the_editor_command_line(editor: str, windows: bool, argv: list[str]) -> None:
-    from errnote.cli.app import editor_argv
+    from errnote.integrations.editor import editor_argv
 
     assert editor_argv(editor, windows=windows) == argv
 

@@ -52,7 +52,6 @@ def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str, inbox:
     line that tells the agent what was recorded (empty when nothing was)."""
     from errnote.capture.detect import classify
     from errnote.capture.inbox import Inbox
-    from errnote.capture.record import record
     from errnote.redact import redact
 
     text = redact(prompt)
@@ -60,6 +59,9 @@ def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str, inbox:
     found = classify(text, agent_said)
     if found.kind not in ("correction", "confirmation"):
         return ""
+    # Imported only when there is something to record: every prompt comes here.
+    from errnote.capture.record import record
+
     captured = record(inbox or Inbox(nb), found, text, agent_said, session=session)
     if captured is None:
         return ""

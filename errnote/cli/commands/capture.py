@@ -257,13 +257,14 @@ def _redacted(text: str) -> str:
 
 def locate_anywhere(nb: Any, ref: str) -> tuple[Any, Any, Any]:
     """The entry an id names, in the notebook or else in its inbox: (the one holding it, entry, path)."""
-    from errnote.capture.inbox import inbox_notebook
     from errnote.errors import EntryNotFound
 
     try:
         entry, path = nb.locate_entry(ref)
         return nb, entry, path
     except EntryNotFound:
+        from errnote.capture.inbox import inbox_notebook  # only when the notebook has no such entry
+
         inbox = inbox_notebook(nb)
         if inbox is None:
             raise
