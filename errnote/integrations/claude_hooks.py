@@ -20,7 +20,6 @@ import os
 import re
 import sys
 import time
-import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -419,6 +418,8 @@ def log_error(start: Path | None, notebook: str | Path | None, event: str, exc: 
         if log.exists() and log.stat().st_size > LOG_MAX_BYTES:
             log.replace(log.with_suffix(".log.1"))  # keep the log small: one old generation
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        import traceback  # only when something went wrong
+
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
         at = f" at {where[0].filename}:{where[0].lineno}" if where else ""
