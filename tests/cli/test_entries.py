@@ -291,31 +291,6 @@ def test_list_search_and_show_agree_on_an_entry_its_links_supersede(runner: CliR
     assert code == 0 and "no readable entry supersedes it, but 1 entry file could not be read" in note
 
 
-@pytest.mark.parametrize(
-    ("editor", "windows", "argv"),
-    [
-        ("vim", False, ["vim"]),
-        ("code --wait", False, ["code", "--wait"]),
-        ("'/opt/my editor/bin/ed' -n", False, ["/opt/my editor/bin/ed", "-n"]),
-        # Windows: backslashes are separators, quotes (either kind) hold spaces.
-        (r"C:\Windows\notepad.exe", True, [r"C:\Windows\notepad.exe"]),
-        (r'"C:\Program Files\Ed\ed.exe" --wait', True, [r"C:\Program Files\Ed\ed.exe", "--wait"]),
-        (
-            "'C:/Program Files/Np++/np++.exe' -multiInst",
-            True,
-            ["C:/Program Files/Np++/np++.exe", "-multiInst"],
-        ),
-        (r'code --wait --user-data-dir="C:\a b"', True, ["code", "--wait", r"--user-data-dir=C:\a b"]),
-        (r"'C:\Program Files\Subl\subl.exe' -w", True, [r"C:\Program Files\Subl\subl.exe", "-w"]),
-        (r""""C:\Tools\Bob's Ed\ed.exe" C:\tmp""", True, [r"C:\Tools\Bob's Ed\ed.exe", r"C:\tmp"]),
-    ],
-)
-def test_the_editor_command_line(editor: str, windows: bool, argv: list[str]) -> None:
-    from errnote.integrations.editor import editor_argv
-
-    assert editor_argv(editor, windows=windows) == argv
-
-
 def test_a_bad_editor_setting_is_refused_before_any_copy_is_made(
     runner: CliRunner, in_repo: Path, nb: Notebook, monkeypatch: pytest.MonkeyPatch
 ) -> None:
