@@ -51,7 +51,8 @@ def test_cli_modules_do_not_import_the_app_back() -> None:
 def test_the_core_loads_no_ui_library_even_indirectly() -> None:
     """What hooks and `inject` import at run time, dependencies included, holds no typer or rich."""
     code = (
-        "import sys, errnote.prompt.inject, errnote.hooks, errnote.search.index, errnote.storage.merge\n"
+        "import sys, errnote.prompt.inject, errnote.integrations.claude_hooks, errnote.search.index\n"
+        "import errnote.storage.merge\n"
         "print(sorted(m for m in ('typer', 'rich', 'click') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

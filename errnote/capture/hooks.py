@@ -1,7 +1,8 @@
 """What the agent hooks capture and decide: a correction in the user's prompt, a failed tool call, and
 a known prohibition that turns a command into a question before it runs.
 
-Called by `errnote.hooks` (the protocol); this module holds the decisions and writes to the inbox.
+Called by `errnote.integrations.claude_hooks` (the protocol); this module holds the decisions and
+writes to the inbox.
 """
 
 from __future__ import annotations
@@ -50,7 +51,6 @@ def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str, inbox:
     """Detect a correction or confirmation in the user's prompt and record it in the inbox; the one
     line that tells the agent what was recorded (empty when nothing was)."""
     from errnote.capture.detect import classify
-    from errnote.capture.record import record
     from errnote.notebook.inbox import Inbox
     from errnote.redact.secrets import redact
 
@@ -59,6 +59,9 @@ def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str, inbox:
     found = classify(text, agent_said)
     if found.kind not in ("correction", "confirmation"):
         return ""
+    # Imported only when there is something to record: every prompt comes here.
+    from errnote.capture.record import record
+
     captured = record(inbox or Inbox(nb), found, text, agent_said, session=session)
     if captured is None:
         return ""

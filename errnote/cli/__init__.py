@@ -10,7 +10,7 @@ def main() -> None:
     args = sys.argv[1:]
     if len(args) == 2 and args[0] == "hook" and sys.stdin is not None and not sys.stdin.isatty():
         # Agents call hooks on every prompt and tool use: answer them without loading typer.
-        from errnote.hooks import HOOK_EVENTS, run_stdio
+        from errnote.integrations.claude_hooks import HOOK_EVENTS, run_stdio
 
         if args[1] in HOOK_EVENTS:
             run_stdio(args[1])
@@ -55,7 +55,7 @@ def _guarded(app: object, args: list[str]) -> None:
     except Exception as exc:  # noqa: BLE001 - a hook must never block the agent
         code, said = 1, io.StringIO(f"errnote hook: {type(exc).__name__}: {exc}\n")
     if code not in (0, None):
-        from errnote.hooks import log_error
+        from errnote.integrations.claude_hooks import log_error
 
         given = args[args.index("hook") + 1 :]
         notebook = args[args.index("--notebook") + 1] if "--notebook" in args[: args.index("hook")] else None
@@ -65,7 +65,7 @@ def _guarded(app: object, args: list[str]) -> None:
         with contextlib.suppress(OSError, ValueError, AttributeError):  # no reader (or no stdout at all)
             sys.stdout.write(out.getvalue())
             sys.stdout.flush()
-    from errnote.hooks import person_watching
+    from errnote.integrations.claude_hooks import person_watching
 
     if said.getvalue() and person_watching():  # a person piping JSON in by hand: tell them why
         with contextlib.suppress(OSError, ValueError, AttributeError):

@@ -253,3 +253,10 @@ def warn(message: str) -> None:
     from rich.markup import escape
 
     console(stderr=True).print(f"[yellow]errnote: warning:[/] {escape(message)}", soft_wrap=True)
+
+
+def esc(text: str) -> str:
+    """`text` with rich markup escaped, for a message printed with markup."""
+    from rich.markup import escape
+
+    return escape(text)

@@ -63,7 +63,7 @@ class Stats:
 
 def _shown_ids(nb: Notebook) -> set[str] | None:
     """Every id the hooks' session records say was shown; None when there is no record."""
-    from errnote.hooks import read_shown
+    from errnote.prompt.sessions import read_shown
 
     folder = nb.store.cache_dir / "sessions"
     records = sorted(folder.glob("*.json")) if folder.is_dir() else []

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from errnote.errors import ErrnoteError
-from errnote.hooks import EVENTS, HOOK_TIMEOUTS, LEGACY_HOOK_TIMEOUT, TOOL_MATCHER
+from errnote.integrations.claude_hooks import EVENTS, HOOK_TIMEOUTS, LEGACY_HOOK_TIMEOUT, TOOL_MATCHER
 
 
 def hook_command(event: str, exe: str = "errnote") -> str:

@@ -264,6 +264,8 @@ def locate_anywhere(nb: Any, ref: str) -> tuple[Any, Any, Any]:
         entry, path = nb.locate_entry(ref)
         return nb, entry, path
     except EntryNotFound:
+        from errnote.notebook.inbox import inbox_notebook  # only when the notebook has no such entry
+
         inbox = inbox_notebook(nb)
         if inbox is None:
             raise

@@ -169,5 +169,5 @@ def test_cli_exit_codes_and_json(good: Notebook) -> None:
 
 
 def test_the_sample_notebook_has_no_errors() -> None:
-    sample = Notebook.locate(Path(__file__).resolve().parents[1] / "sample-notebook")
+    sample = Notebook.locate(Path(__file__).resolve().parents[2] / "sample-notebook")
     assert lint(sample).errors == []

@@ -1,15 +1,17 @@
-"""`errnote log`, `errnote trace` and `errnote changes`: the notebook's git history, for a team
-that keeps it in the repository (the work is done in errnote.team)."""
+"""`errnote log`, `trace`, `changes`, `resolve` and `merge-entry`: the notebook's git history and
+merges, for a team that keeps it in the repository (the work is done in errnote.team)."""
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, Optional
+from pathlib import Path
+from typing import Annotated, Any, Literal, Optional
 
 import typer
 
 from errnote.cli.context import JsonOpt, notebook_of, warn_problems
 from errnote.cli.output import console, emit_json, say, warn
+from errnote.errors import UsageError
 from errnote.text import escape_invisible, strip_controls
 
 
@@ -284,3 +286,39 @@ def _mark_resolved(nb: Any, path: Any) -> None:
             say(f"Marked {rel} resolved in git.")
     except ErrnoteError:
         return  # no git here: the file is settled, and that is all there is to do
+
+
+def merge_entry(
+    base: Annotated[Path, typer.Argument(metavar="BASE", help="The common ancestor's version (git's %O).")],
+    ours: Annotated[
+        Path, typer.Argument(metavar="OURS", help="Our version, replaced by the result (git's %A).")
+    ],
+    theirs: Annotated[Path, typer.Argument(metavar="THEIRS", help="Their version (git's %B).")],
+    marker_size: Annotated[int, typer.Option("--marker-size", help="Conflict marker length (git's %L).")] = 7,
+    favor: Annotated[
+        Optional[str],
+        typer.Option(
+            "--favor",
+            help="Settle clashes for 'ours' or 'theirs' ('none': leave markers). Default: what the git "
+            "command running the driver was given with -X ours / -X theirs.",
+        ),
+    ] = None,
+) -> None:
+    """Git merge driver for entry files: merges two versions field by field (set up by 'errnote init').
+
+    git's line merge first, with both `updated` lines set to the later time; when lines clash, a
+    field changed on one side is taken from that side, tags, scope and links merge as sets,
+    confirmations made on each side add up, and the body merges line by line. Fields both sides
+    changed differently get git's conflict markers (exit code 3).
+    """
+    from errnote.storage.merge import CONFLICT_EXIT, MergeOptions, favoured_side, merge_files
+
+    sides: dict[str | None, Literal["", "ours", "theirs"]] = {"ours": "ours", "theirs": "theirs", "none": ""}
+    if favor is not None and favor not in sides:
+        raise UsageError(f"--favor {favor!r} is not one of ours, theirs, none")
+    side = favoured_side() if favor is None else sides[favor]
+    result = merge_files(base, ours, theirs, MergeOptions(marker_size, side))
+    if result.conflicted:
+        changed = ", ".join(result.fields) or "the file"
+        warn(f"both sides changed {changed} differently: resolve the conflict markers in the entry file")
+        raise typer.Exit(CONFLICT_EXIT)

@@ -1,10 +1,10 @@
 """The Gemini CLI's `.gemini/settings.json`: errnote's hooks added and removed, nothing else touched.
 
 Gemini CLI reads hooks in Claude Code's shape (`hooks` -> event -> groups with an optional `matcher`
--> command hooks), so the file is edited as text the way `errnote.settings` edits Claude Code's: the
-user's other settings and formatting stay byte for byte, and `uninstall` takes out exactly what
-`install` added (recorded under the ignored `.errnote/cache/`; without that record, the hooks shaped
-exactly as `install` writes them, named `errnote-...`).
+-> command hooks), so the file is edited as text the way `errnote.integrations.claude_settings` edits
+Claude Code's: the user's other settings and formatting stay byte for byte, and `uninstall` takes out
+exactly what `install` added (recorded under the ignored `.errnote/cache/`; without that record,
+the hooks shaped exactly as `install` writes them, named `errnote-...`).
 
 What its hooks documentation settles, and what errnote does with it:
 - events: SessionStart (context), BeforeAgent (the prompt; context), BeforeTool (a decision only:
@@ -25,7 +25,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from errnote.settings import (
+from errnote.integrations.claude_settings import (
     HookTarget,
     SettingsChange,
     hook_command,

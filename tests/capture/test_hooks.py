@@ -159,7 +159,7 @@ def test_a_subagent_gets_the_lessons_its_own_thread_has_not_seen(repo: Path, nb:
 
 
 def test_read_is_matched_and_multiedit_is_not() -> None:
-    from errnote.hooks import TOOL_MATCHER
+    from errnote.integrations.claude_hooks import TOOL_MATCHER
 
     names = TOOL_MATCHER.split("|")
     assert "Read" in names and "MultiEdit" not in names

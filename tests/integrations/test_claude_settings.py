@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from errnote.settings import install, is_errnote_command, uninstall
+from errnote.integrations.claude_settings import install, is_errnote_command, uninstall
 
 
 def _random_settings(rng: random.Random) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from errnote.cli.app import app
-from errnote.hooks import HookInput, patch_paths
+from errnote.integrations.claude_hooks import HookInput, patch_paths
 from errnote.notebook import Notebook
 
 PATCH = """*** Begin Patch

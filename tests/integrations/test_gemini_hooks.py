@@ -13,7 +13,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from errnote.cli.app import app
-from errnote.hooks import gemini_failure
+from errnote.integrations.claude_hooks import gemini_failure
 from errnote.notebook import Notebook
 from errnote.notebook.inbox import Inbox
 

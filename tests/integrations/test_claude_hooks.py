@@ -13,9 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from errnote.cli.app import app
-from errnote.hooks import prune_sessions, run, session_file
+from errnote.integrations.claude_hooks import run
+from errnote.integrations.claude_settings import is_errnote_command
 from errnote.notebook import Notebook
-from errnote.settings import is_errnote_command
+from errnote.prompt.sessions import prune_sessions, session_file
 from tests.conftest import settle
 from tests.prompt.notebooks import NOW_TEXT, fixture_notebook
 
@@ -367,9 +368,9 @@ def test_a_stuck_hook_of_the_session_never_blocks_the_next(
 ) -> None:
     import fcntl
 
-    from errnote import hooks
+    from errnote.prompt import sessions
 
-    monkeypatch.setattr(hooks, "SESSION_LOCK_WAIT", 0.2)
+    monkeypatch.setattr(sessions, "SESSION_LOCK_WAIT", 0.2)
     state = session_file(fixed.store.cache_dir, "s-stuck")
     state.parent.mkdir(parents=True, exist_ok=True)
     with open(state.with_suffix(".lock"), "a+b") as held:
@@ -449,16 +450,17 @@ def test_a_state_file_that_cannot_be_written_still_gives_context(fixed: Notebook
 
 
 def test_a_session_lock_wait_ends_well_before_the_hook_timeout() -> None:
-    from errnote import hooks
+    from errnote.integrations import claude_hooks as hooks
+    from errnote.prompt import sessions
 
     # Claude Code kills a hook at its timeout: a stuck sibling must cost a fraction of it.
-    assert 0 < hooks.SESSION_LOCK_WAIT <= min(hooks.HOOK_TIMEOUTS.values()) / 4
+    assert 0 < sessions.SESSION_LOCK_WAIT <= min(hooks.HOOK_TIMEOUTS.values()) / 4
 
 
 def test_a_background_build_is_started_once_while_its_mark_is_fresh(
     fixed: Notebook, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import errnote.hooks as hooks_module
+    import errnote.integrations.claude_hooks as hooks_module
     from errnote.search.index import Index
 
     monkeypatch.setattr(hooks_module, "INLINE_BUILD_MAX", 3)  # this notebook counts as big
@@ -805,7 +807,7 @@ def test_an_index_far_behind_the_files_is_caught_up_in_the_background(
     fixed: Notebook, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """After a big pull, syncing thousands of files inline would outlast the hook's timeout."""
-    import errnote.hooks as hooks_module
+    import errnote.integrations.claude_hooks as hooks_module
     from errnote.search.index import Index
 
     index = Index(fixed.store)
@@ -833,7 +835,7 @@ def test_a_big_notebook_without_an_index_answers_at_once_and_builds_it_aside(
     fixed: Notebook, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A fresh clone of a big notebook: building the index would outlast the hook's timeout."""
-    import errnote.hooks as hooks_module
+    import errnote.integrations.claude_hooks as hooks_module
     from errnote.search.index import Index
 
     monkeypatch.setattr(hooks_module, "INLINE_BUILD_MAX", 3)  # this notebook counts as big
@@ -854,7 +856,7 @@ def test_a_big_notebook_without_an_index_answers_at_once_and_builds_it_aside(
 def test_a_command_is_searched_as_a_command_and_a_prompt_as_a_question(nb: Notebook) -> None:
     """The pre-tool-use hook's query is the command about to run: a tool it names is in use, not
     what a question asks about (`ranking.other_tool`); a prompt is a question."""
-    from errnote.hooks import HookInput, _situation
+    from errnote.integrations.claude_hooks import HookInput, _situation
 
     command = _situation(
         HookInput("pre-tool-use", command="echo Kafka lost messages", tool_name="Bash"), nb.root

@@ -15,7 +15,7 @@ import pytest
 
 from errnote.notebook import Notebook
 
-PACKAGE = Path(__file__).resolve().parents[1] / "errnote"
+PACKAGE = Path(__file__).resolve().parents[2] / "errnote"
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 

@@ -1,9 +1,10 @@
-"""Agent hooks: Claude Code's hook protocol and once-per-session state (settings.json: `errnote.settings`).
+"""Agent hooks: Claude Code's hook protocol (settings.json: `errnote.integrations.claude_settings`;
+once-per-session state: `errnote.prompt.sessions`).
 
 A hook reads one JSON object on stdin (`session_id`, `cwd`, and `prompt` or `tool_name` +
 `tool_input`) and answers with `{"hookSpecificOutput": {"hookEventName": ..., "additionalContext":
 ...}}` on stdout, or with nothing. The Codex CLI speaks the same protocol, the Gemini CLI nearly
-(see `GEMINI_EVENT_NAMES`; its settings file: `errnote.gemini_hooks`). A hook never blocks the
+(see `GEMINI_EVENT_NAMES`; its settings file: `errnote.integrations.gemini_hooks`). A hook never blocks the
 agent: any internal error means no output, exit status 0, and a line in `.errnote/cache/hooks.log`.
 A person who pipes JSON in by hand (stderr a terminal) is told on stderr why nothing came out; an
 agent reads a pipe: silence.
@@ -19,14 +20,14 @@ import os
 import re
 import sys
 import time
-import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from errnote.errors import ErrnoteError
+from errnote.prompt.sessions import locked, prune_sessions, read_shown, session_file, writable, write_shown
 
 #: The hook events errnote answers, by command name, with Claude Code's event name.
 EVENTS = {
@@ -56,8 +57,6 @@ HOOK_TIMEOUTS = {
 }
 #: What earlier `hooks install` wrote for every event: still recognised as errnote's own.
 LEGACY_HOOK_TIMEOUT = 10
-SESSION_MAX_AGE = 7 * 86400  # session state files older than this are pruned
-SESSION_LOCK_WAIT = 2.0  # seconds a hook waits for another hook of its session
 LOG_MAX_BYTES = 256 * 1024
 
 
@@ -178,84 +177,6 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-# --- session state ---------------------------------------------------------------------------
-
-
-def session_file(cache_dir: Path, session_id: str) -> Path:
-    """Where a session's shown ids live: the id made safe as a file name."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", session_id.strip())[:120].lstrip(".") or "default"
-    return cache_dir / "sessions" / f"{safe}.json"
-
-
-def _writable(state: Path) -> bool:
-    """Can a session's state be kept (its folder made, its lock file opened)?"""
-    try:
-        from errnote.storage.files import make_cache_dir
-
-        make_cache_dir(state.parent.parent)
-        state.parent.mkdir(exist_ok=True)
-        with open(state.with_suffix(".lock"), "a+b"):
-            return True
-    except OSError:
-        return False
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[bool]:
-    """Serialise hooks of one session (Claude Code runs parallel tool calls' hooks at once).
-    Yields False when another hook of the session has held it for `SESSION_LOCK_WAIT` seconds: a
-    hook never waits for long, it answers without the session's record instead."""
-    from errnote.storage.files import file_lock
-
-    lock = path.with_suffix(".lock")
-    with file_lock(lock, timeout=SESSION_LOCK_WAIT) as got:
-        if got:
-            with contextlib.suppress(OSError):
-                os.utime(lock)  # in use now: pruning goes by age, and must not take a live lock away
-        yield got
-
-
-def read_shown(path: Path) -> set[str]:
-    """The entry ids a session was already shown (none when its state file is missing or damaged)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return set()
-    shown = data.get("shown") if isinstance(data, dict) else None
-    return {s for s in shown if isinstance(s, str)} if isinstance(shown, list) else set()
-
-
-def write_shown(path: Path, shown: set[str]) -> None:
-    """Replace the state file by rename (never half-written), without fsync: it is a cache, and an
-    fsync costs a hook tens of milliseconds on a busy disk."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps({"shown": sorted(shown), "updated": int(time.time())}), encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()  # a full disk: no empty leftover
-        raise
-
-
-def prune_sessions(folder: Path, max_age: float = SESSION_MAX_AGE, now: float | None = None) -> int:
-    """Delete session state older than `max_age` seconds; returns how many files went."""
-    limit = (now if now is not None else time.time()) - max_age
-    removed = 0
-    try:
-        with os.scandir(folder) as it:
-            for item in it:
-                try:
-                    if item.is_file() and item.stat().st_mtime < limit:
-                        os.unlink(item.path)
-                        removed += 1
-                except OSError:
-                    continue
-    except OSError:
-        return 0
-    return removed
-
-
 # --- answering a hook -------------------------------------------------------------------------
 
 #: A hook embeds at most this many new entry texts before it answers (about a second's work);
@@ -374,9 +295,9 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
             return Answer("", "the search index is being built in the background: try again shortly")
     thread = f"{hook.session_id}.{hook.agent_id}" if hook.agent_id else hook.session_id
     state = session_file(nb.store.cache_dir, thread) if hook.session_id else None
-    if state is not None and not _writable(state):
+    if state is not None and not writable(state):
         state = None  # a read-only checkout: the context still goes out, only repeats are not known
-    with _locked(state) if state else contextlib.nullcontext(False) as got:
+    with locked(state) if state else contextlib.nullcontext(False) as got:
         if not got:
             state = None  # another hook of this session is stuck: answer, only repeats are not known
         shown: set[str] = set()
@@ -499,6 +420,8 @@ def log_error(start: Path | None, notebook: str | Path | None, event: str, exc: 
         if log.exists() and log.stat().st_size > LOG_MAX_BYTES:
             log.replace(log.with_suffix(".log.1"))  # keep the log small: one old generation
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        import traceback  # only when something went wrong
+
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
         at = f" at {where[0].filename}:{where[0].lineno}" if where else ""

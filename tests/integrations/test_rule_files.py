@@ -18,7 +18,7 @@ from errnote.model.scope import Scope
 from errnote.notebook import Notebook
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)
-GOLDEN = Path(__file__).parent / "golden" / "split"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "split"
 FOLDERS = {
     "cursor": ".cursor/rules",
     "copilot": ".github/instructions",

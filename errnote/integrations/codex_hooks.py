@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from errnote.errors import ErrnoteError
-from errnote.hooks import patch_paths
-from errnote.settings import SettingsChange, hook_command, is_errnote_command
+from errnote.integrations.claude_hooks import patch_paths
+from errnote.integrations.claude_settings import SettingsChange, hook_command, is_errnote_command
 
 __all__ = ["CODEX_EVENTS", "install_codex", "patch_paths", "uninstall_codex"]
 
