@@ -87,3 +87,139 @@ def test_light_commands_do_not_import_whoosh_or_git(tmp_path: Path) -> None:
         )
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
         assert run.stdout.strip() == "", args
+
+
+# --- the floors of the house (docs/architecture.md), top to bottom --------------------------------
+# A module imports only from its own unit or from a lower floor; units side by side on one floor never
+# import each other. Lazy imports (inside functions) and `TYPE_CHECKING` imports count too.
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("__main__",),
+    ("cli",),
+    ("integrations",),
+    ("capture", "lifecycle", "team"),
+    ("prompt",),
+    ("notebook",),
+    ("search",),
+    ("semantic",),
+    ("config",),
+    ("storage",),
+    ("redact",),
+    ("model",),
+    ("text", "fences"),
+    ("errors",),
+)
+
+
+ALL_MODULES = frozenset(
+    ".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
+    for p in PACKAGE.rglob("*.py")
+)
+
+
+def unit_of(module: str) -> str:
+    """`errnote.search.index` -> `search`; `errnote.errors` -> `errors`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def floor_of(unit: str) -> int:
+    for level, units in enumerate(FLOORS):
+        if unit in units:
+            return level
+    raise AssertionError(f"errnote.{unit} is on no floor: add it to FLOORS and to docs/architecture.md")
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def errnote_imports(path: Path) -> set[str]:
+    """Every errnote module `path` imports, resolved to its full dotted name, lazy ones included."""
+    own = module_name(path)
+    package = own if path.name == "__init__.py" else own.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "errnote")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            if module.split(".")[0] != "errnote":
+                continue
+            if module == "errnote":  # `from errnote import search` names a unit
+                found.update(f"errnote.{a.name}" for a in node.names if a.name != "__version__")
+                continue
+            found.add(module)
+            # `from errnote.search import index` imports the module errnote.search.index too
+            found.update(f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in ALL_MODULES)
+    return found
+
+
+def test_every_import_points_down_the_floors() -> None:
+    wrong: list[str] = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        own = module_name(path)
+        if own == "errnote":
+            continue  # the package root holds `__version__` only
+        mine = unit_of(own)
+        for target in sorted(errnote_imports(path)):
+            theirs = unit_of(target)
+            if not theirs or theirs == mine:
+                continue
+            if floor_of(theirs) <= floor_of(mine):
+                wrong.append(f"{own} imports {target}: {theirs} is not on a floor below {mine}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_import_cycle_between_modules() -> None:
+    graph = {module_name(p): errnote_imports(p) for p in PACKAGE.rglob("*.py")}
+    modules = set(graph)
+
+    def targets(name: str) -> set[str]:
+        # `from errnote.model import Entry` reaches the package `errnote.model`, whose `__init__` runs
+        return {t for t in graph.get(name, set()) if t in modules and t != name}
+
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        stack.append(name)
+        for nxt in sorted(targets(name)):
+            if state.get(nxt) == 1:
+                cycle = [*stack[stack.index(nxt) :], nxt]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[name] = 2
+
+    for name in sorted(modules):
+        if name not in state:
+            visit(name)
+
+
+def test_modules_stay_small() -> None:
+    """One concept per module: under ~400 lines of code (blank lines, comments and docstrings aside)."""
+    big = []
+    for path in PACKAGE.rglob("*.py"):
+        code = 0
+        in_doc = False
+        for line in path.read_text(encoding="utf-8").splitlines():
+            s = line.strip()
+            if s.startswith(('"""', "'''")):
+                if not (len(s) > 3 and s.endswith(s[:3])):
+                    in_doc = not in_doc
+                continue
+            if in_doc or not s or s.startswith("#"):
+                continue
+            code += 1
+        if code > 420:
+            big.append(f"{path.relative_to(PACKAGE)}: {code} lines of code")
+    assert not big, "\n".join(big)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from errnote.errors import InvalidEntry
-from errnote.integrations.exchange import Record
+from errnote.integrations.records import Record
 from errnote.model.timespec import iso
 from errnote.storage.layout import ID_LENGTH
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from errnote.errors import ErrnoteError, InvalidEntry, UsageError
+from errnote.integrations.records import Record
 from errnote.model.codec import entry_from_dict, entry_to_json
 from errnote.model.entry import Entry, Relation, Source
 from errnote.model.timespec import iso
@@ -37,14 +38,6 @@ _OUTPUT_ONLY = frozenset({"path", "status_note", "backlinks", "superseded"})
 
 #: At most this many problems are named in the one-line error of a refused import.
 _SHOWN_PROBLEMS = 3
-
-
-@dataclass(frozen=True)
-class Record:
-    """One entry to import, as read: where it is in the file (`1`, `line 4`, `- item 3`) and its fields."""
-
-    where: str
-    fields: Mapping[str, Any]
 
 
 @dataclass(frozen=True)

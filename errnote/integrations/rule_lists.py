@@ -16,7 +16,7 @@ import yaml
 
 from errnote.errors import InvalidEntry
 from errnote.fences import fenced_spans, inside
-from errnote.integrations.exchange import Record
+from errnote.integrations.records import Record
 
 #: What a rule list's bullets become unless `--type` says otherwise: rules a team wrote down.
 DEFAULT_TYPE = "convention"
