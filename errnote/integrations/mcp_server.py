@@ -233,7 +233,7 @@ class NotebookTools:
         use; command: a shell command about to run (its programs count as tools). format: markdown
         (default), xml or json. max_per_section, budget: limits (default from the notebook's config).
         """
-        from errnote.prompt.clock import resolve_now
+        from errnote.model.timespec import resolve_now
         from errnote.prompt.inject import select
         from errnote.prompt.render import render
         from errnote.prompt.selection import Options

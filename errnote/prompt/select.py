@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from errnote.model.entry import Entry, EntryType, Relation, Status, superseded_by_active
 from errnote.model.staleness import is_stale
+from errnote.model.timespec import resolve_now
 from errnote.prompt.budget import fit
-from errnote.prompt.clock import resolve_now
 from errnote.prompt.selection import SECTIONS, Options, Picked, Selection
 from errnote.text import same_name
 

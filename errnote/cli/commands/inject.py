@@ -166,9 +166,9 @@ def inject(
     ] = None,
     json_: JsonOpt = False,
 ) -> None:
+    from errnote.model.timespec import notebook_time, resolve_now
     from errnote.notebook.paths import repo_paths
     from errnote.prompt.block import check_target, format_for_file
-    from errnote.prompt.clock import notebook_time, resolve_now
     from errnote.prompt.inject import select
     from errnote.prompt.render import FORMATS, render
     from errnote.prompt.selection import SECTIONS, Options

@@ -121,8 +121,7 @@ def stats(
     shown (from the hooks' session records of the last week), what was confirmed or contradicted
     recently. The clock is $ERRNOTE_NOW when set."""
     from errnote.lifecycle.stats import stats as figures
-    from errnote.model.timespec import parse_since
-    from errnote.prompt.clock import resolve_now
+    from errnote.model.timespec import parse_since, resolve_now
 
     now = resolve_now()
     found = figures(notebook_of(ctx), now, parse_since(since, now))

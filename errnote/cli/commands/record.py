@@ -148,7 +148,7 @@ def add(
     if expires is not None:
         with option_error("--expires"):
             until = parse_expires(expires)
-        from errnote.prompt.clock import resolve_now
+        from errnote.model.timespec import resolve_now
 
         if until < resolve_now().date():
             warn(f"--expires {until.isoformat()} has passed: the entry is kept and found, never injected")

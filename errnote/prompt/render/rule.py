@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from errnote.model.entry import Entry, EntryType
-from errnote.prompt.clock import age_text
+from errnote.model.timespec import age_text
 from errnote.prompt.selection import Picked
 from errnote.text import escape_invisible, same_name, strip_controls
 

@@ -1,4 +1,4 @@
-"""`errnote.prompt.clock`: ages as a prompt states them, and the time a selection is made at."""
+"""`inject --now` and `$ERRNOTE_NOW`, and ages as a prompt states them (`errnote.model.timespec`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from errnote.cli.app import app
+from errnote.model.timespec import age_text
 from errnote.notebook import Notebook
-from errnote.prompt.clock import age_text
 from tests.prompt.notebooks import NOW
 
 
