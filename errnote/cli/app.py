@@ -17,7 +17,16 @@ import typer
 from typer.core import TyperGroup
 
 from errnote import __version__
-from errnote.cli import capture_cmd, exchange_cmd, inject_cmd, lifecycle_cmd, mcp_cmd, team_cmd
+from errnote.cli import (
+    capture_cmd,
+    exchange_cmd,
+    inject_cmd,
+    lifecycle_cmd,
+    mcp_cmd,
+    repeat,
+    review_cmd,
+    team_cmd,
+)
 from errnote.cli.context import (
     JsonOpt,
     empty_notebook,
@@ -577,6 +586,7 @@ def add(
     ] = None,
     source: Annotated[str, typer.Option(help="Who records it: user, agent, tool, import.")] = "user",
     session: Annotated[Optional[str], typer.Option(help="Agent session id, for provenance.")] = None,
+    merge: repeat.MergeOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Record an entry (mistake, correction, lesson, confirmation, preference, convention, ...).
@@ -617,6 +627,9 @@ def add(
     ):
         links.extend((rel, t) for t in targets or [])
     nb = notebook_of(ctx)
+    if merge is not None:
+        said = {"reason": reason or "", "fix": fix or ""}
+        return repeat.merge(nb, merge, type, title, **said, scope=scope or [], tags=tag or [], json_=json_)
     error_text = _captured(_stdin_or(error, "--error", captured=True))
     entry = nb.add(
         type,
@@ -635,9 +648,11 @@ def add(
         source=source,
         session=session or "",
     )
+    duplicate = repeat.warn_if_duplicate(nb, entry)
     if json_:
         data = entry_to_json(entry)
         data["path"] = str(nb.store.path_for(entry))
+        data["duplicate"] = duplicate
         emit_json(data)
     else:
         say(f"Recorded {entry.type.value} [bold]{entry.id}[/]: {_esc(entry.title)}", markup=True)
@@ -1296,3 +1311,6 @@ app.command(
 )(lifecycle_cmd.feedback)
 app.command(short_help="Check the notebook's files (exit 1 on errors); for pre-commit.")(lifecycle_cmd.lint)
 app.command(short_help="Counts, confidence spread, stale and never-shown entries.")(lifecycle_cmd.stats)
+app.command(help=review_cmd.REVIEW_HELP, short_help="What needs a person now: ask about each, or --json.")(
+    review_cmd.review
+)

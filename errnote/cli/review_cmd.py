@@ -1,0 +1,143 @@
+"""`errnote review` (what needs a person now) and `errnote digest` (recent mistakes into lessons)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from errnote.cli.context import JsonOpt, notebook_of
+from errnote.cli.output import console, emit_json, say
+from errnote.errors import ErrnoteError, UsageError
+
+if TYPE_CHECKING:
+    from errnote.lifecycle.review import Item
+    from errnote.notebook import Notebook
+
+REVIEW_HELP = """What needs a person now: inbox captures, contradictions, near-duplicates, mistakes with no
+correction after --days days, lessons without a reason or scope, entries below the inject floor,
+stale entries.
+
+At a terminal it asks about each item, one keypress each:
+
+\b
+  c  confirm     (an inbox capture: accept it into the notebook)
+  x  contradict  (a contradiction: by the entry it contradicts)
+  e  edit        in $VISUAL or $EDITOR; the result is validated
+  r  retire      (an inbox capture: drop it)
+  m  merge       a duplicate into the entry it repeats, which then supersedes it
+  s  skip
+  q  quit
+
+When standard input is not a terminal (an agent, a pipe), or with --json, it prints
+{"total", "counts", "uncorrected_days", "floor", "items": [{"kind", "id", "type", "title",
+"confidence", "status", "why", "other", "inbox"}]} and changes nothing. The clock is
+$ERRNOTE_NOW when set."""
+
+KEYS = {"c": "confirm", "x": "contradict", "e": "edit", "r": "retire", "m": "merge", "s": "skip", "q": "quit"}
+PROMPT = "[c]onfirm  contradict [x]  [e]dit  [r]etire  [m]erge  [s]kip  [q]uit"
+
+
+def review(
+    ctx: typer.Context,
+    days: Annotated[
+        int, typer.Option("--days", help="List mistakes with no correction after this many days.")
+    ] = 14,
+    floor: Annotated[
+        Optional[float],
+        typer.Option(help="List entries below this confidence (default: config.yaml inject.floor)."),
+    ] = None,
+    json_: JsonOpt = False,
+) -> None:
+    from errnote.inject import resolve_now
+    from errnote.lifecycle.review import review as collect
+
+    if floor is not None and not 0.0 <= floor <= 1.0:
+        raise UsageError(f"--floor must be between 0 and 1, not {floor}")
+    nb = notebook_of(ctx)
+    now = resolve_now()
+    found = collect(nb, now, days=days, floor=floor)
+    if json_ or not sys.stdin.isatty():
+        emit_json(found.to_json())
+        return
+    if not found.items:
+        say("Nothing to review.")
+        return
+    _interactive(nb, list(found.items))
+
+
+def _interactive(nb: Notebook, items: list[Item]) -> None:
+    """Ask about each item in turn, one keypress each, and do what was answered."""
+    import click
+    from rich.markup import escape
+
+    from errnote.inject import resolve_now
+    from errnote.lifecycle.review import act
+
+    out = console()
+    gone: set[str] = set()  # retired, merged, accepted or dropped: nothing more to ask about them
+    done = 0
+    for n, item in enumerate(items, 1):
+        if item.entry.id in gone:
+            continue
+        e = item.entry
+        out.print(
+            f"\n[bold]{n}/{len(items)} {item.kind}[/]: {e.type.value} [bold]{e.id}[/] "
+            f"({e.confidence:.2f}) {escape(e.title)}"
+        )
+        out.print(f"  {escape(item.why)}")
+        while True:
+            out.print(PROMPT + " ? ", end="")
+            try:
+                key = click.getchar()
+            except (KeyboardInterrupt, EOFError):
+                key = "q"
+            action = KEYS.get(key.lower())
+            out.print(action or repr(key))
+            if action is None:
+                continue
+            if action == "quit":
+                out.print(f"Stopped: {done} change(s) made.")
+                return
+            try:
+                message = _edit(nb, item) if action == "edit" else act(nb, item, action, now=resolve_now())
+            except ErrnoteError as exc:
+                out.print(f"[yellow]{escape(str(exc))}[/]")
+                continue
+            out.print(escape(message))
+            if action != "skip":
+                done += 1
+            if action in ("retire", "merge") or (item.inbox and action == "confirm"):
+                gone.add(e.id)
+            break
+    out.print(f"\nReviewed {len(items)} item(s): {done} change(s) made.")
+
+
+def _edit(nb: Notebook, item: Item) -> str:
+    """Open the entry's file in the editor on a copy; the edited text is validated and written."""
+    from errnote.capture.inbox import Inbox
+
+    where = Inbox(nb).notebook() if item.inbox else nb
+    _entry, path = where.locate_entry(item.entry.id)
+    original = path.read_text(encoding="utf-8")
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.TemporaryDirectory(prefix="errnote-review-") as folder:
+        copy = Path(folder) / path.name
+        copy.write_text(original, encoding="utf-8")
+        try:
+            code = subprocess.call([*shlex.split(editor), str(copy)])
+        except OSError as exc:
+            raise ErrnoteError(f"cannot run the editor {editor!r}: {exc.strerror}", "set $EDITOR") from None
+        if code != 0:
+            raise ErrnoteError(f"the editor exited with {code}: nothing changed")
+        text = copy.read_text(encoding="utf-8")
+    if text == original:
+        return f"Unchanged {item.entry.id}."
+    where.replace_text(item.entry.id, text, expected=original)
+    return f"Edited {item.entry.id}."
