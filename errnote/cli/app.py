@@ -1314,3 +1314,6 @@ app.command(short_help="Counts, confidence spread, stale and never-shown entries
 app.command(help=review_cmd.REVIEW_HELP, short_help="What needs a person now: ask about each, or --json.")(
     review_cmd.review
 )
+app.command(help=review_cmd.DIGEST_HELP, short_help="Recent mistakes clustered into proposed lessons.")(
+    review_cmd.digest
+)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -141,3 +141,96 @@ def _edit(nb: Notebook, item: Item) -> str:
         return f"Unchanged {item.entry.id}."
     where.replace_text(item.entry.id, text, expected=original)
     return f"Edited {item.entry.id}."
+
+
+DIGEST_HELP = """Cluster the mistakes recorded since --since; propose a lesson for each one made twice.
+
+A cluster is what the search finds from one mistake's title and error (as `errnote search` would),
+never across two different tools. For each cluster of two or more: when an active lesson already
+covers it, confirm that lesson; else one new lesson that corrects every mistake in it, drafted from
+their corrections and fixes. Transient failures (time-outs, dropped connections, rate limits) and
+mistakes made once are listed, never promoted.
+
+\b
+  errnote digest                      print the plan
+  errnote digest --json > plan.json   the plan for an agent, which may rewrite the lessons' text
+  errnote digest --apply              write the plan computed now
+  errnote digest --apply plan.json    write a plan file ('-': standard input)
+
+The clock is $ERRNOTE_NOW when set."""
+
+
+def digest(
+    ctx: typer.Context,
+    plan_file: Annotated[
+        Optional[str],
+        typer.Argument(metavar="[PLANFILE]", help="A plan to write (with --apply); '-': stdin."),
+    ] = None,
+    since: Annotated[str, typer.Option(help="Mistakes recorded since: 7d, 2w, or a date.")] = "7d",
+    apply: Annotated[
+        bool, typer.Option("--apply", help="Write the plan (PLANFILE, or the one computed now).")
+    ] = False,
+    json_: JsonOpt = False,
+) -> None:
+    import json
+
+    from errnote.inject import resolve_now
+    from errnote.lifecycle import digest as dg
+    from errnote.model import parse_since
+
+    if plan_file is not None and not apply:
+        raise UsageError(
+            f"a plan file ({plan_file}) is only read with --apply", f"errnote digest --apply {plan_file}"
+        )
+    nb = notebook_of(ctx)
+    if plan_file is not None:
+        try:
+            text = sys.stdin.read() if plan_file == "-" else Path(plan_file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ErrnoteError(f"cannot read {plan_file}: {exc.strerror}") from None
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ErrnoteError(
+                f"{plan_file} is not JSON: {exc}", "write one with: errnote digest --json"
+            ) from None
+        chosen = dg.plan_from_json(data, plan_file)
+    else:
+        try:
+            when = parse_since(since, resolve_now())
+        except ErrnoteError as exc:
+            raise UsageError(exc.message, exc.hint) from None
+        chosen = dg.plan(nb, when)
+    if not apply:
+        if json_:
+            emit_json(chosen.to_json())
+        else:
+            _print_plan(chosen)
+        return
+    done = dg.apply(nb, chosen)
+    if json_:
+        emit_json({"plan": chosen.to_json(), "applied": [d.to_json() for d in done]})
+        return
+    for d in done:
+        typer.echo(f"{d.done} lesson {d.id} ({', '.join(d.mistakes)})" + (f": {d.note}" if d.note else ""))
+    say(f"Applied the plan: {sum(d.done != 'skipped' for d in done)} change(s).")
+
+
+def _print_plan(chosen: Any) -> None:
+    if not chosen.proposals:
+        say("No mistakes since then.")
+        return
+    for p in chosen.proposals:
+        head = f"{p.action}: {', '.join(p.mistakes)}"
+        if p.tool:
+            head += f" [tool {p.tool}]"
+        typer.echo(head)
+        typer.echo(f"  {p.why}")
+        if p.lesson is not None:
+            typer.echo(
+                f"  lesson: {p.lesson.title}"
+                + ("  (needs text: edit the plan)" if p.lesson.needs_text else "")
+            )
+        if p.confirm:
+            typer.echo(f"  confirm lesson {p.confirm}")
+    say("Nothing written: 'errnote digest --apply' writes this plan.")
