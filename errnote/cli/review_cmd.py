@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -17,6 +19,8 @@ from errnote.cli.output import console, emit_json, say
 from errnote.errors import ErrnoteError, UsageError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from errnote.lifecycle.review import Item
     from errnote.notebook import Notebook
 
@@ -74,13 +78,23 @@ def review(
 
 def _interactive(nb: Notebook, items: list[Item]) -> None:
     """Ask about each item in turn, one keypress each, and do what was answered."""
-    import click
+    out = console()
+    keys = _Keys()
+    try:
+        _ask(nb, items, out, keys)
+    except KeyboardInterrupt:
+        out.print("\nStopped.")
+    finally:
+        keys.restore()
+
+
+def _ask(nb: Notebook, items: list[Item], out: Console, keys: _Keys) -> int:
+    """The questions, one item after another; how many changes were made."""
     from rich.markup import escape
 
     from errnote.inject import resolve_now
     from errnote.lifecycle.review import act
 
-    out = console()
     gone: set[str] = set()  # retired, merged, accepted or dropped: nothing more to ask about them
     done = 0
     for n, item in enumerate(items, 1):
@@ -93,20 +107,21 @@ def _interactive(nb: Notebook, items: list[Item]) -> None:
         )
         out.print(f"  {escape(item.why)}")
         while True:
-            out.print(PROMPT + " ? ", end="")
-            try:
-                key = click.getchar()
-            except (KeyboardInterrupt, EOFError):
-                key = "q"
+            out.print(PROMPT + " ? ", end="", markup=False)
+            key = keys.read()
             action = KEYS.get(key.lower())
             out.print(action or repr(key))
             if action is None:
                 continue
             if action == "quit":
                 out.print(f"Stopped: {done} change(s) made.")
-                return
+                return done
             try:
-                message = _edit(nb, item) if action == "edit" else act(nb, item, action, now=resolve_now())
+                if action == "edit":
+                    with keys.paused():
+                        message = _edit(nb, item)
+                else:
+                    message = act(nb, item, action, now=resolve_now())
             except ErrnoteError as exc:
                 out.print(f"[yellow]{escape(str(exc))}[/]")
                 continue
@@ -117,6 +132,54 @@ def _interactive(nb: Notebook, items: list[Item]) -> None:
                 gone.add(e.id)
             break
     out.print(f"\nReviewed {len(items)} item(s): {done} change(s) made.")
+    return done
+
+
+class _Keys:
+    """One keypress at a time from the terminal on standard input. The terminal stays in
+    character mode (no echo, no line buffering) for the whole review, so a key pressed while an
+    answer is being written is kept for the next question rather than echoed and lost."""
+
+    def __init__(self) -> None:
+        self.fd = sys.stdin.fileno()
+        self.saved: list[Any] | None = None
+        try:
+            import termios
+            import tty
+
+            self.saved = termios.tcgetattr(self.fd)
+            tty.setcbreak(self.fd, termios.TCSANOW)  # TCSANOW: what was typed ahead stays
+        except (ImportError, OSError):  # no termios (Windows): click reads each key
+            self.saved = None
+
+    def read(self) -> str:
+        if self.saved is None:
+            import click
+
+            return click.getchar()
+        data = os.read(self.fd, 1)
+        if not data:
+            return "q"  # the terminal closed
+        return data.decode("utf-8", "replace")
+
+    def restore(self) -> None:
+        if self.saved is not None:
+            import termios
+
+            termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """The terminal as it was, for an editor."""
+        self.restore()
+        try:
+            yield
+        finally:
+            if self.saved is not None:
+                import termios
+                import tty
+
+                tty.setcbreak(self.fd, termios.TCSANOW)
 
 
 def _edit(nb: Notebook, item: Item) -> str:

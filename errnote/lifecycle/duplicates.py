@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from errnote.capture.inbox import SAME_THING, words
 from errnote.errors import ErrnoteError
-from errnote.model import Entry, EntryType, Status
+from errnote.model import Entry, EntryType, Link, Relation, Status
 
 if TYPE_CHECKING:
     from errnote.notebook import Notebook
@@ -73,8 +73,9 @@ def find(
 
 
 def pairs(entries: Iterable[Entry]) -> list[tuple[Entry, Entry, float]]:
-    """Every pair of active entries of one type that say the same thing (older first in a pair),
-    found through the words they share rather than by comparing every entry with every other."""
+    """Every pair of active entries of one type that say the same thing, older first in a pair
+    (not two that link `contradicts`: opposite claims in the same words). Found through the words
+    they share rather than by comparing every entry with every other."""
     active = [e for e in entries if e.status is Status.ACTIVE]
     active.sort(key=lambda e: (e.provenance.created, e.id))
     held = [words(e.title) for e in active]
@@ -85,6 +86,11 @@ def pairs(entries: Iterable[Entry]) -> list[tuple[Entry, Entry, float]]:
         for word in held[j]:
             seen.update(by_word.get((entry.type, word), ()))
         for i in sorted(seen):
+            if (
+                Link(Relation.CONTRADICTS, active[i].id) in entry.links
+                or Link(Relation.CONTRADICTS, entry.id) in active[i].links
+            ):
+                continue  # opposite claims in the same words: a contradiction, listed as one
             score = likeness(held[i], held[j])
             if score >= SAME_THING:
                 found.append((active[i], entry, score))
