@@ -90,7 +90,8 @@ def test_the_transient_patterns_are_package_data_and_general() -> None:
         return Entry("abcd1234", EntryType.MISTAKE, title, Provenance(now, now), error=error)
 
     assert transient(mistake("push failed", "ssh: connect to host example.org port 22: Connection timed out"))
-    assert transient(mistake("the API said 429 Too Many Requests"))
+    assert transient(mistake("the API answered with HTTP 429"))
+    assert transient(mistake("deploy failed", "error: rate limited by the registry, wait 60 s"))
     assert transient(mistake("fetch failed", "Temporary failure in name resolution"))
     assert not transient(mistake("Used the wrong config file", "KeyError: 'timeout_ms'"))
 
