@@ -100,6 +100,8 @@ def test_review_days_and_floor_are_options(
     assert data["uncorrected_days"] == 30 and data["floor"] == 0.65
     bad = runner.invoke(app, [*where, "--floor", "2"])
     assert bad.exit_code == 2 and "--floor" in bad.stderr and "Traceback" not in bad.output
+    bad = runner.invoke(app, [*where, "--days", "-1"])
+    assert bad.exit_code == 2 and "--days" in bad.stderr and "Traceback" not in bad.output
 
 
 def test_an_empty_notebook_has_nothing_to_review(nb: Notebook, runner: CliRunner) -> None:

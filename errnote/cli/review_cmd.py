@@ -62,6 +62,8 @@ def review(
     from errnote.inject import resolve_now
     from errnote.lifecycle.review import review as collect
 
+    if days < 0:
+        raise UsageError(f"--days must be 0 or more, not {days}")
     if floor is not None and not 0.0 <= floor <= 1.0:
         raise UsageError(f"--floor must be between 0 and 1, not {floor}")
     nb = notebook_of(ctx)
