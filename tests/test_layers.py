@@ -155,9 +155,11 @@ def errnote_imports(path: Path) -> set[str]:
             if module == "errnote":  # `from errnote import search` names a unit
                 found.update(f"errnote.{a.name}" for a in node.names if a.name != "__version__")
                 continue
-            found.add(module)
-            # `from errnote.search import index` imports the module errnote.search.index too
-            found.update(f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in ALL_MODULES)
+            # `from errnote.search import index` imports the module errnote.search.index (its package
+            # runs first, as for any submodule); `from errnote.model import Entry`, the package itself
+            for alias in node.names:
+                sub = f"{module}.{alias.name}"
+                found.add(sub if sub in ALL_MODULES else module)
     return found
 
 

@@ -27,6 +27,7 @@ from errnote.cli.commands import (
     lifecycle,
     mcp,
     record,
+    review,
     search,
     team,
 )
@@ -247,3 +248,9 @@ app.command(short_help="Say whether an entry helped or misled (for agents).", ep
 )
 app.command(short_help="Check the notebook's files (exit 1 on errors); for pre-commit.")(lifecycle.lint)
 app.command(short_help="Counts, confidence spread, stale and never-shown entries.")(lifecycle.stats)
+app.command(help=review.REVIEW_HELP, short_help="What needs a person now: ask about each, or --json.")(
+    review.review
+)
+app.command(help=review.DIGEST_HELP, short_help="Recent mistakes clustered into proposed lessons.")(
+    review.digest
+)

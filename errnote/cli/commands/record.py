@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from errnote.cli import repeat
 from errnote.cli.context import (
     RELATIONS_HELP,
     JsonOpt,
@@ -123,6 +124,7 @@ def add(
     ] = None,
     source: Annotated[str, typer.Option(help="Who records it: user, agent, tool, import.")] = "user",
     session: Annotated[Optional[str], typer.Option(help="Agent session id, for provenance.")] = None,
+    merge: repeat.MergeOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Record an entry (mistake, correction, lesson, confirmation, preference, convention, ...).
@@ -163,6 +165,9 @@ def add(
     ):
         links.extend((rel, t) for t in targets or [])
     nb = notebook_of(ctx)
+    if merge is not None:
+        said = {"reason": reason or "", "fix": fix or ""}
+        return repeat.merge(nb, merge, type, title, **said, scope=scope or [], tags=tag or [], json_=json_)
     error_text = captured_output(stdin_or(error, "--error", captured=True))
     entry = nb.add(
         type,
@@ -181,9 +186,11 @@ def add(
         source=source,
         session=session or "",
     )
+    duplicate = repeat.warn_if_duplicate(nb, entry)
     if json_:
         data = entry_to_json(entry)
         data["path"] = str(nb.store.path_for(entry))
+        data["duplicate"] = duplicate
         emit_json(data)
     else:
         say(f"Recorded {entry.type.value} [bold]{entry.id}[/]: {esc(entry.title)}", markup=True)
