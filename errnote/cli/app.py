@@ -17,7 +17,15 @@ import typer
 from typer.core import TyperGroup
 
 from errnote import __version__
-from errnote.cli import capture_cmd, exchange_cmd, inject_cmd, lifecycle_cmd, mcp_cmd, team_cmd
+from errnote.cli import (
+    capture_cmd,
+    exchange_cmd,
+    inject_cmd,
+    lifecycle_cmd,
+    mcp_cmd,
+    serve_cmd,  # issue 21: the warm engine
+    team_cmd,
+)
 from errnote.cli.context import (
     JsonOpt,
     empty_notebook,
@@ -1267,6 +1275,10 @@ app.add_typer(
 )
 app.command("mcp", help=mcp_cmd.MCP_HELP, short_help="Serve the notebook to MCP clients over stdio.")(
     mcp_cmd.mcp
+)
+# issue 21: the warm engine (errnote/cli/serve_cmd.py, errnote/engine/).
+app.command("serve", help=serve_cmd.SERVE_HELP, short_help="Keep the notebook warm for hooks and search.")(
+    serve_cmd.serve
 )
 app.command("export", short_help="Print every entry as JSON Lines (or JSON).")(exchange_cmd.export)
 app.command("import", short_help="Import entries from JSON, a Markdown rule list or agent_memory.")(
