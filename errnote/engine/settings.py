@@ -135,7 +135,7 @@ def parse_settings(text: str) -> EngineSettings:
         return EngineSettings()
     head = lines[start].split("#", 1)[0].split(":", 1)[1].strip()
     if head:
-        return EngineSettings(enabled=False, problems=("engine: write its settings one a line, indented",))
+        return EngineSettings(False, False, problems=("engine: write its settings one a line, indented",))
     for line in lines[start + 1 :]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
