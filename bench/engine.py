@@ -93,7 +93,9 @@ def ensure_notebook(workdir: Path, n: int, env: dict[str, str]) -> Path:
     if not (project / ".errnote" / "cache" / "index").is_dir():
         subprocess.run([str(ERRNOTE), "reindex"], cwd=project, env=env, check=True, capture_output=True)
     # A search syncs the index with the files (nothing to do when it is up to date).
-    subprocess.run([str(ERRNOTE), "search", "--", "warm"], cwd=project, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [str(ERRNOTE), "search", "--", "warm"], cwd=project, env=env, check=True, capture_output=True
+    )
     return project
 
 
