@@ -148,7 +148,7 @@ def bench_size(
     out: dict[str, Any] = {}
     engine: subprocess.Popen[bytes] | None = None
     try:
-        for mode in ("cold", "warm"):
+        for mode in args.modes.split(","):
             if mode == "warm":
                 engine = start_engine(project, envs["warm"])
             env = envs[mode]
@@ -211,6 +211,7 @@ def main() -> None:
     parser.add_argument(
         "--peer-python", default="", help="the peer venv's python (default: bench/.peer-venv)"
     )
+    parser.add_argument("--modes", default="cold,warm", help="cold (no engine), warm (engine running)")
     parser.add_argument("--out", type=Path, default=BENCH / "results" / "engine-latest.json")
     parser.add_argument("--report", nargs="+", type=Path, help="print the table of saved runs (merged)")
     parser.add_argument("--semantic", action="store_true", help="semantic search on (default off)")

@@ -339,6 +339,12 @@ class Notebook:
         from errnote.catalog import Catalog
 
         scan = self.store.stat_files()
+        # issue 21: the engine (a long-running process) reuses what it read while no file changed.
+        from errnote.engine import memo
+
+        kept: Contents | None = memo.recall(self.root, scan, self.store.skipped)
+        if kept is not None:
+            return kept
         good, bad = Catalog(self.store).load(scan)
         folder = self.store.entries_dir
         # Two files with one id (a copy, or a merge that kept an entry moved on one branch and
@@ -358,7 +364,9 @@ class Notebook:
                 continue
             seen[entry.id] = rel
             entries.append(entry)
-        return Contents(tuple(entries), EntryPaths(folder, seen), tuple(problems), scan)
+        contents = Contents(tuple(entries), EntryPaths(folder, seen), tuple(problems), scan)
+        memo.keep(self.root, scan, self.store.skipped, contents)  # issue 21: a no-op outside the engine
+        return contents
 
     def entries(self) -> list[Entry]:
         return list(self.load().entries)

@@ -161,7 +161,10 @@ class Engine:
     def warm_up(self) -> None:
         """Import and open what the requests use, so the first one is as quick as the rest."""
         import errnote.hooks  # noqa: F401
+        from errnote.engine import memo
         from errnote.index import search
+
+        memo.enable()  # the entries read by one request serve the next while no file changes
         from errnote.notebook import Notebook
 
         with contextlib.suppress(ErrnoteError, OSError):

@@ -63,6 +63,24 @@ def test_an_edit_made_by_hand_is_seen_by_the_next_search(project: Path, engines:
     assert seen.out == off(query, project).out
 
 
+def test_an_edit_made_by_hand_reaches_the_hooks_and_inject(project: Path, engines: Engines) -> None:
+    """The engine keeps the entries it read between requests: an edit must still be seen."""
+    root = project / ".errnote"
+    engines.start(project)
+    assert run(["inject"], project).out == off(["inject"], project).out
+    entry = next((root / "entries" / "conventions").glob("64efc207d7-*.md"))  # pinned: always shown
+    text = entry.read_text(encoding="utf-8")
+    entry.write_text(text.replace("title: ", "title: Quokka rule, ", 1), encoding="utf-8")
+    got = run(["inject"], project)
+    assert "Quokka rule" in got.out and got.out == off(["inject"], project).out
+    hook = run(["hook", "session-start"], project, hook_input(project, "after-edit", source="startup"))
+    assert "Quokka rule" in hook.out
+    entry.unlink()  # and a file removed by hand
+    gone = run(["inject"], project)
+    assert "Quokka rule" not in gone.out and gone.out == off(["inject"], project).out
+    assert served(root) == 4
+
+
 def test_an_idle_engine_exits_and_takes_its_socket_with_it(project: Path, engines: Engines) -> None:
     root = project / ".errnote"
     engines.start(project, "--idle", "1")
