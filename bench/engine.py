@@ -135,6 +135,12 @@ def start_engine(project: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return proc
 
 
+def engine_cpu(pid: int) -> float:
+    """CPU seconds (user + sys) the engine process has used so far (Linux: /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def med(values: list[float]) -> float:
     return statistics.median(values)
 
@@ -158,35 +164,46 @@ def bench_size(
                 ours: list[float] = []
                 ours_cpu: list[float] = []
                 peer: list[float] = []
+                peer_cpu: list[float] = []
+                engine_cpu0 = 0.0
                 output = ""
                 for i in range(args.pairs + 1):  # the first pair is untimed
                     wall, cpu, text, code = timed([str(ERRNOTE), *argv], project, env, with_session(stdin, i))
                     if code != 0:
                         raise RuntimeError(f"errnote {' '.join(argv)} exited {code} at {n}")
-                    pwall, _pcpu, _ptext, pcode = timed(peer_argv, args.workdir, os.environ.copy(), None)
+                    pwall, pcpu, _ptext, pcode = timed(peer_argv, args.workdir, os.environ.copy(), None)
                     if pcode != 0:
                         raise RuntimeError("the peer's recall failed")
                     if i:
                         ours.append(wall)
                         ours_cpu.append(cpu)
                         peer.append(pwall)
+                        peer_cpu.append(pcpu)
+                    elif engine is not None and mode == "warm":
+                        engine_cpu0 = engine_cpu(engine.pid)
                     output = text
                 got = {
                     "errnote_ms": med(ours) * 1000,
                     "errnote_cpu_ms": med(ours_cpu) * 1000,
                     "peer_ms": med(peer) * 1000,
+                    "peer_cpu_ms": med(peer_cpu) * 1000,
                     "ratio": med(ours) / med(peer),
                     "answered": bool(output.strip()),
                     "runs_ms": [round(x * 1000, 1) for x in ours],
                 }
-                if mode == "warm":
+                if mode == "warm" and engine is not None:
                     status = client.status(root)
                     got["served_by_engine"] = (status["served"] if status else 0) - served0
+                    # The engine's CPU per timed call (a mean: /proc gives totals), plus the client's.
+                    got["engine_cpu_ms"] = (engine_cpu(engine.pid) - engine_cpu0) / args.pairs * 1000
+                    got["total_cpu_ms"] = got["engine_cpu_ms"] + got["errnote_cpu_ms"]
                 out[f"{mode} {name}"] = got
+                cpu_total = got.get("total_cpu_ms", got["errnote_cpu_ms"])
+                extra = f"  engine answered {got.get('served_by_engine')}" if mode == "warm" else ""
                 print(
-                    f"  {n:>6} {mode:4} {name:28} {got['errnote_ms']:8.1f} ms [{got['errnote_cpu_ms']:6.1f}]"
-                    f"  peer {got['peer_ms']:6.1f} ms  ratio {got['ratio']:5.2f}"
-                    + (f"  engine answered {got['served_by_engine']}" if mode == "warm" else ""),
+                    f"  {n:>6} {mode:4} {name:28} {got['errnote_ms']:7.0f} ms [CPU {cpu_total:5.0f}]"
+                    f"  peer {got['peer_ms']:5.0f} ms [CPU {got['peer_cpu_ms']:4.0f}]"
+                    f"  ratio {got['ratio']:5.2f} (CPU {cpu_total / got['peer_cpu_ms']:5.2f}){extra}",
                     flush=True,
                 )
     finally:
@@ -254,19 +271,32 @@ def main() -> None:
 
 
 def table(results: dict[str, Any]) -> str:
-    """The Markdown table: errnote / peer (ratio) for each figure at each size."""
+    """Markdown: for each figure and size, errnote's wall median and its ratio to the peer's, then
+    the CPU (errnote's process, plus the engine's share when warm) and its ratio."""
     sizes = list(results["sizes"])
     names = sorted({k for s in sizes for k in results["sizes"][s]}, key=lambda k: (k.split()[0] != "cold", k))
-    head = "| wall median, ms (ratio to the peer) | " + " | ".join(f"{int(s) // 1000}k" for s in sizes) + " |"
-    lines = [head, "|---" * (len(sizes) + 1) + "|"]
+    cols = " | ".join(f"{int(s) // 1000}k wall (ratio) | {int(s) // 1000}k CPU (ratio)" for s in sizes)
+    lines = [f"| figure, median ms | {cols} |", "|---" * (2 * len(sizes) + 1) + "|"]
     for name in names:
         cells = []
         for s in sizes:
             got = results["sizes"][s].get(name)
-            cells.append("-" if got is None else f"{got['errnote_ms']:.0f} ({got['ratio']:.2f}x)")
+            if got is None:
+                cells += ["-", "-"]
+                continue
+            cpu = got.get("total_cpu_ms", got["errnote_cpu_ms"])
+            cells.append(f"{got['errnote_ms']:.0f} ({got['ratio']:.2f}x)")
+            peer_cpu = got.get("peer_cpu_ms")  # runs before CPU was recorded have none
+            cells.append(f"{cpu:.0f} ({cpu / peer_cpu:.2f}x)" if peer_cpu else f"{cpu:.0f} (-)")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    peer = " | ".join(f"{med([v['peer_ms'] for v in results['sizes'][s].values()]):.0f}" for s in sizes)
-    lines.append(f"| peer one-shot recall (median over the figures' pairs) | {peer} |")
+    peer = []
+    for s in sizes:
+        values = list(results["sizes"][s].values())
+        peer += [
+            f"{med([v['peer_ms'] for v in values]):.0f}",
+            f"{med([v.get('peer_cpu_ms', 0) for v in values]):.0f}",
+        ]
+    lines.append("| peer one-shot recall (median over the figures) | " + " | ".join(peer) + " |")
     lines.append(f"\n`python -c pass`: {results['python_pass_ms']:.0f} ms")
     return "\n".join(lines)
 
