@@ -11,7 +11,7 @@ Settings, in the notebook's config.yaml (block style, one `key: value` a line; e
       enabled: true     # hooks, search and inject use a running engine
       autostart: true   # ... and start one in the background when none runs
       idle: 900         # seconds without a request before the engine exits
-      timeout: 5        # seconds a client waits for an answer before answering itself
+      timeout: 10       # seconds a client waits for an answer before answering itself
 
 `ERRNOTE_ENGINE=0` (or off, false, no) turns the engine off for the process whatever the file says.
 """
@@ -39,7 +39,7 @@ OFF = ("0", "off", "false", "no")
 #: Seconds an engine waits without a request before it exits (`engine.idle`, `serve --idle`).
 DEFAULT_IDLE = 900.0
 #: Seconds a client waits for the whole answer (`engine.timeout`).
-DEFAULT_TIMEOUT = 5.0
+DEFAULT_TIMEOUT = 10.0
 #: Seconds a client waits for the engine to take its request up: an engine that hangs, or one
 #: busy with others, is given up on this quickly and the call answers in its own process.
 ACK_TIMEOUT = 0.5
