@@ -218,9 +218,9 @@ class Engine:
         protocol.send(conn, {"ok": True, "ack": True})
         answer = self._answer(message)
         self.last = time.monotonic()
+        protocol.send(conn, answer)  # raises when the client gave up meanwhile: not counted
         if answer.get("ok"):
             self.served += 1
-        protocol.send(conn, answer)
 
     def status(self) -> dict[str, Any]:
         return {
