@@ -41,8 +41,9 @@ DEFAULT_IDLE = 900.0
 #: Seconds a client waits for the whole answer (`engine.timeout`).
 DEFAULT_TIMEOUT = 10.0
 #: Seconds a client waits for the engine to take its request up: an engine that hangs, or one
-#: busy with others, is given up on this quickly and the call answers in its own process.
-ACK_TIMEOUT = 0.5
+#: busy with others, is given up on this quickly and the call answers in its own process. (On a
+#: 2-core machine at load 15, 0.5 s was too short for an idle engine to be scheduled.)
+ACK_TIMEOUT = 1.0
 #: A client that started an engine leaves a mark: no client starts another while it is this young.
 START_MARK_AGE = 30.0
 #: Unix socket paths longer than this are bound and reached by a name relative to their folder.

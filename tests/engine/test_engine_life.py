@@ -2,6 +2,8 @@
 hand, idle exit, stale socket, crash and restart, concurrent clients, two notebooks, a deleted
 notebook, a hung engine, permissions, and the switches that keep it off."""
 
+# ruff: noqa: F811 - the fixtures are imported from engine_support (a conftest.py here would shadow
+# the suite's own `conftest` module), and each test names them as parameters
 from __future__ import annotations
 
 import os
@@ -15,7 +17,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from conftest import Engines, engine_env, hook_input, off, run, served, wait_for
+from engine_support import Engines, engine_env, engines, hook_input, off, project, run, served, wait_for  # noqa: F401 - fixtures
 
 from errnote.engine import client, settings
 
@@ -139,7 +141,7 @@ def test_concurrent_clients_all_get_the_right_answer(project: Path, engines: Eng
 
 
 def test_two_notebooks_have_two_engines_each_answering_for_its_own(tmp_path: Path, engines: Engines) -> None:
-    from conftest import SAMPLE
+    from engine_support import SAMPLE
 
     a, b = tmp_path / "a", tmp_path / "b"
     shutil.copytree(SAMPLE, a)
@@ -150,10 +152,16 @@ def test_two_notebooks_have_two_engines_each_answering_for_its_own(tmp_path: Pat
     pids = {engines.start(a), engines.start(b)}
     assert len(pids) == 2
     query = ["search", "--json", "--", "cargo build --all-features"]
-    got_a, got_b = run(query, a), run(query, b)
-    assert got_a.out == off(query, a).out and got_b.out == off(query, b).out
-    assert got_a.out != got_b.out
-    assert served(a / ".errnote") == 1 and served(b / ".errnote") == 1
+    want_a, want_b = off(query, a).out, off(query, b).out
+    assert want_a != want_b
+    for where, want in ((a, want_a), (b, want_b)):
+        # On a machine loaded past the client's patience, a call may answer itself: still right,
+        # and a later one is the engine's.
+        for _attempt in range(5):
+            assert run(query, where).out == want
+            if served(where / ".errnote"):
+                break
+        assert served(where / ".errnote") >= 1
 
 
 def test_an_engine_whose_notebook_is_deleted_exits(project: Path, engines: Engines) -> None:
@@ -246,7 +254,7 @@ def test_a_platform_without_unix_sockets_answers_in_process(project: Path) -> No
 
 
 def test_a_notebook_deep_enough_for_a_long_socket_path_is_served(tmp_path: Path, engines: Engines) -> None:
-    from conftest import SAMPLE
+    from engine_support import SAMPLE
 
     deep = tmp_path / ("d" * 60) / ("e" * 60)
     shutil.copytree(SAMPLE, deep)

@@ -1,5 +1,7 @@
 """The same answers with and without the engine, byte for byte, on the sample notebook."""
 
+# ruff: noqa: F811 - the fixtures are imported from engine_support (a conftest.py here would shadow
+# the suite's own `conftest` module), and each test names them as parameters
 from __future__ import annotations
 
 import json
@@ -7,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE, Engines, hook_input, off, run, served
+from engine_support import SAMPLE, Engines, engines, hook_input, off, project, run, served  # noqa: F401 - fixtures
 
 HOOKS = [
     ("session-start", {"source": "startup"}),

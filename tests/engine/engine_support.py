@@ -1,4 +1,7 @@
-"""Engine fixtures: a copy of the sample notebook, real `errnote` processes, engines stopped after.
+"""Engine test support: a copy of the sample notebook, real `errnote` processes, engines stopped after.
+
+Not a conftest.py: the suite imports helpers `from conftest import ...`, and a second conftest module
+would shadow the top one. The test modules import the fixtures from here.
 
 Every process is real (`python -m errnote ...`); the engine is switched on here (the suite's
 conftest turns it off for every other test).
