@@ -102,14 +102,22 @@ def ensure_notebook(workdir: Path, n: int, env: dict[str, str]) -> Path:
 def ensure_peer_db(workdir: Path, n: int, peer_py: str) -> Path:
     db = workdir / f"peer{n}.db"
     if db.exists():
-        return db
+        return db  # made by this function: every row kept (max_memories = N)
     records = workdir / f"peer{n}.jsonl"
     with records.open("w", encoding="utf-8") as handle:
         for entry in build_entries(n, 7):
             handle.write(json.dumps(peer_record(entry)) + "\n")
     print(f"loading {n} rows into the peer's database {db} ...", flush=True)
     subprocess.run(
-        [peer_py, str(BENCH / "peer_driver.py"), "load", str(db), str(records), "commit-end"],
+        [
+            peer_py,
+            str(BENCH / "peer_driver.py"),
+            "load",
+            str(db),
+            str(records),
+            "commit-end",
+            str(max(n, 10000)),
+        ],
         check=True,
         capture_output=True,
         cwd=workdir,  # not this repository, whose errnote.egg-info would answer instead
