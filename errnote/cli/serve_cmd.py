@@ -9,7 +9,7 @@ import typer
 from errnote.cli.context import notebook_of
 
 SERVE_HELP = """\
-Keep this notebook warm in a background process, so hooks, search and inject answer in milliseconds.
+Keep this notebook warm in a background process: hooks, search and inject skip their start-up.
 
 \b
 The engine keeps the index (and the semantic model) open and answers on
@@ -21,7 +21,7 @@ edits by hand, a git pull or a checkout at the next call, and exits after
 or when its notebook is deleted. Answers are the same with or without it.
 
 \b
-config.yaml:  engine: {enabled, autostart, idle, timeout} (one a line)
+config.yaml, under engine: enabled, autostart, idle, timeout (one a line)
 ERRNOTE_ENGINE=0 turns it off. Platforms without Unix sockets never use it.
 """
 
