@@ -2,7 +2,8 @@
 
 Runs with the peer's own venv python (bench/.peer-venv), never with errnote's; prints JSON.
 
-    peer_driver.py load DB RECORDS.jsonl MODE    MODE: nocommit | commit-end | commit-each
+    peer_driver.py load DB RECORDS.jsonl MODE [MAX]  MODE: nocommit | commit-end | commit-each;
+                                                  MAX: max_memories (default 10,000: more rows evict)
     peer_driver.py search DB QUERIES.json REPEAT  in-process recall() timings, after a warm-up
     peer_driver.py once DB QUERY                  one recall(), printed as JSON (timed from outside)
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import sys
 
 
-def _load(db: str, records_path: str, mode: str) -> dict[str, object]:
+def _load(db: str, records_path: str, mode: str, max_memories: int = 10000) -> dict[str, object]:
     import json
     import os
     import sqlite3
@@ -29,7 +30,9 @@ def _load(db: str, records_path: str, mode: str) -> dict[str, object]:
     with open(records_path, encoding="utf-8") as handle:
         records = [json.loads(line) for line in handle]
     c0, started = time.process_time(), time.perf_counter()
-    mem = AgentMemory(db)  # default max_memories=10000: N <= 10,000 never evicts, the check still runs
+    # default max_memories=10000: N <= 10,000 never evicts, the check still runs (bench/engine.py
+    # passes N at 50k, so the peer holds every row as errnote does)
+    mem = AgentMemory(db, max_memories=max_memories)
     conn = mem.store.conn  # opening creates the schema; counted in the insert time
     for rec in records:
         mem.remember(**rec)
@@ -115,7 +118,7 @@ def main() -> None:
     import json
 
     if args and args[0] == "load":
-        result = _load(args[1], args[2], args[3])
+        result = _load(args[1], args[2], args[3], *(int(a) for a in args[4:5]))
     elif args and args[0] == "search":
         result = _search(args[1], args[2], int(args[3]))
     else:

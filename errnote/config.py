@@ -158,7 +158,8 @@ def _load(path: Path) -> Config:
     errors: dict[str, str] = {}
     types = {f.name: f.type for f in fields(Config)}
     sections = {section for section, _key in _KEYS}
-    unknown = [str(s) for s in data if s not in sections]
+    # issue 21: `engine:` is read by errnote.engine.settings (by its clients, without YAML).
+    unknown = [str(s) for s in data if s not in sections and s != "engine"]
     for section in sorted(sections):
         block = data.get(section)
         if block is not None and not isinstance(block, dict):

@@ -17,6 +17,8 @@ from errnote.notebook import Notebook
 # semantic ranking is switched on by the tests of `errnote.semantic` and of the hybrid
 # (tests/semantic/test_semantic.py), against the real model. Subprocesses inherit the switch.
 os.environ.setdefault("ERRNOTE_SEMANTIC", "0")
+# issue 21: no warm engine in subprocesses unless a test turns it on (tests/engine/).
+os.environ.setdefault("ERRNOTE_ENGINE", "0")
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -84,6 +84,7 @@ def _session(repo: Path, tmp: Path, command: str) -> tuple[list[dict[str, Any]],
             "DISABLE_AUTOUPDATER": "1",
             "DISABLE_ERROR_REPORTING": "1",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "ERRNOTE_ENGINE": os.environ.get("ERRNOTE_ENGINE", "0"),  # issue 21: no engine left running
         }
         done = subprocess.run(
             [str(_claude()), "-p", "do the task", "--allowedTools", "Bash", "--output-format", "json"],

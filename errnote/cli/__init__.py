@@ -8,6 +8,13 @@ import sys
 def main() -> None:
     """Entry point of the `errnote` console script."""
     args = sys.argv[1:]
+    # issue 21: a running engine answers hooks, search and inject (errnote/engine/client.py, standard
+    # library only); None means this process answers, as below.
+    from errnote.engine.client import through_engine
+
+    code = through_engine(args)
+    if code is not None:
+        sys.exit(code)
     if len(args) == 2 and args[0] == "hook" and sys.stdin is not None and not sys.stdin.isatty():
         # Agents call hooks on every prompt and tool use: answer them without loading typer.
         from errnote.integrations.claude_hooks import HOOK_EVENTS, run_stdio

@@ -29,6 +29,7 @@ from errnote.cli.commands import (
     record,
     review,
     search,
+    serve,
     team,
 )
 from errnote.cli.commands.search import dash_query_last
@@ -224,6 +225,9 @@ app.add_typer(
     hooks.hooks_app, name="hooks", short_help="Install or remove the hooks in .claude/settings.json."
 )
 app.command("mcp", help=mcp.MCP_HELP, short_help="Serve the notebook to MCP clients over stdio.")(mcp.mcp)
+app.command("serve", help=serve.SERVE_HELP, short_help="Keep the notebook warm for hooks and search.")(
+    serve.serve
+)
 app.command("export", short_help="Print every entry as JSON Lines (or JSON).")(exchange.export)
 app.command("import", short_help="Import entries from JSON, a Markdown rule list or agent_memory.")(
     exchange.import_

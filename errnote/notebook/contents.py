@@ -46,9 +46,14 @@ class Contents:
 
 def read_contents(store: Store) -> Contents:
     """Read every entry file (through the catalog cache); unreadable ones go to `problems`."""
+    from errnote.notebook import memo
     from errnote.storage.catalog import Catalog
 
     scan = store.stat_files()
+    # The warm engine (a long-running process) reuses what it read while no file changed.
+    kept: Contents | None = memo.recall(store.entries_dir, scan, store.skipped)
+    if kept is not None:
+        return kept
     good, bad = Catalog(store).load(scan)
     folder = store.entries_dir
     # Two files with one id (a copy, or a merge that kept an entry moved on one branch and
@@ -68,4 +73,6 @@ def read_contents(store: Store) -> Contents:
             continue
         seen[entry.id] = rel
         entries.append(entry)
-    return Contents(tuple(entries), EntryPaths(folder, seen), tuple(problems), scan)
+    contents = Contents(tuple(entries), EntryPaths(folder, seen), tuple(problems), scan)
+    memo.keep(store.entries_dir, scan, store.skipped, contents)  # a no-op outside the engine
+    return contents
