@@ -137,7 +137,13 @@ def test_concurrent_clients_all_get_the_right_answer(project: Path, engines: Eng
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(call, range(12)))
     assert all(got == expected for got, expected in results)
-    assert served(root) >= 1  # under load some may time out and answer themselves: still right
+    # On a machine loaded past the client's patience every call may answer itself: still right,
+    # and a later one is the engine's.
+    for _attempt in range(5):
+        if served(root):
+            break
+        assert run(["search", "--json", "--", "migration NOT NULL"], project).out == want_search
+    assert served(root) >= 1
 
 
 def test_two_notebooks_have_two_engines_each_answering_for_its_own(tmp_path: Path, engines: Engines) -> None:

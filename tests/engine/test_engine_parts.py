@@ -65,7 +65,7 @@ def test_the_engine_block_is_no_unknown_setting_for_the_rest_of_errnote(tmp_path
 
 def test_the_client_knows_the_store_s_names_and_the_hook_events() -> None:
     from errnote.integrations.claude_hooks import HOOK_EVENTS
-    from errnote.storage import store
+    from errnote.storage import layout as store
 
     assert (settings.NOTEBOOK_DIRNAME, settings.ENTRIES_DIRNAME, settings.CACHE_DIRNAME) == (
         store.NOTEBOOK_DIRNAME,
