@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from errnote.errors import ErrnoteError
-from errnote.integrations.claude_hooks import patch_paths
+from errnote.integrations.claude_hooks import HOOK_TIMEOUTS, patch_paths
 from errnote.integrations.claude_settings import SettingsChange, hook_command, is_errnote_command
 
 __all__ = ["CODEX_EVENTS", "install_codex", "patch_paths", "uninstall_codex"]
@@ -28,7 +28,6 @@ CODEX_EVENTS = {
     "pre-tool-use": "PreToolUse",
 }
 CODEX_MATCHER = "Bash|apply_patch"
-CODEX_TIMEOUT = 10
 
 
 def codex_hooks_path(repo_root: Path) -> Path:
@@ -79,7 +78,9 @@ def install_codex(repo_root: Path, *, exe: str = "errnote") -> SettingsChange:
         group: dict[str, Any] = {}
         if event == "pre-tool-use":
             group["matcher"] = CODEX_MATCHER
-        group["hooks"] = [{"type": "command", "command": hook_command(event, exe), "timeout": CODEX_TIMEOUT}]
+        # The same seconds as Claude Code's: a first call on a large notebook builds the index.
+        timeout = HOOK_TIMEOUTS[event]
+        group["hooks"] = [{"type": "command", "command": hook_command(event, exe), "timeout": timeout}]
         groups.append(group)
         added.append(name)
     if added:

@@ -42,6 +42,9 @@ def test_install_round_trip_keeps_other_hooks(runner: CliRunner, repo: Path, nb:
     assert pre[1]["matcher"] == "Bash|apply_patch"
     assert pre[1]["hooks"][0]["command"] == "errnote hook pre-tool-use"
     assert data["hooks"]["SessionStart"][0]["hooks"][0]["command"] == "errnote hook session-start"
+    # Codex stops a hook at its timeout: as long as Claude Code's (60 s to start, 30 s after)
+    assert data["hooks"]["SessionStart"][0]["hooks"][0]["timeout"] == 60
+    assert pre[1]["hooks"][0]["timeout"] == data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["timeout"] == 30
     once = path.read_text("utf-8")
     assert runner.invoke(app, [*where, "hooks", "install", "--agent", "codex"]).exit_code == 0
     assert path.read_text("utf-8") == once  # twice adds nothing
