@@ -226,3 +226,23 @@ def test_modules_stay_small() -> None:
         if code > 420:
             big.append(f"{path.relative_to(PACKAGE)}: {code} lines of code")
     assert not big, "\n".join(big)
+
+
+def test_no_module_imports_another_folders_private_names() -> None:
+    """A floor's public functions are its interface: `_helpers` stay inside their own folder."""
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        own = module_name(path)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.level == 0
+                and (node.module or "").startswith("errnote.")
+            ):
+                if unit_of(node.module or "") == unit_of(own):
+                    continue
+                private = [
+                    a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")
+                ]
+                wrong.extend(f"{own} imports {node.module}.{name}" for name in private)
+    assert not wrong, "\n".join(wrong)
