@@ -1,5 +1,6 @@
-"""What `errnote inject` (and every hook) selects from: a notebook's entries and its inbox's
-captures, searched together. `errnote.prompt.select` applies the rules to them."""
+"""What `errnote inject` (and every hook) selects from: a notebook's entries, its inbox's captures
+and the entries of the notebooks read beside it (the personal one, extra read-only ones), searched
+together. `errnote.prompt.select` applies the rules to them."""
 
 from __future__ import annotations
 
@@ -19,27 +20,35 @@ if TYPE_CHECKING:
 def select(
     nb: Notebook, options: Options, now: datetime | None = None, entries: Sequence[Entry] | None = None
 ) -> Selection:
-    """The selection for a notebook: its entries (`entries` when just read) and its inbox's."""
+    """The selection for a notebook: its entries (`entries` when just read), its inbox's, and those
+    of the notebooks beside it, each of those marked with its notebook."""
     from errnote.notebook.inbox import with_inbox
+    from errnote.notebook.sources import gather
 
+    gathered = gather(nb, entries)
     # The inbox's captures, not yet reviewed, are selected as entries too (and marked so).
-    every = with_inbox(nb, entries if entries is not None else nb.load().entries)
+    every = with_inbox(nb, gathered.entries)
     search = notebook_search(nb) if options.query.strip() else None
-    return select_entries(every, options, now, search=search)
+    return select_entries(every, options, now, search=search, origins=gathered.origins)
 
 
 def notebook_search(nb: Notebook) -> SearchFunction:
-    """A search of the notebook and of its inbox, whose captures are searched as its entries."""
+    """A search of the notebook, of its inbox (whose captures are searched as its entries) and of
+    the notebooks beside it; the repository's hit wins a tie."""
     from errnote.notebook.inbox import inbox_notebook
+    from errnote.notebook.sources import REPO, merge_hits, search_beside
     from errnote.search.searcher import search  # Whoosh only when there is a query
 
     inbox = [found for found in (inbox_notebook(nb),) if found is not None]
 
-    def both(text: str, **filters: Any) -> list[SearchHit]:
+    def every(text: str, **filters: Any) -> list[SearchHit]:
         found: list[SearchHit] = []
         for where in (nb, *inbox):
             found += search(where.store, text, **filters)
         found.sort(key=lambda h: -h.score)
-        return found
+        beside = search_beside(nb, text, **filters)
+        if not beside:
+            return found
+        return [hit for _name, hit in merge_hits([(REPO, found), *beside])]
 
-    return both
+    return every
