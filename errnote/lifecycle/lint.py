@@ -108,11 +108,10 @@ def _read(path: Path, shown: str) -> tuple[Entry | None, list[Finding]]:
     except OSError as exc:
         return None, [Finding(ERROR, "schema", shown, f"cannot be read ({exc.strerror or exc})")]
     if has_conflict_markers(text):
-        return None, [
-            Finding(
-                ERROR, "conflict-markers", shown, "unresolved merge-conflict markers: resolve the conflict"
-            )
-        ]
+        from errnote.lifecycle.conflicts import read_conflict
+
+        conflict = read_conflict(text, path)
+        return None, [Finding(ERROR, "conflict-markers", shown, conflict.explained(), conflict.id)]
     found: list[Finding] = []
     line = _secret_line(text)
     if line:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from errnote.cli.context import IdArg, JsonOpt, notebook_of
+from errnote.cli.context import IdArg, JsonOpt, notebook_of, warn_config
 from errnote.cli.output import emit_json, esc, say, warn
 from errnote.errors import ErrnoteError
 
@@ -64,6 +64,7 @@ def demote(ctx: typer.Context, id: IdArg, json_: JsonOpt = False) -> None:
         raise ErrnoteError(
             "demote moves an entry out of a repository's notebook", "run it inside the repository"
         )
+    nb.locate_entry(id)  # not here: says where it is (a read-only notebook is never written to)
     entry, dest = move(nb.store, Store(make_personal()), id)
     _done(json_, entry.id, entry.title, dest, "Demoted", "your personal notebook")
 
@@ -83,6 +84,7 @@ def notebooks(ctx: typer.Context, json_: JsonOpt = False) -> None:
     from errnote.notebook.sources import sources
 
     nb = notebook_of(ctx)
+    warn_config(nb)
     missing: list[str] = []
     found = sources(nb, warn=missing)
     for problem in missing:
