@@ -235,3 +235,26 @@ def test_a_missing_extra_notebook_or_a_bad_setting_is_named_and_the_rest_works(
     assert "no notebook at" in result.stderr and "not-there" in result.stderr
     assert "notebooks.personal must be true or false" in result.stderr
     assert [n["name"] for n in js("notebooks")] == ["repo"]  # type: ignore[union-attr]
+
+
+def test_show_reads_an_entry_of_the_personal_or_an_extra_notebook_and_names_it(
+    here: Notebook, team: tuple[Path, str]
+) -> None:
+    _path, tid = team
+    _name_extra(here, "notebooks:\n  extra:\n    team: ../team-notes\n")
+    pid = _personal_id()
+    result = run("show", pid)
+    assert "Answer in short sentences" in result.stdout and "personal notebook" in result.stderr
+    shown = js("show", tid)
+    assert isinstance(shown, dict) and (shown["id"], shown["notebook"]) == (tid, "team")
+    own = js("show", here.entries()[0].id)
+    assert isinstance(own, dict) and own["notebook"] == "repo"
+
+
+def test_the_mcp_search_tool_marks_each_hit_with_its_notebook(here: Notebook) -> None:
+    from errnote.integrations.mcp_server import NotebookTools
+
+    found = NotebookTools(here.root).search("short sentences bullet lists")
+    assert [(h["id"], h["notebook"]) for h in found["hits"]] == [(_personal_id(), "personal")]
+    repo = NotebookTools(here.root).search("cargo build all-features")
+    assert [h["notebook"] for h in repo["hits"]] == ["repo"]
