@@ -18,21 +18,28 @@ if TYPE_CHECKING:
 
 
 def select(
-    nb: Notebook, options: Options, now: datetime | None = None, entries: Sequence[Entry] | None = None
+    nb: Notebook,
+    options: Options,
+    now: datetime | None = None,
+    entries: Sequence[Entry] | None = None,
+    *,
+    beside: bool = True,
 ) -> Selection:
-    """The selection for a notebook: its entries (`entries` when just read), its inbox's, and those
-    of the notebooks beside it, each of those marked with its notebook."""
+    """The selection for a notebook: its entries (`entries` when just read), its inbox's, and (with
+    `beside`) those of the notebooks read beside it, each of those marked with its notebook. A file
+    written into the repository is selected without them: it must read the same in every clone."""
     from errnote.notebook.inbox import with_inbox
-    from errnote.notebook.sources import gather
+    from errnote.notebook.sources import Gathered, gather
 
-    gathered = gather(nb, entries)
+    own = entries if entries is not None else nb.load().entries
+    gathered = gather(nb, own) if beside else Gathered(tuple(own))
     # The inbox's captures, not yet reviewed, are selected as entries too (and marked so).
     every = with_inbox(nb, gathered.entries)
-    search = notebook_search(nb) if options.query.strip() else None
+    search = notebook_search(nb, beside=beside) if options.query.strip() else None
     return select_entries(every, options, now, search=search, origins=gathered.origins)
 
 
-def notebook_search(nb: Notebook) -> SearchFunction:
+def notebook_search(nb: Notebook, *, beside: bool = True) -> SearchFunction:
     """A search of the notebook, of its inbox (whose captures are searched as its entries) and of
     the notebooks beside it; the repository's hit wins a tie."""
     from errnote.notebook.inbox import inbox_notebook
@@ -46,9 +53,9 @@ def notebook_search(nb: Notebook) -> SearchFunction:
         for where in (nb, *inbox):
             found += search(where.store, text, **filters)
         found.sort(key=lambda h: -h.score)
-        beside = search_beside(nb, text, **filters)
-        if not beside:
+        others = search_beside(nb, text, **filters) if beside else []
+        if not others:
             return found
-        return [hit for _name, hit in merge_hits([(REPO, found), *beside])]
+        return [hit for _name, hit in merge_hits([(REPO, found), *others])]
 
     return every

@@ -258,3 +258,15 @@ def test_the_mcp_search_tool_marks_each_hit_with_its_notebook(here: Notebook) ->
     assert [(h["id"], h["notebook"]) for h in found["hits"]] == [(_personal_id(), "personal")]
     repo = NotebookTools(here.root).search("cargo build all-features")
     assert [h["notebook"] for h in repo["hits"]] == ["repo"]
+
+
+def test_a_file_written_into_the_repository_holds_its_own_notebook_only(here: Notebook) -> None:
+    """CLAUDE.md is committed: a person's own entries never go into it, and --check passes in
+    every clone whatever personal notebook each person has."""
+    pid = _personal_id()
+    run("inject", "--write", "CLAUDE.md")
+    written = (here.repo_root / "CLAUDE.md").read_text("utf-8")
+    assert "cargo build" in written and pid not in written
+    run("add", "--global", "lesson", "Another lesson of mine", "--reason", "mine", "--scope", "global")
+    run("inject", "--write", "CLAUDE.md", "--check")  # still current
+    assert pid in out("inject")  # what the agent is given directly still holds it
