@@ -10,7 +10,7 @@ notebooks. A missing personal notebook costs one stat: the hooks run on every pr
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -54,7 +54,7 @@ class ReadOnlyNotebook(ErrnoteError):
 
 
 @dataclass(frozen=True)
-class Source:
+class NotebookSource:
     """One notebook a repository reads: its name (the marker shown with its entries), where it is,
     and whether errnote may write to it."""
 
@@ -73,7 +73,7 @@ class Gathered:
     the notebook of each entry that is not the repository's."""
 
     entries: tuple[Entry, ...]
-    origins: dict[str, str] = field(default_factory=dict)
+    origins: Mapping[str, str] = field(default_factory=dict)
 
     def origin(self, entry_id: str) -> str:
         return self.origins.get(entry_id, REPO)
@@ -125,20 +125,16 @@ def _extra_root(nb: Notebook, where: str) -> Path:
     return path / NOTEBOOK_DIRNAME if (path / NOTEBOOK_DIRNAME).is_dir() else path
 
 
-def sources(nb: Notebook, *, warn: list[str] | None = None) -> list[Source]:
+def sources(nb: Notebook, *, warn: list[str] | None = None) -> list[NotebookSource]:
     """The notebooks `nb` reads, its own first: then the personal one, then the extras in the order
     config.yaml names them. One that is missing is left out (named in `warn` when it is an extra)."""
-    found = [
-        Source(
-            REPO if not is_personal(nb) else PERSONAL, "repo" if not is_personal(nb) else "personal", nb.root
-        )
-    ]
-    if is_personal(nb):
-        return found
+    if is_personal(nb):  # the personal notebook itself (`--notebook ~/.local/share/errnote`)
+        return [NotebookSource(PERSONAL, "personal", nb.root)]
+    found = [NotebookSource(REPO, "repo", nb.root)]
     if personal_on(nb):
-        root = personal_root().absolute()
-        if (root / ENTRIES_DIRNAME).is_dir() and root != nb.root:
-            found.append(Source(PERSONAL, "personal", root))
+        root = personal_exists()
+        if root is not None:
+            found.append(NotebookSource(PERSONAL, "personal", root))
     if os.environ.get("ERRNOTE_EXTRA", "").strip().lower() in _OFF:
         return found
     for name, where in nb.config.extra:
@@ -150,11 +146,11 @@ def sources(nb: Notebook, *, warn: list[str] | None = None) -> list[Source]:
                 )
             continue
         if all(s.root != root for s in found) and all(s.name != name for s in found):
-            found.append(Source(name, "extra", root))
+            found.append(NotebookSource(name, "extra", root))
     return found
 
 
-def others(nb: Notebook) -> list[tuple[Source, Store]]:
+def others(nb: Notebook) -> list[tuple[NotebookSource, Store]]:
     """The notebooks read beside `nb` (not `nb` itself), each with its store."""
     return [(s, Store(s.root)) for s in sources(nb)[1:]]
 
@@ -200,7 +196,7 @@ def search_beside(nb: Notebook, text: str, **filters: Any) -> list[tuple[str, li
     return [(source.name, search(other, text, **filters)) for source, other in others(nb)]
 
 
-def holder(nb: Notebook, ref: str) -> tuple[Source, Entry] | None:
+def holder(nb: Notebook, ref: str) -> tuple[NotebookSource, Entry] | None:
     """The notebook beside `nb` that holds the entry `ref` names (an id or unique prefix), if any."""
     for source, other in others(nb):
         try:  # the store's own lookup, not `Notebook.get`: that would look beside it in turn
