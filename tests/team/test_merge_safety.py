@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,11 @@ from conftest import git
 from typer.testing import CliRunner
 
 from errnote.cli.app import app
-from errnote.storage.frontmatter import has_conflict_markers, parse_entry
+from errnote.lifecycle.conflicts import read_conflict
+from errnote.model.confidence import Steps, confirm, contradict
+from errnote.model.entry import Entry, EntryType, Provenance
+from errnote.storage.frontmatter import has_conflict_markers, parse_entry, render_entry
+from errnote.storage.merge import merge_texts
 
 
 def cli(*args: str, code: int = 0) -> str:
@@ -123,3 +128,65 @@ def test_lint_explains_a_real_conflict_in_one_line_and_resolve_settles_it(team: 
     assert CliRunner().invoke(app, ["resolve", eid, "--theirs"]).exit_code == 0
     assert parse_entry(path.read_text("utf-8")).title == "Pin rustc in CI"
     assert json.loads(cli("lint", "--json"))["errors"] == 0
+
+
+# --- the same rules on texts, without git ----------------------------------------------------
+
+T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+STEPS = Steps(0.1, 0.15, 0.15, 0.2, 0.2)
+
+
+def _entry() -> Entry:
+    return Entry(
+        id="a1b2c3d4e5",
+        type=EntryType.LESSON,
+        title="Pin the toolchain in CI",
+        provenance=Provenance(created=T0, updated=T0),
+        body="Seen on the release branch.",
+        reason="reproducible builds",
+        confidence=0.6,
+    )
+
+
+def test_contradictions_on_both_sides_move_the_confidence_by_both_steps() -> None:
+    base = _entry()
+    ours = contradict(base, T0 + timedelta(hours=1), STEPS, note="broke on arm64")
+    theirs = contradict(contradict(base, T0 + timedelta(hours=2), STEPS), T0 + timedelta(hours=3), STEPS)
+    result = merge_texts(render_entry(base), render_entry(ours), render_entry(theirs))
+    assert not result.conflicted, result.text
+    merged = parse_entry(result.text)
+    assert merged.contradicted == 3 and merged.confidence == pytest.approx(0.15)
+    assert merged.body.count("Contradicted ") == 3 and merged.body.startswith("Seen on the release branch.")
+
+
+def test_a_confidence_set_by_hand_against_a_confirmation_is_still_a_conflict() -> None:
+    base = _entry()
+    ours = confirm(base, T0 + timedelta(hours=1), STEPS)
+    theirs = base.with_changes(confidence=0.3)  # a person's judgement, no event counted
+    result = merge_texts(render_entry(base), render_entry(ours), render_entry(theirs))
+    assert result.conflicted and "confidence" in result.fields
+    conflict = read_conflict(result.text, Path("a1b2c3d4e5-pin.md"))
+    assert conflict.id == "a1b2c3d4e5" and conflict.fields == ("confidence",)
+
+
+def test_a_body_changed_differently_in_the_middle_is_still_a_conflict_named_body() -> None:
+    base = _entry().with_changes(body="First.\n\nSecond.\n\nThird.")
+    ours = base.with_changes(body="First.\n\nSecond, ours.\n\nThird.")
+    theirs = base.with_changes(body="First.\n\nSecond, theirs.\n\nThird.")
+    result = merge_texts(render_entry(base), render_entry(ours), render_entry(theirs))
+    assert result.conflicted
+    assert read_conflict(result.text, Path("x.md")).fields == ("body",)
+    assert (
+        "errnote resolve a1b2c3d4e5 --ours|--theirs|--edit"
+        in read_conflict(result.text, Path("x.md")).explained()
+    )
+
+
+def test_a_conflict_in_a_list_is_named_by_its_key() -> None:
+    text = (
+        "---\nid: a1b2c3d4e5\ntype: lesson\ntitle: T\ntags:\n<<<<<<< ours\n- ci\n=======\n- rust\n"
+        ">>>>>>> theirs\nconfidence: 0.6\n---\nBody.\n"
+    )
+    assert read_conflict(text, Path("ffff000000-t.md")) == read_conflict(text, Path("x.md"))
+    assert read_conflict(text, Path("x.md")).fields == ("tags",)
+    assert read_conflict(text.replace("id: a1b2c3d4e5\n", ""), Path("ffff000000-t.md")).id == "ffff000000"
