@@ -96,10 +96,18 @@ def is_personal(nb: Notebook) -> bool:
     return nb.root == personal_root().absolute()
 
 
+def _is_dir(path: Path) -> bool:
+    """`path.is_dir()`, False too for a folder this user may not look into (another user's home)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
 def personal_exists() -> Path | None:
     """The personal notebook's folder, when it exists (the one stat a hook pays without one)."""
     root = personal_root().absolute()
-    return root if (root / ENTRIES_DIRNAME).is_dir() else None
+    return root if _is_dir(root / ENTRIES_DIRNAME) else None
 
 
 def make_personal() -> Path:
@@ -122,7 +130,7 @@ def _extra_root(nb: Notebook, where: str) -> Path:
     holding `.errnote/` means that folder."""
     path = Path(where).expanduser()
     path = Path(os.path.normpath(path if path.is_absolute() else nb.repo_root / path))
-    return path / NOTEBOOK_DIRNAME if (path / NOTEBOOK_DIRNAME).is_dir() else path
+    return path / NOTEBOOK_DIRNAME if _is_dir(path / NOTEBOOK_DIRNAME) else path
 
 
 def sources(nb: Notebook, *, warn: list[str] | None = None) -> list[NotebookSource]:
@@ -139,7 +147,7 @@ def sources(nb: Notebook, *, warn: list[str] | None = None) -> list[NotebookSour
         return found
     for name, where in nb.config.extra:
         root = _extra_root(nb, where)
-        if not (root / ENTRIES_DIRNAME).is_dir():
+        if not _is_dir(root / ENTRIES_DIRNAME):
             if warn is not None:
                 warn.append(
                     f"extra notebook {name!r}: no notebook at {root} (pull it, or fix notebooks.extra)"
