@@ -7,6 +7,17 @@ personal one of 200 entries, and with that and an extra read-only notebook of 1,
 Whole processes (`python -m errnote`), start-up included, caches warm (each configuration is run
 once before it is measured); the median of 5 runs. `sources()` alone, without a personal notebook,
 is timed in process too: the one stat it costs.
+
+Measured 2026-12-02 on a shared 2-core machine (other work running), medians of 5:
+
+    configuration                               hook user-prompt   inject
+    repository only (no personal notebook)                 696 ms    326 ms
+    + personal (200 entries)                               885 ms    461 ms
+    + personal + extra (1,000 entries)                    1387 ms    502 ms
+    sources() without a personal notebook: 45.4 µs a call
+
+Each notebook read beside costs the hook one more index search (about its own size's worth);
+without a personal notebook the cost is the stat.
 """
 
 from __future__ import annotations
