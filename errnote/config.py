@@ -55,6 +55,10 @@ class Config:
     supersede_step: float = 0.15
     helped_step: float = 0.2
     misled_step: float = 0.2
+    # The notebooks read beside this one (errnote.notebook.sources): the person's own, and extra
+    # read-only ones by name -> path (relative to the repository holding `.errnote/`).
+    personal: bool = True
+    extra: tuple[tuple[str, str], ...] = ()
     errors: Mapping[str, str] = field(default_factory=dict)  # setting -> why its value was refused
     unknown: tuple[str, ...] = ()  # keys that are no setting (`inject.max_per_sectoin`): ignored
     problems: tuple[str, ...] = ()  # why the whole file was not used
@@ -158,8 +162,9 @@ def _load(path: Path) -> Config:
     errors: dict[str, str] = {}
     types = {f.name: f.type for f in fields(Config)}
     sections = {section for section, _key in _KEYS}
-    # issue 21: `engine:` is read by errnote.engine.settings (by its clients, without YAML).
-    unknown = [str(s) for s in data if s not in sections and s != "engine"]
+    # `engine:` is read by errnote.engine.settings (by its clients, without YAML).
+    unknown = [str(s) for s in data if s not in sections and s not in ("engine", "notebooks")]
+    values.update(_notebooks(data.get("notebooks"), path, errors, unknown))
     for section in sorted(sections):
         block = data.get(section)
         if block is not None and not isinstance(block, dict):
@@ -204,6 +209,37 @@ def _load(path: Path) -> Config:
             continue
         values[name] = int(raw) if whole else float(raw)
     return Config(**values, errors=errors, unknown=tuple(unknown))
+
+
+def _notebooks(block: object, path: Path, errors: dict[str, str], unknown: list[str]) -> dict[str, Any]:
+    """The `notebooks:` section: `personal: true|false` and `extra: {name: path}`."""
+    if block is None:
+        return {}
+    if not isinstance(block, dict):
+        errors["notebooks"] = f"{path}: notebooks must be a mapping (personal, extra), not {_short(block)}"
+        return {}
+    found: dict[str, Any] = {}
+    unknown += [f"notebooks.{key}" for key in block if key not in ("personal", "extra")]
+    personal = block.get("personal", True)
+    if isinstance(personal, bool):
+        found["personal"] = personal
+    else:
+        errors["personal"] = f"{path}: notebooks.personal must be true or false, not {_short(personal)}"
+    extra = block.get("extra") or {}
+    if not isinstance(extra, dict):
+        errors["extra"] = f"{path}: notebooks.extra must map a name to a folder, not {_short(extra)}"
+        return found
+    named: list[tuple[str, str]] = []
+    for name, where in extra.items():
+        if not isinstance(name, str) or not name.strip() or not isinstance(where, str) or not where.strip():
+            errors[f"extra.{name}"] = (
+                f"{path}: notebooks.extra.{name} must be a folder path (e.g. team: ../team-notes), "
+                f"not {_short(where)}; that notebook is not read"
+            )
+            continue
+        named.append((name.strip(), where.strip()))
+    found["extra"] = tuple(named)
+    return found
 
 
 def _default(name: str) -> str:

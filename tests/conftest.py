@@ -72,10 +72,12 @@ def settle(nb: Notebook) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests never see the developer's notebook override or editor."""
-    for name in ("ERRNOTE_DIR", "ERRNOTE_AUTHOR", "VISUAL", "EDITOR"):
+def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Tests never see the developer's notebook override, editor or personal notebook: the
+    personal notebook (`$XDG_DATA_HOME/errnote`) is looked for in an empty folder of the test's."""
+    for name in ("ERRNOTE_DIR", "ERRNOTE_AUTHOR", "VISUAL", "EDITOR", "ERRNOTE_PERSONAL", "ERRNOTE_EXTRA"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "200")
 

@@ -26,6 +26,7 @@ from errnote.cli.commands import (
     inject,
     lifecycle,
     mcp,
+    notebooks,
     record,
     review,
     search,
@@ -231,6 +232,13 @@ app.command("serve", help=serve.SERVE_HELP, short_help="Keep the notebook warm f
 app.command("export", short_help="Print every entry as JSON Lines (or JSON).")(exchange.export)
 app.command("import", short_help="Import entries from JSON, a Markdown rule list or agent_memory.")(
     exchange.import_
+)
+app.command(short_help="Move an entry from your personal notebook into the repository's.")(notebooks.promote)
+app.command(short_help="Move an entry from the repository's notebook into your personal one.")(
+    notebooks.demote
+)
+app.command(short_help="The notebooks read here: the repository's, personal, extra read-only ones.")(
+    notebooks.notebooks
 )
 app.command("log", short_help="The git history of one entry: who changed what, and when.")(team.log)
 app.command("trace", short_help="Where an entry came from: its links back in time, with commits.")(team.trace)

@@ -212,8 +212,12 @@ class NotebookTools:
             types=_texts("types", types), tags=_texts("tags", tags), tool=_texts("tools", tools),
             path=where, status=_texts("status", status) or "active",
         )  # fmt: skip
+        from errnote.notebook.sources import REPO, merge_hits, search_beside
+
         result = search_with_report(nb.store, query, filters=filters, limit=limit)
-        hits = [hit.to_json() for hit in result.hits]
+        # The notebooks read beside the repository's (personal, extra), each hit marked with its own.
+        merged = merge_hits([(REPO, result.hits), *search_beside(nb, query, filters=filters, limit=limit)])
+        hits = [{**hit.to_json(), "notebook": name} for name, hit in merged[:limit]]
         return _masked({"ids": [h["id"] for h in hits], "hits": hits, "skipped": _skipped(result.report)})
 
     def inject(

@@ -1,7 +1,8 @@
 """`errnote lint`: check a notebook's files for what would mislead a reader or break a command.
 
 Errors (exit 1; a pre-commit hook refuses the commit):
-  conflict-markers  a file holds unresolved git merge-conflict markers
+  conflict-markers  a file holds unresolved git merge-conflict markers (named: the entry, the
+                    fields both branches changed, and `errnote resolve ID --ours|--theirs|--edit`)
   schema            a file does not read as an entry (no front-matter, a bad value, ...)
   unknown-key       its front-matter has a key errnote does not know (a typo: `reson:`)
   secret            a field holds what looks like a secret (errnote masks what it writes; a file
@@ -108,11 +109,10 @@ def _read(path: Path, shown: str) -> tuple[Entry | None, list[Finding]]:
     except OSError as exc:
         return None, [Finding(ERROR, "schema", shown, f"cannot be read ({exc.strerror or exc})")]
     if has_conflict_markers(text):
-        return None, [
-            Finding(
-                ERROR, "conflict-markers", shown, "unresolved merge-conflict markers: resolve the conflict"
-            )
-        ]
+        from errnote.lifecycle.conflicts import read_conflict
+
+        conflict = read_conflict(text, path)
+        return None, [Finding(ERROR, "conflict-markers", shown, conflict.explained(), conflict.id)]
     found: list[Finding] = []
     line = _secret_line(text)
     if line:

@@ -113,7 +113,15 @@ class Notebook:
 
     def _find(self, ref: str, ids: dict[str, list[str]] | None = None) -> tuple[Entry, Path]:
         """The entry an id or prefix names, read and checked against the id in its front-matter."""
-        return find(ref, ids if ids is not None else self._id_paths(), self.load)
+        try:
+            return find(ref, ids if ids is not None else self._id_paths(), self.load)
+        except EntryNotFound:
+            from errnote.notebook.sources import not_here
+
+            beside = not_here(self, ref)  # in the personal notebook, or a read-only extra one
+            if beside is not None:
+                raise beside from None
+            raise
 
     def get(self, ref: str) -> Entry:
         return self.locate_entry(ref)[0]

@@ -1,5 +1,6 @@
-"""What `errnote inject` (and every hook) selects from: a notebook's entries and its inbox's
-captures, searched together. `errnote.prompt.select` applies the rules to them."""
+"""What `errnote inject` (and every hook) selects from: a notebook's entries, its inbox's captures
+and the entries of the notebooks read beside it (the personal one, extra read-only ones), searched
+together. `errnote.prompt.select` applies the rules to them."""
 
 from __future__ import annotations
 
@@ -17,29 +18,44 @@ if TYPE_CHECKING:
 
 
 def select(
-    nb: Notebook, options: Options, now: datetime | None = None, entries: Sequence[Entry] | None = None
+    nb: Notebook,
+    options: Options,
+    now: datetime | None = None,
+    entries: Sequence[Entry] | None = None,
+    *,
+    beside: bool = True,
 ) -> Selection:
-    """The selection for a notebook: its entries (`entries` when just read) and its inbox's."""
+    """The selection for a notebook: its entries (`entries` when just read), its inbox's, and (with
+    `beside`) those of the notebooks read beside it, each of those marked with its notebook. A file
+    written into the repository is selected without them: it must read the same in every clone."""
     from errnote.notebook.inbox import with_inbox
+    from errnote.notebook.sources import Gathered, gather
 
+    own = entries if entries is not None else nb.load().entries
+    gathered = gather(nb, own) if beside else Gathered(tuple(own))
     # The inbox's captures, not yet reviewed, are selected as entries too (and marked so).
-    every = with_inbox(nb, entries if entries is not None else nb.load().entries)
-    search = notebook_search(nb) if options.query.strip() else None
-    return select_entries(every, options, now, search=search)
+    every = with_inbox(nb, gathered.entries)
+    search = notebook_search(nb, beside=beside) if options.query.strip() else None
+    return select_entries(every, options, now, search=search, origins=gathered.origins)
 
 
-def notebook_search(nb: Notebook) -> SearchFunction:
-    """A search of the notebook and of its inbox, whose captures are searched as its entries."""
+def notebook_search(nb: Notebook, *, beside: bool = True) -> SearchFunction:
+    """A search of the notebook, of its inbox (whose captures are searched as its entries) and of
+    the notebooks beside it; the repository's hit wins a tie."""
     from errnote.notebook.inbox import inbox_notebook
+    from errnote.notebook.sources import REPO, merge_hits, search_beside
     from errnote.search.searcher import search  # Whoosh only when there is a query
 
     inbox = [found for found in (inbox_notebook(nb),) if found is not None]
 
-    def both(text: str, **filters: Any) -> list[SearchHit]:
+    def every(text: str, **filters: Any) -> list[SearchHit]:
         found: list[SearchHit] = []
         for where in (nb, *inbox):
             found += search(where.store, text, **filters)
         found.sort(key=lambda h: -h.score)
-        return found
+        others = search_beside(nb, text, **filters) if beside else []
+        if not others:
+            return found
+        return [hit for _name, hit in merge_hits([(REPO, found), *others])]
 
-    return both
+    return every

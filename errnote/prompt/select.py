@@ -30,7 +30,7 @@ when there is a query.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -97,6 +97,7 @@ def select_entries(
     now: datetime | None = None,
     *,
     search: SearchFunction | None = None,
+    origins: Mapping[str, str] | None = None,
 ) -> Selection:
     """Apply the selection rules (see the module docstring) to `entries` (a notebook's, its inbox's
     captures included); `search` finds the query's entries among them (no query match without it)."""
@@ -122,7 +123,9 @@ def select_entries(
             else:
                 fresh.append(p)
         for p in _cap(fresh, options.max_per_section):
-            chosen[p.entry.id] = replace(p, instead=instead.get(p.entry.id, ""))
+            chosen[p.entry.id] = replace(
+                p, instead=instead.get(p.entry.id, ""), notebook=(origins or {}).get(p.entry.id, "")
+            )
             order[section].append(p.entry.id)
 
     matches: list[Picked] = []

@@ -81,6 +81,7 @@ class Picked:
     score: float | None = None  # the search score, for query matches
     matched: tuple[str, ...] = ()  # query terms, paths or tools that matched
     instead: str = ""  # for a mistake without a fix: the title of the correction that corrects it
+    notebook: str = ""  # the notebook it came from when not the repository's: personal, or an extra's name
 
     def with_reason(self, reason: str, matched: Sequence[str] = (), score: float | None = None) -> Picked:
         reasons = self.reasons if reason in self.reasons else (*self.reasons, reason)

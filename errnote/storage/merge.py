@@ -12,7 +12,10 @@ unrelated. The driver merges in two steps:
    that side's value, changed alike on both, that value; tags, scope items and links merge as
    sets (what either side added is kept, what either side removed is gone); `confirmed` and
    `contradicted` add up what each side counted; `last_confirmed` and `updated` take the later
-   time. The front-matter is then written in errnote's key order; the body is merged line by line.
+   time; when both sides counted confirmations or contradictions, `confidence` moves by both
+   sides' steps (the same entry confirmed on two branches ends as if confirmed on one, both times).
+   The front-matter is then written in errnote's key order; the body is merged line by line, and
+   text both sides only appended to it (the dated line each `confirm` writes) is kept, ours first.
 
 An entry added on both branches (a cherry-pick, then edits on each) has no common ancestor: git
 gives an empty one, and the fields merge against what the two versions share (`_shared`).
@@ -136,6 +139,10 @@ def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> Merge
         body = MergeResult(b1, False)
     elif b1 == b0:
         body = MergeResult(b2, False)
+    elif b1.startswith(b0) and b2.startswith(b0):  # both only appended: keep both, ours first
+        ours_part, theirs_part = b1[len(b0) :], b2[len(b0) :]
+        joint = "" if ours_part.endswith("\n") or theirs_part.startswith("\n") else "\n"
+        body = MergeResult(b1 + joint + theirs_part, False)
     else:
         body = _text_merge(b0, b1, b2, opts)
     # Three front-matters that differ only in the conflicting fields: a line merge of them puts
@@ -300,12 +307,20 @@ def _merge_entries(b: Entry, o: Entry, t: Entry) -> tuple[Entry, set[str]]:
             values[name] = _count(base, ours, theirs, o.provenance.updated == t.provenance.updated)
         elif name == "last_confirmed":
             values[name] = _later(base, ours, theirs)
+        elif name == "confidence" and _counted(b, o) and _counted(b, t) and ours != theirs:
+            # Each side's change is the steps of the events it counted: both happened.
+            values[name] = round(min(1.0, max(0.0, ours + theirs - base)), 3)
         else:
             value, conflicted = _pick(base, ours, theirs)
             values[name] = value
             if conflicted:
                 conflicts.add(name)
     return replace(o, **values), conflicts
+
+
+def _counted(base: Entry, side: Entry) -> bool:
+    """Did this side count a confirmation or a contradiction of its own since the ancestor?"""
+    return (side.confirmed, side.contradicted) != (base.confirmed, base.contradicted)
 
 
 def _merge_provenance(base: Any, ours: Any, theirs: Any) -> Any:

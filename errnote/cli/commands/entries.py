@@ -51,10 +51,11 @@ def show(
     id: IdArg,
     json_: JsonOpt = False,
 ) -> None:
-    """Show one entry with its links in both directions (an inbox entry too, marked unreviewed)."""
+    """Show one entry with its links in both directions (an inbox entry too, marked unreviewed; one
+    of your personal notebook or of an extra notebook too, named)."""
     from errnote.notebook.links import status_note
 
-    nb, entry, path = capture.locate_anywhere(notebook_of(ctx), id)
+    nb, entry, path, origin = _locate_shown(notebook_of(ctx), id)
     contents = nb.load()
     known = contents.by_id()
     inbound = nb.backlinks(entry.id, contents)
@@ -71,6 +72,7 @@ def show(
         data = entry_to_json(entry)
         data["path"] = str(path)
         data["status_note"] = note or None
+        data["notebook"] = origin
         data["links"] = [
             {
                 "rel": link.rel.value,
@@ -87,6 +89,25 @@ def show(
     from errnote.cli.show import render_entry_view
 
     render_entry_view(entry, path, known, inbound)
+
+
+def _locate_shown(here: Any, ref: str) -> tuple[Any, Any, Any, str]:
+    """The entry `ref` names: in the notebook or its inbox, else in a notebook read beside it."""
+    from errnote.errors import ErrnoteError
+
+    try:
+        return (*capture.locate_anywhere(here, ref), "repo")
+    except ErrnoteError:
+        from errnote.notebook import Notebook
+        from errnote.notebook.sources import holder
+
+        found = holder(here, ref)
+        if found is None:
+            raise
+    source, entry = found
+    other = Notebook(source.root)
+    warn(f"{entry.id} is in the {source.name} notebook ({source.root})")
+    return (other, *other.locate_entry(entry.id), source.name)
 
 
 def list_(

@@ -234,7 +234,9 @@ def inject(
     warn_config(nb)
     if when is None:
         when = notebook_time(contents.entries)
-    selection = select(nb, options, when, contents.entries)
+    # A file written into the repository holds its notebook alone (personal entries reach your own
+    # agent through the hooks): it must read the same in every clone, for --check too.
+    selection = select(nb, options, when, contents.entries, beside=write is None)
     if not contents.entries and not selection.picked and write is None:
         empty = "The notebook is empty: nothing to inject yet ('errnote add --help' shows how to record one)."
         say(empty_notebook(contents, empty))

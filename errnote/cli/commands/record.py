@@ -29,20 +29,36 @@ from errnote.model.codec import entry_to_json
 from errnote.model.entry import EntryType, Relation, Source, parse_confidence
 from errnote.model.timespec import parse_expires
 
+GlobalOpt = Annotated[
+    bool,
+    typer.Option(
+        "--global",
+        help="Your personal notebook ($XDG_DATA_HOME/errnote): lessons that apply in every repository "
+        "(scope global unless --scope says otherwise).",
+    ),
+]
+
 # --- init -----------------------------------------------------------------------------------
 
 
-def init(ctx: typer.Context) -> None:
+def init(ctx: typer.Context, global_: GlobalOpt = False) -> None:
     """Create a notebook (.errnote/) at the top of the current git repository.
 
     Makes .errnote/entries/, config.yaml, a README, a .gitignore that keeps derived data out of
     git and a .gitattributes for entry files, and registers errnote's merge driver for them in this
     clone's .git/config (run it once in each clone). Running it again creates only what is missing
-    and brings an older .gitattributes up to date.
+    and brings an older .gitattributes up to date. With --global, creates your personal notebook
+    instead ($XDG_DATA_HOME/errnote, else ~/.local/share/errnote), read beside every repository's.
     """
     from errnote.integrations.merge_driver import ensure_merge_driver
     from errnote.notebook import Notebook
 
+    if global_:
+        from errnote.notebook.sources import make_personal, personal_exists
+
+        existed = personal_exists() is not None
+        say(f"Personal notebook {'already set up' if existed else 'created'} in {make_personal()}.")
+        return
     override = (ctx.find_root().obj or {}).get("notebook")
     nb, made = Notebook.init(override=override)
     driver = ensure_merge_driver(nb.repo_root)
@@ -125,6 +141,7 @@ def add(
     source: Annotated[str, typer.Option(help="Who records it: user, agent, tool, import.")] = "user",
     session: Annotated[Optional[str], typer.Option(help="Agent session id, for provenance.")] = None,
     merge: repeat.MergeOpt = None,
+    global_: GlobalOpt = False,
     json_: JsonOpt = False,
 ) -> None:
     """Record an entry (mistake, correction, lesson, confirmation, preference, convention, ...).
@@ -164,7 +181,14 @@ def add(
         (Relation.CONTRADICTS, contradicts),
     ):
         links.extend((rel, t) for t in targets or [])
-    nb = notebook_of(ctx)
+    if global_:
+        from errnote.notebook import Notebook
+        from errnote.notebook.sources import make_personal
+
+        nb = Notebook(make_personal())
+        scope = scope or ["global"]  # a personal lesson applies everywhere unless told otherwise
+    else:
+        nb = notebook_of(ctx)
     if merge is not None:
         said = {"reason": reason or "", "fix": fix or ""}
         return repeat.merge(nb, merge, type, title, **said, scope=scope or [], tags=tag or [], json_=json_)

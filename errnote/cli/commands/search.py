@@ -159,17 +159,45 @@ def search(
     _report_sync(result.report)
     warn_problems(nb.store.skipped)  # links and unreadable folders the walk left out
     hits, inboxed = capture.with_inbox_hits(nb, text, filters, result.hits, limit)
+    hits, origin = _with_beside(nb, text, filters, hits, (nb.config.search_limit if limit is None else limit))
     if json_:
-        emit_json([{**h.to_json(), **({"unreviewed": True} if h.id in inboxed else {})} for h in hits])
+        emit_json(
+            [
+                {
+                    **h.to_json(),
+                    "notebook": origin.get(h.id, "repo"),
+                    **({"unreviewed": True} if h.id in inboxed else {}),
+                }
+                for h in hits
+            ]
+        )
         return
     if not hits:
         say("No entry applies.")
         return
+    from dataclasses import replace
+
     from errnote.cli.output import hit_table
 
+    shown = [replace(h, title=f"[{origin[h.id]}] {h.title}") if h.id in origin else h for h in hits]
     hit_table(
-        capture.marked(hits, inboxed), bounded_query(text)
+        capture.marked(shown, inboxed), bounded_query(text)
     )  # the text the search read (a log can be megabytes)
+
+
+def _with_beside(
+    nb: Any, text: str, filters: Any, hits: list[Any], limit: int
+) -> tuple[list[Any], dict[str, str]]:
+    """The repository's hits and those of the notebooks read beside it (personal, extra), merged:
+    what applies first, then by score, the repository's hit winning a tie; with each hit's notebook
+    when it is not the repository's."""
+    from errnote.notebook.sources import REPO, merge_hits, search_beside
+
+    beside = search_beside(nb, text, filters=filters, limit=limit or SEARCH_ALL)
+    if not beside:
+        return hits, {}
+    merged = merge_hits([(REPO, hits), *beside])[: limit or SEARCH_ALL]
+    return [h for _name, h in merged], {h.id: name for name, h in merged if name != REPO}
 
 
 def reindex(

@@ -39,6 +39,7 @@ def selection_to_json(selection: Selection) -> dict[str, Any]:
                 "error": r.error,
                 "applies_to": r.where,
                 **({"unreviewed": True} if r.unreviewed else {}),  # an inbox capture, not yet accepted
+                **({"notebook": r.notebook} if r.notebook else {}),  # personal, or an extra's name
             }
         )
     return {

@@ -42,7 +42,8 @@ def _markdown_entry(p: Picked, now: datetime, *, dated: bool) -> str:
     if r.error:
         lines.append(f"  Error seen: `{_md_safe(r.error).replace('`', chr(39))}`")
     lines.append(
-        f"  Applies to: {_md_safe(r.where)}. _({r.type}{', unreviewed' if r.unreviewed else ''}, "
+        f"  Applies to: {_md_safe(r.where)}. _({r.type}{', unreviewed' if r.unreviewed else ''}"
+        f"{f', {_md_safe(r.notebook)} notebook' if r.notebook else ''}, "
         f"confidence {r.confidence:.2f}, {r.age}; id {r.id})_"
     )
     return "\n".join(lines)

@@ -41,6 +41,7 @@ class Rule:
     age: str  # "corrected 2 days ago" (or "corrected on 2026-11-28" when dated)
     pinned: bool = False
     unreviewed: bool = False  # captured in the inbox, not yet accepted by a person
+    notebook: str = ""  # the notebook it came from when not the repository's (personal, an extra's name)
 
 
 def _short(text: str, limit: int = _FIELD_LIMIT) -> str:
@@ -105,6 +106,7 @@ def rule_of(p: Picked, now: datetime, *, dated: bool = False) -> Rule:
         age=f"{verb} {when}",
         pinned=e.pinned,
         unreviewed="unreviewed" in e.tags,
+        notebook=p.notebook,
     )
 
 

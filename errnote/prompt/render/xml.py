@@ -37,6 +37,8 @@ def render_xml(selection: Selection, *, dated: bool = False) -> str:
                 attrs += ' pinned="true"'
             if r.unreviewed:
                 attrs += ' unreviewed="true"'
+            if r.notebook:
+                attrs += f' notebook="{_xml_escape(r.notebook, True)}"'
             out.append(f"<entry {attrs}>")
             out.append(_xml_escape(lead(r)))
             if r.why:
