@@ -3,7 +3,7 @@ captures, searched together. `errnote.prompt.select` applies the rules to them."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -17,28 +17,43 @@ if TYPE_CHECKING:
 
 
 def select(
-    nb: Notebook, options: Options, now: datetime | None = None, entries: Sequence[Entry] | None = None
+    nb: Notebook,
+    options: Options,
+    now: datetime | None = None,
+    entries: Sequence[Entry] | None = None,
+    scan: Mapping[str, tuple[int, ...]] | None = None,
 ) -> Selection:
-    """The selection for a notebook: its entries (`entries` when just read) and its inbox's."""
+    """The selection for a notebook: its entries (`entries` when just read, from the stat `scan`)
+    and its inbox's."""
     from errnote.notebook.inbox import with_inbox
 
+    if entries is None:
+        contents = nb.load()
+        entries, scan = contents.entries, contents.scan
     # The inbox's captures, not yet reviewed, are selected as entries too (and marked so).
-    every = with_inbox(nb, entries if entries is not None else nb.load().entries)
-    search = notebook_search(nb) if options.query.strip() else None
+    every = with_inbox(nb, entries)
+    search = notebook_search(nb, scan) if options.query.strip() else None
     return select_entries(every, options, now, search=search)
 
 
-def notebook_search(nb: Notebook) -> SearchFunction:
-    """A search of the notebook and of its inbox, whose captures are searched as its entries."""
+def notebook_search(nb: Notebook, scan: Mapping[str, tuple[int, ...]] | None = None) -> SearchFunction:
+    """A search of the notebook and of its inbox, whose captures are searched as its entries.
+    `scan`: the stat scan the notebook's entries were just read from, so the index's sync does not
+    stat every file a second time."""
     from errnote.notebook.inbox import inbox_notebook
+    from errnote.search.index import Index, SyncReport
     from errnote.search.searcher import search  # Whoosh only when there is a query
 
     inbox = [found for found in (inbox_notebook(nb),) if found is not None]
+    synced: list[SyncReport] = []  # the notebook's index, synced once from `scan`
 
     def both(text: str, **filters: Any) -> list[SearchHit]:
         found: list[SearchHit] = []
+        if scan is not None and not synced:
+            synced.append(Index(nb.store).sync(current=scan))
         for where in (nb, *inbox):
-            found += search(where.store, text, **filters)
+            given: dict[str, Any] = {"report": synced[0]} if synced and where is nb else {}
+            found += search(where.store, text, **{**given, **filters})
         found.sort(key=lambda h: -h.score)
         return found
 

@@ -179,29 +179,38 @@ class Index:
 
         return windex.open_dir(str(self.dir))
 
-    def sync(self, *, rebuild: bool = False, timeout: float = LOCK_TIMEOUT, watch: bool = True) -> SyncReport:
+    def sync(
+        self,
+        *,
+        rebuild: bool = False,
+        timeout: float = LOCK_TIMEOUT,
+        watch: bool = True,
+        current: Mapping[str, tuple[int, ...]] | None = None,
+    ) -> SyncReport:
         """Bring the index up to date with the files (or rebuild it from scratch).
 
         In a process that syncs again and again, a kernel watch on the entry folders may say that
         nothing changed since the last full scan, which is then skipped (`errnote.storage.watch`);
-        `watch=False` always scans.
+        `watch=False` always scans. `current`: a `Store.stat_files` scan the caller just made (a
+        hook that loaded the entries): used instead of a second one, without the watch.
         """
         from errnote.storage.watch import watch_for
 
-        watcher = watch_for(self.store.entries_dir) if watch and not rebuild else None
+        given = dict(current) if current is not None else None
+        watcher = watch_for(self.store.entries_dir) if watch and not rebuild and given is None else None
         if watcher is not None and watcher.quiet() and watcher.index_key == self._manifest_key():
             return SyncReport(problems=dict(watcher.problems))
         begun = watcher.begin() if watcher is not None else (0, 0.0)
         report = SyncReport()
         linked: list[str] = []
-        current = self.store.stat_files(linked)
+        scan = self.store.stat_files(linked) if given is None else given
         self._key = None
         manifest = None if rebuild else self._read_manifest()
-        if manifest is not None and not self._diff(current, manifest["files"]):
+        if manifest is not None and not self._diff(scan, manifest["files"]):
             report.problems = dict(manifest.get("problems") or {})
         else:
             try:
-                report = self._sync_locked(current, rebuild, timeout, report)
+                report = self._sync_locked(scan, rebuild, timeout, report)
             except OSError as exc:  # a read-only checkout or a full disk: search the files instead
                 report.stale = True
                 report.unwritable = str(exc.strerror or exc)
