@@ -84,7 +84,8 @@ def _duplicates(ix: Any, folder: Path, among: set[str] | None = None) -> dict[st
 FILES_ANSWER_MAX = 1000
 
 #: Megabytes of postings a rebuild holds in memory before it writes a run to disk: peak memory of
-#: a 10k `reindex` was 300 MB at 256; at this size it stays under 150 MB for about the same time.
+#: a 10k `reindex` was 315 MiB at 256; at this size it stays under 150 MiB, for about 12% more CPU
+#: in merges (bench/README.md).
 READ_POOL_MB = 48
 
 #: Share of the index's documents that may be old versions of edited or deleted entries before a
