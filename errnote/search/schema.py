@@ -76,9 +76,10 @@ _import_whoosh()
 from whoosh.analysis import Token, Tokenizer  # noqa: E402
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 16  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
+SCHEMA_VERSION = 17  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
 # 12: tool names; 13: error terms; 14: texts masked when their file is read; 15: error signature
-# and codes, entry vectors beside the index; 16: the tokenizer's path (was in errnote/index.py)
+# and codes, entry vectors beside the index; 16: the tokenizer's path (was in errnote/index.py); 17: content
+# digests in the manifest (a copied notebook is not indexed again)
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 
 

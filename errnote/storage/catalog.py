@@ -18,17 +18,18 @@ from errnote.errors import InvalidEntry
 from errnote.model.entry import Entry, EntryType, Link, Provenance, Relation, Source, Status
 from errnote.model.scope import Scope, ScopeItem
 from errnote.storage.files import atomic_write_bytes, make_cache_dir
-from errnote.storage.store import Problem, Store, read_entry
+from errnote.storage.store import Problem, Store, file_digest, read_entry_digest
 
-CATALOG_VERSION = 9  # 4: marshal; 5: tags masked; 6: NFC tags; 7: a body keeps its first indentation;
-# 8: every text masked when its file is read; 9: review_after
+CATALOG_VERSION = 10  # 4: marshal; 5: tags masked; 6: NFC tags; 7: a body keeps its first indentation;
+# 8: every text masked when its file is read; 9: review_after; 10: content digests ("h")
 
 
-def _record(entry: Entry, st: list[int]) -> dict[str, Any]:
+def _record(entry: Entry, st: list[int], digest: bytes) -> dict[str, Any]:
     """An entry as the catalog stores it: already validated, in the shape `_entry` rebuilds fastest."""
     prov = entry.provenance
     return {
         "st": st,
+        "h": digest,
         "e": [
             entry.id, entry.type.value, entry.title, entry.body, entry.reason,
             [[i.kind, i.value, i.negated] for i in entry.scope.items], list(entry.tags), entry.tool,
@@ -119,6 +120,15 @@ class Catalog:
             st = list(current[rel])
             record = cached.get(rel)
             entry: Entry | None = None
+            # A new stat key (a copy, a checkout, a touch) on the same bytes needs no parse.
+            if (
+                isinstance(record, dict)
+                and record.get("st") != st
+                and "h" in record
+                and file_digest(self.store.entries_dir / rel) == record["h"]
+            ):
+                record = {**record, "st": st}
+                changed = True
             if isinstance(record, dict) and record.get("st") == st:
                 if record.get("problem"):
                     bad.append(Problem(self.store.entries_dir / rel, str(record["problem"])))
@@ -132,12 +142,12 @@ class Catalog:
                 changed = True
                 path = self.store.entries_dir / rel
                 try:
-                    entry = read_entry(path)
+                    entry, digest = read_entry_digest(path)
                 except InvalidEntry as exc:
                     bad.append(Problem(path, str(exc)))
                     fresh[rel] = {"st": st, "problem": str(exc)}
                     continue
-                record = _record(entry, st)
+                record = _record(entry, st, digest)
             fresh[rel] = record
             good.append((rel, entry))
         if changed:

@@ -45,7 +45,37 @@ def git_facts(path: Path) -> GitFacts:
         return GitFacts()
     git_dir, common = found
     commit, branch = _head(git_dir, common)
-    return GitFacts(commit, branch, _config_value(path, "user.name"))
+    return GitFacts(commit, branch, _user_name(path, git_dir, common))
+
+
+#: user.name by the state of the config files that set it, so 1,000 adds run one `git config`,
+#: not 1,000 (each is a process: about 8 ms).
+_NAMES: dict[tuple[object, ...], str] = {}
+
+
+def _user_name(path: Path, git_dir: Path, common: Path) -> str:
+    """`git config user.name`, asked again whenever a config file git reads (the repository's, the
+    worktree's, the user's, the system's) or a `GIT_*` variable changes. A change only inside a
+    file one of them includes is seen by the next process."""
+    import os
+
+    home = Path(os.environ.get("HOME") or "~").expanduser()
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    stamps: list[object] = [str(git_dir)]
+    for config in (common / "config", git_dir / "config.worktree", home / ".gitconfig",
+                   xdg / "git" / "config", Path("/etc/gitconfig")):  # fmt: skip
+        try:
+            st = config.stat()
+            stamps.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        except OSError:
+            stamps.append(None)
+    stamps.append(tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_"))))
+    key = tuple(stamps)
+    if key not in _NAMES:
+        if len(_NAMES) > 64:
+            _NAMES.clear()
+        _NAMES[key] = _config_value(path, "user.name")
+    return _NAMES[key]
 
 
 def _git_dirs(path: Path) -> tuple[Path, Path] | None:

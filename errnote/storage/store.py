@@ -51,6 +51,26 @@ _SCANS = itertools.count()
 
 def read_entry(path: Path) -> Entry:
     """Read and validate one entry file (InvalidEntry names the file and the problem)."""
+    return read_entry_digest(path)[0]
+
+
+def content_digest(data: bytes) -> bytes:
+    """What the caches remember of a file's bytes: a copy (`cp -a`, a checkout of the same
+    content) has a new stat key but the same digest, so it is not read and indexed again."""
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def file_digest(path: Path) -> bytes | None:
+    """The digest of an entry file's bytes, or None when it cannot be read as an entry file."""
+    try:
+        return content_digest(_read_bytes(path))
+    except InvalidEntry:
+        return None
+
+
+def _read_bytes(path: Path) -> bytes:
     # Non-blocking, so a pipe named `*.md` is refused instead of waiting forever for a writer.
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
@@ -68,9 +88,14 @@ def read_entry(path: Path) -> Entry:
                     "shorten it (keep the head and tail of a log), or move it out of entries/",
                     path=str(path),
                 )
-            data = handle.read(ENTRY_FILE_MAX + 1)
+            return handle.read(ENTRY_FILE_MAX + 1)
     except OSError as exc:
         raise InvalidEntry(f"cannot read the file: {exc.strerror}", path=str(path)) from None
+
+
+def read_entry_digest(path: Path) -> tuple[Entry, bytes]:
+    """`read_entry`, and the digest of the very bytes the entry was parsed from."""
+    data = _read_bytes(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -79,7 +104,7 @@ def read_entry(path: Path) -> Entry:
     # A file written by hand or by another tool may hold what errnote would have masked: masked
     # here, once per version of the file (the catalog and the index keep what was read), so no
     # command shows it and no later read scans it again.
-    return redact_entry(entry)
+    return redact_entry(entry), content_digest(data)
 
 
 #: Seconds a write waits for another process's write (each takes milliseconds; a stuck one is not).

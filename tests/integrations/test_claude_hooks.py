@@ -864,3 +864,26 @@ def test_a_command_is_searched_as_a_command_and_a_prompt_as_a_question(nb: Noteb
     prompt = _situation(HookInput("user-prompt", prompt="Kafka lost messages"), nb.root)
     assert command["query_is_command"] is True and command["query"] == "echo Kafka lost messages"
     assert "query_is_command" not in prompt and prompt["query"] == "Kafka lost messages"
+
+
+def test_a_hook_stats_the_entry_files_once(fixed: Notebook, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entries and the index's sync share one stat scan (issue 21), and a file edited by hand
+    since the last hook is still found: the one scan sees it."""
+    from errnote.storage.store import Store
+
+    settle(fixed)
+    payload = {"session_id": "scan-1", "cwd": str(fixed.repo_root), "prompt": "ledger API answers 429"}
+    run("user-prompt", json.dumps(payload))  # the index exists and is in step
+    fixed.add("lesson", "Vendor quota: the ledger API answers 429 after ninety calls", reason="quota")
+    scans: list[Path] = []
+    real = Store.stat_files
+
+    def counted(self: Store, symlinks: list[str] | None = None) -> dict[str, tuple[int, ...]]:
+        scans.append(self.root)  # a spy: the real scan runs
+        return real(self, symlinks)
+
+    monkeypatch.setattr(Store, "stat_files", counted)
+    payload["session_id"] = "scan-2"
+    out = run("user-prompt", json.dumps(payload))
+    assert "Vendor quota" in context(out, "UserPromptSubmit")
+    assert scans.count(fixed.root) == 1

@@ -845,3 +845,11 @@ def test_a_file_without_comments_is_rewritten_as_errnote_renders_it(nb: Notebook
     nb.update(entry.id, confidence=0.7)
     after = path.read_text("utf-8")
     assert "\n#" not in after and after == render_entry(nb.get(entry.id))
+
+
+def test_the_author_follows_git_config_between_adds(nb: Notebook, repo: Path) -> None:
+    """user.name is asked of git once, not per add, yet a change of it is seen by the next add."""
+    first = nb.add("lesson", "Recorded by the first author")
+    git(repo, "config", "user.name", "Second Author")
+    second = nb.add("lesson", "Recorded by the second author")
+    assert (first.provenance.author, second.provenance.author) == ("Test Author", "Second Author")

@@ -148,7 +148,14 @@ def test_a_file_written_within_a_tick_of_a_sync_is_read_again_by_the_next(nb: No
     os.utime(nb.store.path_for(entry), ns=(ahead, ahead))
     index = Index(nb.store)
     index.sync()
-    assert index.sync().changed == 1 and index.pending() == 1
+    again = index.sync()  # its bytes are checked again: the same, so nothing is indexed again
+    assert again.settled == 1 and again.changed == 0 and index.pending() == 0
+    path = nb.store.path_for(entry)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("Young entry", "Young entrY"), encoding="utf-8")  # same size
+    os.utime(path, ns=(ahead, ahead))  # and the same times: only the bytes tell
+    assert index.sync().updated == 1
+    assert nb.get(entry.id).title == "Young entrY"
     settle(nb)
     index.sync()
     assert index.sync().changed == 0 and index.pending() == 0
@@ -993,3 +1000,53 @@ def test_a_log_of_megabytes_still_finds_the_entry_of_its_last_line(
     log = noise + "\nnpm error: this monorepo uses pnpm workspaces, npm install is not supported"
     assert len(log) > 2_000_000
     assert ids(search(nb.store, log))[:1] == [filled["pnpm"]]
+
+
+def test_a_copied_notebook_is_not_indexed_again(
+    nb: Notebook, repo: Path, filled: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cp -a` gives every file a new inode and ctime but the same bytes: the index and the catalog
+    hash the files instead of reading and indexing them again, and search answers as before."""
+    from errnote.storage.catalog import Catalog
+
+    synced(nb)
+    nb.load()  # the catalog, too
+    before = raw(nb, "pnpm monorepo")
+    copy = repo.parent / "copy"
+    subprocess.run(["cp", "-a", str(repo), str(copy)], check=True)
+    other = Notebook.locate(copy)
+    assert Index(other.store).pending() == 0  # a hook would not start a background rebuild
+    report = Index(other.store).sync()
+    assert report.settled == len(filled) and report.changed == 0 and not report.rebuilt
+    assert Index(other.store).sync().settled == 0  # the new keys were written down
+    assert raw(other, "pnpm monorepo") == before
+    import errnote.storage.catalog as catalog
+
+    parsed: list[Path] = []
+    real = catalog.read_entry_digest
+
+    def counting(path: Path) -> tuple[Entry, bytes]:  # counts real parses of real files
+        parsed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(catalog, "read_entry_digest", counting)  # a spy: the real read still runs
+    good, _bad = Catalog(other.store).load()
+    assert parsed == [] and sorted(e.id for _rel, e in good) == sorted(filled.values())
+
+
+def test_an_in_place_edit_of_the_same_size_and_time_is_seen(nb: Notebook, filled: dict[str, str]) -> None:
+    """An editor that rewrites a file in place, same size, and keeps its mtime (to the second, or
+    exactly): the ctime moves, and the bytes differ, so the edit is indexed and loaded."""
+    index = synced(nb)
+    path = nb.load().paths[filled["pnpm"]]
+    st = path.stat()
+    text = path.read_text(encoding="utf-8")
+    edited = text.replace("never npm install", "never npm instaLL")
+    assert len(edited) == len(text)
+    with open(path, "r+", encoding="utf-8") as handle:  # in place: the same inode
+        handle.write(edited)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_ino == st.st_ino and path.stat().st_mtime_ns == st.st_mtime_ns
+    report = index.sync()
+    assert report.updated == 1 and report.settled == 0
+    assert nb.get(filled["pnpm"]).title.endswith("instaLL")

@@ -10,7 +10,7 @@ import pytest
 
 from errnote.notebook import Notebook
 from errnote.storage.catalog import Catalog
-from errnote.storage.store import read_entry
+from errnote.storage.store import content_digest, read_entry
 from tests.conftest import settle
 
 
@@ -99,7 +99,8 @@ def test_a_file_written_within_a_tick_of_the_scan_is_never_served_from_its_recor
     catalog.load()
     data = marshal.loads(catalog.path.read_bytes())
     (record,) = data["files"].values()
-    record["e"][2] = "A write the scan did not see"  # what a same-tick rewrite leaves behind
+    record["e"][2] = "A write the scan did not see"  # what a same-tick rewrite leaves behind:
+    record["h"] = content_digest(b"the bytes of that other write")  # a record of other bytes
     catalog.path.write_bytes(marshal.dumps(data))
     assert [e.title for _p, e in Catalog(nb.store).load()[0]] == ["From the file"]
     settle(nb)  # once the file is older than a tick, its stat key vouches for it again

@@ -386,3 +386,35 @@ def test_a_secret_redact_finds_after_a_multi_line_mask_is_masked_when_carried() 
     kept = carry_comments(old, new)
     assert parse_entry(kept) == parse_entry(new)
     assert AWS_SECRET not in kept and f"# id {AWS_ID}-\n" in kept
+
+
+def test_the_c_yaml_loader_and_dumper_give_the_bytes_and_entries_of_the_pure_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libyaml (CSafeDumper, CSafeLoader) is used when PyYAML has it: the files it writes and the
+    entries it reads must be those of the pure-Python dumper and loader, byte for byte."""
+    import yaml
+
+    from errnote.storage import frontmatter
+
+    if not hasattr(yaml, "CSafeDumper"):
+        pytest.skip("this PyYAML has no libyaml")
+    base = parse_entry(ENTRY_TEXT)
+    tricky = [
+        base,
+        replace(base, title="Ümlaut, 中文 and emoji 🚀: a colon, # a hash, 'quotes' \"both\""),
+        replace(base, body="  indented first line\n\nthen `code`\n", reason="a: b\n- c\n", tags=("x", "y")),
+        replace(base, error="tab\there and a trailing space \nand CRLF-free lines", fix="yes"),
+    ]
+    fast = [render_entry(e) for e in tricky]
+    fast_read = [parse_entry(text) for text in fast]
+    monkeypatch.delattr(yaml, "CSafeDumper")
+    monkeypatch.delattr(yaml, "CSafeLoader")
+    frontmatter._handler.cache_clear()
+    try:
+        assert [render_entry(e) for e in tricky] == fast
+        pure_read = [parse_entry(text) for text in fast]
+        assert pure_read == fast_read == [parse_entry(render_entry(e)) for e in tricky]
+    finally:
+        monkeypatch.undo()
+        frontmatter._handler.cache_clear()
