@@ -8,13 +8,15 @@ import sys
 def main() -> None:
     """Entry point of the `errnote` console script."""
     args = sys.argv[1:]
-    # issue 21: a running engine answers hooks, search and inject (errnote/engine/client.py, standard
-    # library only); None means this process answers, as below.
-    from errnote.engine.client import through_engine
+    # A running engine answers hooks, search and inject (errnote/engine/client.py, standard
+    # library only); None means this process answers, as below. Other commands never pay for
+    # the client's imports (socket, json).
+    if _engine_may_answer(args):
+        from errnote.engine.client import through_engine
 
-    code = through_engine(args)
-    if code is not None:
-        sys.exit(code)
+        code = through_engine(args)
+        if code is not None:
+            sys.exit(code)
     if len(args) == 2 and args[0] == "hook" and sys.stdin is not None and not sys.stdin.isatty():
         # Agents call hooks on every prompt and tool use: answer them without loading typer.
         from errnote.integrations.claude_hooks import HOOK_EVENTS, run_stdio
@@ -82,3 +84,9 @@ def _guarded(app: object, args: list[str]) -> None:
 
 def _utf8(stream: object) -> bool:
     return str(getattr(stream, "encoding", "") or "").lower().replace("-", "") in ("utf8", "utf8sig")
+
+
+def _engine_may_answer(args: list[str]) -> bool:
+    """Could the engine answer this command line (`engine.client` decides the rest)?"""
+    rest = args[2:] if args[:1] == ["--notebook"] else args
+    return bool(rest) and rest[0] in ("hook", "search", "inject")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import struct
 import subprocess
@@ -100,3 +101,17 @@ def test_the_client_path_imports_only_the_standard_library() -> None:
     foreign = {m for m in loaded - ours if m.split(".")[0] not in stdlib}
     # The editable install's own finder and setuptools' distutils shim, loaded by `site` at start.
     assert all(m == "__main__" or m.startswith(("__editable__", "_distutils_hack")) for m in foreign), foreign
+
+
+def test_commands_the_engine_never_answers_do_not_import_its_client() -> None:
+    """`errnote --version`, `--help`, `add`, `list` ... pay nothing for the engine."""
+    code = (
+        "import sys\n"
+        "sys.argv = ['errnote', '--version']\n"
+        "from errnote.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('errnote.engine.client' in sys.modules, 'socket' in sys.modules)"
+    )
+    env = {**os.environ, "ERRNOTE_ENGINE": "1"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.strip().splitlines()[-1] == "False False"
