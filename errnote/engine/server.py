@@ -45,6 +45,10 @@ class AlreadyRunning(EngineError):
 
 #: Seconds between the engine's checks that its notebook and socket are still there.
 TICK = 0.5
+#: Between requests, the entry files are scanned again when the last scan is this old (seconds)...
+REFRESH_AFTER = 3.0
+#: ... while the last request is at most this old (an idle engine does no work).
+REFRESH_WHILE = 120.0
 #: Seconds the engine waits for a connected client to send its request.
 READ_TIMEOUT = 5.0
 
@@ -82,6 +86,7 @@ class Engine:
         self._lock: IO[bytes] | None = None
         self._sock: socket.socket | None = None
         self._inode: tuple[int, int] | None = None
+        self._refreshed = 0.0
 
     # --- life cycle ------------------------------------------------------------------------
 
@@ -187,12 +192,30 @@ class Engine:
             try:
                 conn, _addr = self._sock.accept()
             except TimeoutError:
+                self.refresh()
                 continue
             except OSError:
                 continue
             # A client that gave up or spoke nonsense answers for itself.
             with conn, contextlib.suppress(OSError, protocol.ProtocolError):
                 self._handle(conn)
+
+    def refresh(self) -> None:
+        """Between requests of a session (one in the last REFRESH_WHILE seconds), scan the entry
+        files again once the last scan is REFRESH_AFTER seconds old, so a request rarely has to:
+        the kernel watch vouches for a scan only so long (`errnote.storage.watch.MAX_QUIET`)."""
+        now = time.monotonic()
+        if now - self.last > REFRESH_WHILE or now - self._refreshed < REFRESH_AFTER:
+            return
+        self._refreshed = now
+        from errnote.notebook import Notebook
+        from errnote.notebook.lineup import load_lineup
+        from errnote.prompt.inject import sync
+
+        with contextlib.suppress(ErrnoteError, OSError):
+            nb = Notebook(self.root)
+            _lineup, scan = load_lineup(nb.store)
+            sync(nb, scan)
 
     # --- requests --------------------------------------------------------------------------
 

@@ -266,9 +266,12 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     # Gemini CLI documents no limit: the same cap.)
     options = replace(options, budget=min(options.budget, capture.CONTEXT_CAP))
     note = ""
-    # The notebook is read once: the capture looks through it and the answer selects from it.
-    contents = nb.load()
-    inbox = Inbox(nb, contents.entries)
+    # One stat scan: the lineup (what selection reads of each entry) matches it, and the index
+    # syncs from it. The capture reads the notebook's entries only when it records something.
+    from errnote.notebook.lineup import load_lineup
+
+    lineup, scan = load_lineup(nb.store)
+    inbox = Inbox(nb, lineup.contents.entries if lineup.contents is not None else None)
     if act == "user-prompt" and hook.prompt.strip():
         with contextlib.suppress(ErrnoteError, OSError):  # capture is a bonus: the context goes out
             note = capture.note_prompt(nb, hook.prompt, hook.transcript_path, hook.session_id, inbox)
@@ -284,8 +287,8 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
             return Answer(_payload(hook, note))
         return Answer("", "the input holds no prompt, command or file to find entries for")
     if inbox.wrote_notebook():
-        contents = nb.load()  # a repetition was counted on one of its entries: read it as it is now
-    if options.query.strip() and _index_far_behind(nb, contents.scan):
+        lineup, scan = load_lineup(nb.store)  # a repetition was counted on one of its entries
+    if options.query.strip() and _index_far_behind(nb, scan):
         # Building a big index, or catching up with thousands of changed files (a fresh clone, a big
         # pull), takes longer than a hook may (`HOOK_TIMEOUTS`): do it in the background
         # and answer from the rules, paths and tools meanwhile.
@@ -307,13 +310,13 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
             nb,
             replace(options, exclude=options.exclude | frozenset(shown)),
             now,
-            contents.entries,
-            contents.scan,  # the index syncs from the scan the entries came from: one scan a hook
+            scan=scan,  # the index syncs from the scan the lineup matches: one scan a hook
+            lineup=lineup,
         )
         if not selection.picked and note:
             return Answer(_payload(hook, note))
         if not selection.picked:
-            if not contents.entries:
+            if not lineup.total:
                 return Answer("", f"the notebook {nb.root} is empty: nothing to add")
             again = " not shown to this session before" if shown else ""
             return Answer("", f"no entry{again} applies to this {_SUBJECT[act]}")

@@ -44,12 +44,13 @@ class Contents:
         return {e.id: e for e in self.entries}
 
 
-def read_contents(store: Store) -> Contents:
-    """Read every entry file (through the catalog cache); unreadable ones go to `problems`."""
+def read_contents(store: Store, scan: Mapping[str, tuple[int, ...]] | None = None) -> Contents:
+    """Read every entry file (through the catalog cache); unreadable ones go to `problems`. `scan`:
+    the `Store.stat_files` scan just made (the walk's `store.skipped` with it), if there is one."""
     from errnote.notebook import memo
     from errnote.storage.catalog import Catalog
 
-    scan = store.stat_files()
+    scan = store.stat_files() if scan is None else dict(scan)
     # The warm engine (a long-running process) reuses what it read while no file changed.
     kept: Contents | None = memo.recall(store.entries_dir, scan, store.skipped)
     if kept is not None:

@@ -79,13 +79,14 @@ class Inbox:
         # Entries read once per Inbox (one command, one hook) and dropped on every write here: a
         # correction's capture looks through both folders three times, each a thousand files.
         self._read: dict[Path, tuple[Entry, ...]] = {}
+        self._wrote = False
         if entries is not None:
             self._read[nb.root] = tuple(entries)
 
     def wrote_notebook(self) -> bool:
         """Was the committed notebook written since its entries were read (a repetition counted on
         one of its entries, or a `direct` capture)?"""
-        return self.nb.root not in self._read
+        return self._wrote
 
     def _entries_of(self, where: Notebook) -> tuple[Entry, ...]:
         if where.root not in self._read:
@@ -95,6 +96,7 @@ class Inbox:
     def changed(self, where: Notebook) -> None:
         """Forget what was read of `where`: it was written to."""
         self._read.pop(where.root, None)
+        self._wrote = self._wrote or where.root == self.nb.root
 
     def exists(self) -> bool:
         return (self.root / "entries").is_dir()

@@ -37,3 +37,22 @@ def keep(root: Path, scan: Mapping[str, tuple[int, ...]], skipped: Sequence[Any]
     """Keep `contents`, read from `scan`, for the next request (one notebook state per root)."""
     if _enabled:
         _held[root] = (scan, tuple(skipped), contents)
+
+
+def enabled() -> bool:
+    """Is this process keeping what it read (the engine)?"""
+    return _enabled
+
+
+_values: dict[Any, Any] = {}
+
+
+def held(key: Any) -> Any:
+    """What `hold` kept under `key` (None when nothing, or outside the engine)."""
+    return _values.get(key) if _enabled else None
+
+
+def hold(key: Any, value: Any) -> None:
+    """Keep `value` under `key` for later requests (a no-op outside the engine)."""
+    if _enabled:
+        _values[key] = value

@@ -10,7 +10,7 @@ notebooks. A missing personal notebook costs one stat: the hooks run on every pr
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -175,6 +175,21 @@ def gather(nb: Notebook, entries: Sequence[Entry] | None = None) -> Gathered:
     for source, other in beside:
         for entry in read_contents(other).entries:
             if entry.id not in seen:
+                seen.add(entry.id)
+                every.append(entry)
+                origins[entry.id] = source.name
+    return Gathered(tuple(every), origins)
+
+
+def gather_beside(nb: Notebook, holds: Callable[[str], bool]) -> Gathered:
+    """The entries of the notebooks beside `nb` whose id `nb` does not hold (`holds`), each marked
+    with its notebook: `gather` without reading `nb`'s own entries."""
+    seen: set[str] = set()
+    every: list[Entry] = []
+    origins: dict[str, str] = {}
+    for source, other in others(nb):
+        for entry in read_contents(other).entries:
+            if entry.id not in seen and not holds(entry.id):
                 seen.add(entry.id)
                 every.append(entry)
                 origins[entry.id] = source.name

@@ -33,10 +33,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from errnote.model.entry import Entry, EntryType, Relation, Status, superseded_by_active
+from errnote.model.entry import Entry, Status, superseded_by_active
 from errnote.model.staleness import is_stale
+from errnote.model.standing import RECENT_TYPES, Corrector, correctors_of, is_always_on, rule_rank
 from errnote.model.timespec import resolve_now
 from errnote.prompt.budget import fit
 from errnote.prompt.selection import SECTIONS, Options, Picked, Selection
@@ -47,11 +48,6 @@ if TYPE_CHECKING:
 
 #: Searches the entries for a text, with `errnote.search.index.search`'s keywords; best first.
 SearchFunction = Callable[..., "list[SearchHit]"]
-
-ALWAYS_TYPES = frozenset(
-    {EntryType.PREFERENCE, EntryType.CONVENTION, EntryType.CONFIRMATION, EntryType.LESSON}
-)
-RECENT_TYPES = frozenset({EntryType.MISTAKE, EntryType.CORRECTION})
 
 
 def is_eligible(entry: Entry, now: datetime, floor: float, superseded: frozenset[str] = frozenset()) -> bool:
@@ -66,20 +62,7 @@ def is_eligible(entry: Entry, now: datetime, floor: float, superseded: frozenset
     return entry.confidence >= floor
 
 
-def is_always_on(entry: Entry) -> bool:
-    """Pinned entries, and rules (preference, convention, confirmation, lesson) for the whole repo."""
-    if entry.pinned:
-        return True
-    if entry.type not in ALWAYS_TYPES:
-        return False
-    positive = [i for i in entry.scope.items if not i.negated]
-    return not positive or any(i.kind in ("repo", "global") for i in positive)
-
-
-def _rule_rank(entry: Entry) -> tuple[Any, ...]:
-    """Best first: pinned, more confident, more often confirmed, newer; the id breaks ties."""
-    latest = max(entry.provenance.created, entry.last_confirmed or entry.provenance.created)
-    return (not entry.pinned, -entry.confidence, -entry.confirmed, -latest.timestamp(), entry.id)
+_rule_rank = rule_rank
 
 
 def _cap(items: list[Picked], limit: int) -> list[Picked]:
@@ -101,16 +84,36 @@ def select_entries(
 ) -> Selection:
     """Apply the selection rules (see the module docstring) to `entries` (a notebook's, its inbox's
     captures included); `search` finds the query's entries among them (no query match without it)."""
+    return fit(choose(entries, options, now, search=search, origins=origins))
+
+
+def choose(
+    entries: Sequence[Entry],
+    options: Options,
+    now: datetime | None = None,
+    *,
+    search: SearchFunction | None = None,
+    origins: Mapping[str, str] | None = None,
+    superseded: frozenset[str] = frozenset(),
+    correctors: Sequence[Corrector] = (),
+    total: int | None = None,
+) -> Selection:
+    """What `select_entries` picks, before the budget (`errnote.prompt.budget.fit`) cuts it.
+
+    `entries` may be a shortlist (`errnote.prompt.shortlist`) of a notebook that holds `total`
+    entries: then `superseded` and `correctors` say what its active entries supersede and
+    correct, so those are known as for the whole notebook."""
     current = now or resolve_now()
     every = list(entries)
     active = [e for e in every if e.status is Status.ACTIVE]
-    superseded = superseded_by_active(active)
+    superseded = superseded_by_active(active) | superseded
     ok = {
         e.id: e
         for e in every
         if is_eligible(e, current, options.floor, superseded) and e.id not in options.exclude
     }
-    instead = _corrections(active)
+    instead = _corrections(active, correctors)
+    size = len(every) if total is None else total
     chosen: dict[str, Picked] = {}
     order: dict[str, list[str]] = {s: [] for s in SECTIONS}
 
@@ -132,7 +135,7 @@ def select_entries(
     closeness: dict[str, float] = {}
     related: list[tuple[str, str]] = []
     if search is not None and options.query.strip():
-        matches, closeness, related = _query_matches(search, options, ok)
+        matches, closeness, related = _query_matches(search, options, ok, size)
     if options.always:
         # With a task at hand, the rules nearest to it come first when there are more than fit.
         rules = sorted(
@@ -158,7 +161,7 @@ def select_entries(
     # are masked when read (`store.read_entry`), once per version of the file, not here on every run.
     ranked = [chosen[i] for s in SECTIONS for i in order[s]]
     named = tuple((i, _masked_title(t)) for i, t in related if i not in chosen)
-    return fit(Selection(tuple(ranked), (), options, current, len(every), 0, named))
+    return Selection(tuple(ranked), (), options, current, size, 0, named)
 
 
 def _masked_title(title: str) -> str:
@@ -167,13 +170,13 @@ def _masked_title(title: str) -> str:
     return redact(title)
 
 
-def _corrections(active: Sequence[Entry]) -> dict[str, str]:
-    """For each mistake id, the title of a correction (or lesson) that corrects it."""
+def _corrections(active: Sequence[Entry], more: Sequence[Corrector] = ()) -> dict[str, str]:
+    """For each mistake id, the title of a correction (or lesson) that corrects it: a correction
+    before a lesson, then the first by id."""
     found: dict[str, str] = {}
-    for e in sorted(active, key=lambda e: (e.type is not EntryType.CORRECTION, e.id)):
-        if e.type in (EntryType.CORRECTION, EntryType.LESSON):
-            for target in e.links_to(Relation.CORRECTS):
-                found.setdefault(target, e.title)
+    for _lesson, _id, title, targets in sorted([*correctors_of(active), *more], key=lambda c: c[:2]):
+        for target in targets:
+            found.setdefault(target, title)
     return found
 
 
@@ -189,33 +192,41 @@ _CLOSE = 0.5
 RELATED_MAX = 3
 
 
+def query_hits(
+    search: SearchFunction, options: Options, text: str, total: int, *, output: bool, command: bool = False
+) -> list[SearchHit]:
+    """The hits `select` reads for a query (or its message lines), unthresholded, best first.
+
+    Up to WIDE_MAX entries every idea of the query selects candidates, so the closeness that orders
+    the rules covers entries sharing only its lesser words (beyond, that costs a hook too much). The
+    floor is applied to the hits rather than as a search filter: a filter would make a big
+    notebook's search check every entry's record. A one-word prompt ("go", "commit", "yes") is
+    talk, not a keyword: no keyword rule here."""
+    from errnote.search.searcher import WIDE_MAX  # Whoosh only when there is a query
+
+    found = search(
+        text,
+        limit=_CLOSENESS_DEPTH,
+        threshold=False,
+        wide=total <= WIDE_MAX,
+        keyword=False,
+        output=output,
+        tools_in_use=options.tools,
+        command=command,
+        embed_limit=options.embed_limit,
+    )
+    return [h for h in found if h.confidence >= options.floor]
+
+
 def _query_matches(
-    search: SearchFunction, options: Options, ok: dict[str, Entry]
+    search: SearchFunction, options: Options, ok: dict[str, Entry], total: int
 ) -> tuple[list[Picked], dict[str, float], list[tuple[str, str]]]:
     """The entries that apply to the query (`errnote.search.applies`), and how close the entries that
     share at least half a rare word's worth of it are, applying or not (to order the rules)."""
     from errnote.search.analysis import message_lines
-    from errnote.search.searcher import WIDE_MAX  # Whoosh only when there is a query
 
-    # The floor is applied to the hits rather than as a search filter: a filter would make a big
-    # notebook's search check every entry's record.
-    # A one-word prompt ("go", "commit", "yes") is talk, not a keyword: no keyword rule here.
-    # Up to WIDE_MAX entries every idea of the query selects candidates, so the closeness that orders
-    # the rules covers entries sharing only its lesser words (beyond, that costs a hook too much).
     def scored(text: str, output: bool, command: bool = False) -> list[SearchHit]:
-        wide = len(ok) <= WIDE_MAX
-        found = search(
-            text,
-            limit=_CLOSENESS_DEPTH,
-            threshold=False,
-            wide=wide,
-            keyword=False,
-            output=output,
-            tools_in_use=options.tools,
-            command=command,
-            embed_limit=options.embed_limit,
-        )
-        return [h for h in found if h.confidence >= options.floor]
+        return query_hits(search, options, text, total, output=output, command=command)
 
     def answer(hits: list[SearchHit]) -> list[SearchHit]:
         # Decided on every hit (`errnote.search.applies`), then entries already shown (a hook's session)

@@ -24,7 +24,7 @@ CATALOG_VERSION = 10  # 4: marshal; 5: tags masked; 6: NFC tags; 7: a body keeps
 # 8: every text masked when its file is read; 9: review_after; 10: content digests ("h")
 
 
-def _record(entry: Entry, st: list[int], digest: bytes) -> dict[str, Any]:
+def entry_record(entry: Entry, st: list[int], digest: bytes) -> dict[str, Any]:
     """An entry as the catalog stores it: already validated, in the shape `_entry` rebuilds fastest."""
     prov = entry.provenance
     return {
@@ -44,7 +44,7 @@ def _record(entry: Entry, st: list[int], digest: bytes) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _entry(record: dict[str, Any]) -> Entry:
+def record_entry(record: dict[str, Any]) -> Entry:
     """Rebuild an entry from its record without validating it again (it was, when its file was read)."""
     (eid, etype, title, body, reason, scope, tags, tool, error, fix, confidence, status, links, pinned,
      expires, confirmed, last_confirmed, contradicted, review_after) = record["e"]  # fmt: skip
@@ -135,7 +135,7 @@ class Catalog:
                     fresh[rel] = record
                     continue
                 try:
-                    entry = _entry(record)
+                    entry = record_entry(record)
                 except (KeyError, TypeError, ValueError, OverflowError, OSError, InvalidEntry):
                     entry = None  # an odd record (a damaged cache): read the file again
             if entry is None:
@@ -147,7 +147,7 @@ class Catalog:
                     bad.append(Problem(path, str(exc)))
                     fresh[rel] = {"st": st, "problem": str(exc)}
                     continue
-                record = _record(entry, st, digest)
+                record = entry_record(entry, st, digest)
             fresh[rel] = record
             good.append((rel, entry))
         if changed:

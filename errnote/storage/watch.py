@@ -168,6 +168,24 @@ class EntryWatch:
                 return False
             return self.synced and self.fd >= 0 and time.monotonic() - self.last_full < MAX_QUIET
 
+    def unchanged_since(self, begun: tuple[int, float]) -> bool:
+        """Has nothing happened to the folder since `begun` (`begin()` before a full scan of this
+        process's own), that scan being younger than MAX_QUIET? For a reader other than the index
+        (whose `quiet` also asks that its manifest be the one its scan left)."""
+        with self.lock:
+            if self.retired:
+                return False
+            if self._drain() or self._moved():
+                self.synced = False
+                self.generation += 1
+                try:
+                    self._arm()
+                except OSError:
+                    self.close()
+                return False
+            generation, started = begun
+            return self.fd >= 0 and generation == self.generation and time.monotonic() - started < MAX_QUIET
+
     def begin(self) -> tuple[int, float]:
         """What a full scan starting now must hand back to `mark_synced`."""
         with self.lock:

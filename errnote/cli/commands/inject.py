@@ -166,7 +166,7 @@ def inject(
     ] = None,
     json_: JsonOpt = False,
 ) -> None:
-    from errnote.model.timespec import notebook_time, resolve_now
+    from errnote.model.timespec import resolve_now
     from errnote.notebook.paths import repo_paths
     from errnote.prompt.block import check_target, format_for_file
     from errnote.prompt.inject import select
@@ -229,21 +229,23 @@ def inject(
         fmt=chosen,
         dated=write is not None,
     )
-    contents = nb.load()
-    warn_problems(contents.problems)
+    from errnote.notebook.lineup import load_lineup
+
+    lineup, scan = load_lineup(nb.store)  # what selection reads of each entry, from one stat scan
+    warn_problems(lineup.problems)
     warn_config(nb)
     if when is None:
-        when = notebook_time(contents.entries)
+        when = lineup.newest  # notebook_time of the entries
     # A file written into the repository holds its notebook alone (personal entries reach your own
     # agent through the hooks): it must read the same in every clone, for --check too.
-    selection = select(nb, options, when, contents.entries, beside=write is None)
-    if not contents.entries and not selection.picked and write is None:
+    selection = select(nb, options, when, scan=scan, beside=write is None, lineup=lineup)
+    if not lineup.total and not selection.picked and write is None:
         empty = "The notebook is empty: nothing to inject yet ('errnote add --help' shows how to record one)."
-        say(empty_notebook(contents, empty))
+        say(empty_notebook(lineup, empty))
         if chosen != "json":
             return
     if write is not None and split:
-        _write_split(write, selection, contents.entries, check)
+        _write_split(write, selection, nb.load().entries, check)
         return
     if write is not None:
         _write(write, selection, chosen, check)

@@ -1,0 +1,374 @@
+"""The lineup: a notebook's entries filed by what selection asks of them, so a hook reads only what
+it picks (`.errnote/cache/lineup.marshal`, derived data like the catalog and the index).
+
+Selection (`errnote.prompt.select`) wants, of every active entry, a few fields: its type, pin,
+confidence, dates, scope and tool. The lineup keeps those fields as one small row per entry, with
+the entries filed in advance: the rules for the whole repository in rank order, the failures newest
+first, the entries scoped to paths (grouped by scope) and to tools (by tool name), the pinned ones,
+and the entries whose links supersede or correct others. A hook walks these lists from the top
+and reads the files of the entries it picks, never the whole notebook.
+
+The lineup holds the stat scan it was made from (as a digest): when the notebook's files no
+longer give that scan, the notebook is read as before (`read_contents`, through the catalog) and
+the lineup is made again. Deleting it loses nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import marshal
+import os
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import date, datetime, timezone
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from errnote.model.entry import Entry, EntryType, Provenance, Status, superseded_by_active
+from errnote.model.scope import Scope, ScopeItem
+from errnote.model.standing import RECENT_TYPES, correctors_of, is_always_on, rule_rank
+from errnote.model.timespec import notebook_time
+from errnote.notebook.contents import Contents, read_contents
+from errnote.storage.catalog import entry_record, record_entry
+from errnote.storage.files import atomic_write_bytes, make_cache_dir
+from errnote.storage.store import Problem, Store
+from errnote.text import nfc
+
+LINEUP_VERSION = 4
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+#: A row: (file inside entries/, type, pinned, confidence, confirmed, created, last confirmed,
+#: expires, review after, scope, tool, rank, record offset, record length). Times are POSIX
+#: seconds, days ISO dates, the scope one string (`_scope_text`): a row of scalars loads fastest
+#: (every hook loads them all).
+Row = tuple[Any, ...]
+
+
+def _scope_text(scope: Scope) -> str:
+    return "\x1e".join(f"{'!' if i.negated else ''}{i.kind}\x1f{i.value}" for i in scope.items)
+
+
+def _scope(text: str) -> Scope:
+    items = []
+    for part in text.split("\x1e") if text else ():
+        kind, value = part.lstrip("!").split("\x1f", 1)
+        items.append(ScopeItem(kind, value, part.startswith("!")))  # type: ignore[arg-type]
+    return Scope(tuple(items))
+
+
+def tool_key(name: str) -> str:
+    """A tool name as `errnote.text.same_name` compares it."""
+    return nfc(name.strip()).lower()
+
+
+def scan_key(scan: Mapping[str, tuple[int, ...]], skipped: Sequence[Problem]) -> bytes:
+    """A digest of a stat scan and of what the walk skipped: equal digests, the same files."""
+    data = marshal.dumps((dict(scan), [(str(p.path), p.message) for p in skipped]))
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _row(entry: Entry, rel: str) -> Row:
+    return (
+        rel, entry.type.value, entry.pinned, entry.confidence, entry.confirmed,
+        entry.provenance.created.timestamp(),
+        entry.last_confirmed.timestamp() if entry.last_confirmed else None,
+        entry.expires.isoformat() if entry.expires else None,
+        entry.review_after.isoformat() if entry.review_after else None,
+        _scope_text(entry.scope), entry.tool,
+    )  # fmt: skip
+
+
+def _indices(values: Iterable[int]) -> bytes:
+    return array("i", values).tobytes()
+
+
+def build(contents: Contents, folder: Path) -> tuple[dict[str, Any], bytes]:
+    """The lineup of a notebook's contents (see the module docstring), as it is stored: the lists
+    (of positions in the rank order of the active entries), and the rows and records they point
+    into, each marshalled on its own (a hook reads only the ones it walks past)."""
+    prefix = len(str(folder)) + 1
+    active = [e for e in contents.entries if e.status is Status.ACTIVE]
+    ranked = sorted(active, key=rule_rank)
+    rows, records = bytearray(), bytearray()
+    rows_at, records_at = array("q", [0]), array("q", [0])
+    for e in ranked:
+        rows += marshal.dumps(_row(e, str(contents.paths[e.id])[prefix:]))
+        records += marshal.dumps(entry_record(e, [], b""))  # whole, as the catalog holds it
+        rows_at.append(len(rows))
+        records_at.append(len(records))
+    paths: dict[str, list[int]] = {}
+    tools: dict[str, tuple[list[int], list[int]]] = {}
+    for n, e in enumerate(ranked):
+        if e.scope.paths():
+            items = Scope(tuple(i for i in e.scope.items if i.kind == "path"))
+            paths.setdefault(_scope_text(items), []).append(n)
+        names = {tool_key(t) for t in e.scope.tools()} | ({tool_key(e.tool)} if e.tool.strip() else set())
+        for name in names:  # those with a tool scope first, as the tool section orders them
+            tools.setdefault(name, ([], []))[0 if e.scope.tools() else 1].append(n)
+    recent = sorted(
+        (n for n, e in enumerate(ranked) if e.type in RECENT_TYPES),
+        key=lambda n: (-ranked[n].provenance.created.timestamp(), ranked[n].id),
+    )
+    return {
+        "version": LINEUP_VERSION,
+        "total": len(contents.entries),
+        "newest": notebook_time(contents.entries).timestamp(),
+        "problems": [(str(p.path), p.message, p.duplicate_of) for p in contents.problems],
+        "inactive": [e.id for e in contents.entries if e.status is not Status.ACTIVE],
+        "ids": [e.id for e in ranked],
+        "created": array("d", (e.provenance.created.timestamp() for e in ranked)).tobytes(),
+        "rows_at": rows_at.tobytes(),
+        "records_at": records_at.tobytes(),
+        "rules": _indices(n for n, e in enumerate(ranked) if is_always_on(e)),
+        "pinned": _indices(n for n, e in enumerate(ranked) if e.pinned),
+        "recent": _indices(recent),
+        "paths": [(k, _indices(v)) for k, v in paths.items()],
+        "tools": {k: (_indices(a), _indices(b)) for k, (a, b) in tools.items()},
+        "superseded": sorted(superseded_by_active(active)),
+        "correctors": [list(c) for c in correctors_of(active)],
+    }, bytes(rows + records)
+
+
+def _array(kind: str, data: bytes) -> array[Any]:
+    found = array(kind)
+    found.frombytes(data)
+    return found
+
+
+class Lineup:
+    """A notebook's lineup, with the entries it was made from when they were just read."""
+
+    def __init__(
+        self,
+        data: dict[str, Any],
+        store: Store,
+        blobs: Callable[[int, int], bytes],
+        contents: Contents | None = None,
+    ) -> None:
+        self._data = data
+        self.store = store
+        self._blobs = blobs  # reads (offset, length) of the rows and records
+        #: The entries, when they were read to make this lineup (no file need be read again).
+        self.contents = contents
+        self._facts: dict[str, Entry] = {}
+        self._ids: list[str] = data["ids"]
+        self._rows_at = _array("q", data["rows_at"])
+        self._records_at = _array("q", data["records_at"])
+        self._created = _array("d", data["created"])
+
+    @property
+    def total(self) -> int:
+        """Entries in the notebook, any status."""
+        return int(self._data["total"])
+
+    @property
+    def newest(self) -> datetime:
+        """`errnote.model.timespec.notebook_time` of the entries."""
+        return datetime.fromtimestamp(self._data["newest"], timezone.utc)
+
+    @cached_property
+    def problems(self) -> tuple[Problem, ...]:
+        return tuple(Problem(Path(p), m, d) for p, m, d in self._data["problems"])
+
+    @cached_property
+    def _position(self) -> dict[str, int]:
+        return {eid: n for n, eid in enumerate(self._ids)}
+
+    @cached_property
+    def _inactive(self) -> frozenset[str]:
+        return frozenset(self._data["inactive"])
+
+    def holds(self, eid: str) -> bool:
+        """Does the notebook hold an entry with this id (any status)?"""
+        return eid in self._position or eid in self._inactive
+
+    def _named(self, key: str) -> Iterator[str]:
+        return (self._ids[n] for n in _array("i", self._data[key]))
+
+    @property
+    def rules(self) -> Iterator[str]:
+        """Active rules for the whole repository and pinned entries, best rank first."""
+        return self._named("rules")
+
+    @cached_property
+    def pinned(self) -> list[str]:
+        """Active pinned entries, best rank first."""
+        return list(self._named("pinned"))
+
+    @property
+    def recent(self) -> Iterator[str]:
+        """Active mistakes and corrections, newest first."""
+        return self._named("recent")
+
+    def path_groups(self) -> Iterator[tuple[Scope, list[str]]]:
+        """Active entries with a path scope, grouped by their path items, best rank first in each."""
+        for text, at in self._data["paths"]:
+            yield _scope(text), [self._ids[n] for n in _array("i", at)]
+
+    def with_tools(self, names: Iterable[str]) -> list[str]:
+        """Active entries whose scope or `tool` field names one of these tools, in the tool
+        section's order: those with a tool scope first, then by rank."""
+        found: set[tuple[int, int]] = set()
+        for name in names:
+            for group, part in enumerate(self._data["tools"].get(tool_key(name), (b"", b""))):
+                found.update((group, n) for n in _array("i", part))
+        return [self._ids[n] for _group, n in sorted(found)]
+
+    def rank(self, eid: str) -> int:
+        """The entry's place in the rank order of rules (`errnote.model.standing.rule_rank`)."""
+        return self._position[eid]
+
+    def created(self, eid: str) -> float:
+        return float(self._created[self._position[eid]])
+
+    def facts(self, eid: str) -> Entry | None:
+        """The active entry `eid` with the fields selection reads (no title, no text), or None."""
+        known = self._facts.get(eid)
+        if known is not None:
+            return known
+        n = self._position.get(eid)
+        if n is None:
+            return None
+        start = self._rows_at[n]
+        row = marshal.loads(self._blobs(start, self._rows_at[n + 1] - start))
+        _rel, etype, pinned, confidence, confirmed, created, last, expires, review, scope, tool = row
+        stamp = datetime.fromtimestamp(created, timezone.utc)
+        made = Entry(
+            id=eid,
+            type=EntryType(etype),
+            title="",
+            provenance=Provenance(created=stamp, updated=stamp),
+            scope=_scope(scope),
+            tool=tool,
+            confidence=confidence,
+            pinned=pinned,
+            expires=date.fromisoformat(expires) if expires else None,
+            confirmed=confirmed,
+            last_confirmed=datetime.fromtimestamp(last, timezone.utc) if last is not None else None,
+            review_after=date.fromisoformat(review) if review else None,
+        )
+        self._facts[eid] = made
+        return made
+
+    @property
+    def superseded(self) -> frozenset[str]:
+        """The ids the notebook's active entries supersede."""
+        return frozenset(self._data["superseded"])
+
+    @property
+    def correctors(self) -> list[tuple[bool, str, str, list[str]]]:
+        """(not a correction, id, title, ids corrected) of the active corrections and lessons that
+        correct others: `errnote.prompt.select`'s "instead" of a mistake."""
+        return [(bool(f), str(i), str(t), list(c)) for f, i, t, c in self._data["correctors"]]
+
+    def full(self, ids: Iterable[str]) -> dict[str, Entry]:
+        """The whole entries of `ids` (active entries of the notebook), from memory or from the
+        records the lineup holds (masked and checked when their files were read)."""
+        wanted = list(dict.fromkeys(ids))
+        if self.contents is not None:
+            every = self.contents.by_id()
+            return {eid: every[eid] for eid in wanted}
+        base = self._rows_at[-1]
+        found: dict[str, Entry] = {}
+        for eid in wanted:
+            n = self._position[eid]
+            start = self._records_at[n]
+            blob = self._blobs(base + start, self._records_at[n + 1] - start)
+            found[eid] = record_entry(marshal.loads(blob))
+        return found
+
+
+def load_lineup(store: Store) -> tuple[Lineup, Mapping[str, tuple[int, ...]]]:
+    """The notebook's lineup, and the stat scan it matches (one scan): read from the cache when the
+    files are as it knew them, else made from the entries (read through the catalog) and kept.
+
+    In the engine (`errnote.notebook.memo` on) the lineup stays in memory, and while a kernel
+    watch on the entry folders (`errnote.storage.watch`) reports nothing since its scan, neither
+    the scan nor the lineup is made again."""
+    from errnote.notebook import memo
+
+    path = store.cache_dir / "lineup.marshal"
+    watcher = None
+    if memo.enabled():
+        from errnote.storage.watch import watch_for
+
+        watcher = watch_for(store.entries_dir)
+        kept = memo.held(("lineup", path))
+        if (
+            kept is not None
+            and watcher is not None
+            and kept[2] is not None
+            and watcher.unchanged_since(kept[2])
+        ):
+            return kept[0], kept[1]
+    begun = watcher.begin() if watcher is not None else None
+    linked: list[str] = []
+    scan = store.stat_files(linked)
+    key = scan_key(scan, store.skipped)
+    lineup = memo.recall(path, {}, [key])
+    if lineup is None:
+        lineup = _load(store, path, key, scan)
+        memo.keep(path, {}, [key], lineup)
+    # A linked entry file can change under another name, unseen by the watch: scan every time.
+    memo.hold(("lineup", path), (lineup, scan, None if linked else begun))
+    return lineup, scan
+
+
+def _load(store: Store, path: Path, key: bytes, scan: Mapping[str, tuple[int, ...]]) -> Lineup:
+    data, blobs = _read(path, key)
+    if data is not None and blobs is not None:
+        return Lineup(data, store, blobs)
+    contents = read_contents(store, scan)
+    data, made = build(contents, store.entries_dir)
+    data["key"] = key
+    with contextlib.suppress(OSError, TypeError, ValueError):  # best effort, as for the catalog
+        make_cache_dir(store.cache_dir)
+        head = marshal.dumps(data)
+        atomic_write_bytes(path, len(head).to_bytes(8, "big") + head + made)
+    return Lineup(data, store, _in_memory(made), contents)
+
+
+def _in_memory(data: bytes) -> Callable[[int, int], bytes]:
+    view = memoryview(data)
+    return lambda offset, length: view[offset : offset + length].tobytes()
+
+
+#: The type of each part of a stored lineup.
+_SHAPE = {"total": int, "newest": float, "problems": list, "inactive": list, "ids": list,
+          "created": bytes, "rows_at": bytes, "records_at": bytes, "rules": bytes, "pinned": bytes,
+          "recent": bytes, "paths": list, "tools": dict, "superseded": list, "correctors": list}  # fmt: skip
+
+
+def _read(path: Path, key: bytes) -> tuple[dict[str, Any] | None, Callable[[int, int], bytes] | None]:
+    """The lineup stored at `path` when it was made from the scan `key`, and a reader of its rows
+    and records (the file stays open: a lineup written meanwhile replaces it, never changes it)."""
+    try:
+        handle = path.open("rb")
+    except OSError:
+        return None, None
+    try:
+        size = int.from_bytes(handle.read(8), "big")
+        if size > os.fstat(handle.fileno()).st_size:
+            raise ValueError("a damaged lineup")
+        data = marshal.loads(handle.read(size))
+    except (OSError, EOFError, ValueError, TypeError):
+        handle.close()
+        return None, None
+    if (
+        not isinstance(data, dict)
+        or data.get("version") != LINEUP_VERSION
+        or data.get("key") != key
+        or not all(isinstance(data.get(k), t) for k, t in _SHAPE.items())
+    ):
+        handle.close()
+        return None, None  # another notebook state, or written by another version: made again
+    base = 8 + size
+    fd = handle.fileno()
+
+    def blobs(offset: int, length: int) -> bytes:
+        _open = handle  # the file stays open as long as the reader lives
+        return os.pread(fd, length, base + offset)
+
+    return data, blobs

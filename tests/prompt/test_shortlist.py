@@ -1,0 +1,222 @@
+"""`errnote.prompt.shortlist` and `errnote.notebook.lineup`: selecting from the lineup (reading only
+the entries it picks) gives exactly what selecting from every entry gives."""
+
+from __future__ import annotations
+
+import random
+from datetime import date, timedelta
+
+import pytest
+
+from errnote.model.entry import Entry, EntryType, Link, Provenance, Relation, Status
+from errnote.model.scope import Scope
+from errnote.notebook import Notebook
+from errnote.notebook.inbox import Inbox
+from errnote.notebook.lineup import load_lineup
+from errnote.prompt.inject import select
+from errnote.prompt.render import render
+from errnote.prompt.selection import Options, Selection
+from tests.conftest import settle
+from tests.prompt.notebooks import NOW
+
+TOPICS = {
+    "cargo": ["cargo build fails with openssl", "run clippy before pushing", "feature flags conflict"],
+    "git": ["rebase instead of merge", "sign every commit", "never force push to main"],
+    "npm": ["use pnpm not npm", "lockfile rewritten by install", "node version pinned in nvmrc"],
+    "pytest": ["fixtures leak state between tests", "run tests in parallel", "mark slow tests"],
+    "docker": ["image too large without multi-stage", "cache layers by copying lockfiles first"],
+}
+SCOPES = [(), ("repo",), ("global",), ("path:src/**",), ("path:docs/*.md",),
+          ("path:src/**", "!path:src/gen/**"), ("tool:git",), ("tool:cargo", "!path:vendor/**"),
+          ("repo", "!tool:npm"), ("only on Fridays",)]  # fmt: skip
+
+
+def _notebook(nb: Notebook, seed: int, n: int) -> list[Entry]:
+    """`n` entries of every type, scope, status, pin, confidence and age, with links between them."""
+    rng = random.Random(seed)
+    made: list[Entry] = []
+    for k in range(n):
+        tool, texts = rng.choice(sorted(TOPICS.items()))
+        created = NOW - timedelta(
+            days=rng.choice([0.5, 2, 6, 9, 40, 200, 500, 900]), seconds=rng.randint(0, 9999)
+        )
+        links: tuple[Link, ...] = ()
+        if made and rng.random() < 0.15:
+            rel = rng.choice([Relation.SUPERSEDES, Relation.CORRECTS, Relation.RELATED])
+            links = (Link(rel, rng.choice(made).id),)
+        confirmed_days = rng.choice([None, None, 1, 30, 400])
+        entry = Entry(
+            id=f"{seed:02d}{k:08x}",
+            type=rng.choice(list(EntryType)),
+            title=f"{rng.choice(texts)} ({k})",
+            provenance=Provenance(created=created, updated=created + timedelta(hours=rng.randint(0, 50))),
+            body=f"About {tool}: {rng.choice(texts)}.",
+            reason=rng.choice(["", f"because {rng.choice(texts)}"]),
+            scope=Scope.parse(rng.choice(SCOPES)),
+            tool=rng.choice(["", "", tool, tool.upper()]),
+            confidence=rng.choice([0.3, 0.55, 0.6, 0.7, 0.9, 0.9]),
+            status=rng.choice([Status.ACTIVE] * 8 + [Status.SUPERSEDED, Status.RETIRED]),
+            links=links,
+            pinned=rng.random() < 0.05,
+            expires=rng.choice([None] * 6 + [date(2026, 1, 1), date(2027, 6, 1)]),
+            confirmed=rng.choice([0, 0, 1, 4]),
+            last_confirmed=None if confirmed_days is None else NOW - timedelta(days=confirmed_days),
+            review_after=rng.choice([None] * 8 + [date(2026, 10, 1), date(2027, 1, 1)]),
+        )
+        nb.store.create(entry)
+        made.append(entry)
+    return made
+
+
+def _same(a: Selection, b: Selection) -> None:
+    def shape(s: Selection) -> list[tuple[object, ...]]:
+        return [(p.entry, p.section, p.reasons, p.score, p.matched, p.instead, p.notebook) for p in s.picked]
+
+    assert shape(a) == shape(b)
+    assert [p.entry.id for p in a.dropped] == [p.entry.id for p in b.dropped]
+    assert (a.total, a.chars, a.related) == (b.total, b.chars, b.related)
+    assert render(a, "markdown") == render(b, "markdown")
+    assert render(a, "json") == render(b, "json")
+
+
+def _both(nb: Notebook, options: Options, when: object = NOW) -> tuple[Selection, Selection]:
+    every = nb.load()
+    whole = select(nb, options, when, every.entries, every.scan)  # type: ignore[arg-type]
+    lineup, scan = load_lineup(nb.store)
+    assert lineup.contents is None, "the lineup was made again: the test would compare a path with itself"
+    lined = select(nb, options, when, scan=scan, lineup=lineup)  # type: ignore[arg-type]
+    return whole, lined
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_selecting_from_the_lineup_gives_what_selecting_from_every_entry_gives(
+    nb: Notebook, seed: int
+) -> None:
+    made = _notebook(nb, seed, 160)
+    inbox = Inbox(nb)
+    for k in range(3):  # the inbox's captures are selected beside the notebook's entries
+        inbox.capture(EntryType.MISTAKE, f"cargo build failed again ({k})", tool="cargo", body=f"exit 10{k}")
+    settle(nb)
+    settle(Notebook(inbox.root))
+    load_lineup(nb.store)  # made and kept; from here on it is read from its file
+    rng = random.Random(seed)
+    ids = [e.id for e in made]
+    cases = [
+        Options(),
+        Options(max_per_section=1),
+        Options(max_per_section=2, floor=0.3, recent_days=90),
+        Options(query="cargo build fails with openssl"),
+        Options(query="never force push to main", max_per_section=1),
+        Options(query="why is the docker image so large", tools=("docker",)),
+        Options(query="git push --force origin main", query_is_command=True, tools=("git",)),
+        Options(paths=("src/app/main.rs", "docs/index.md")),
+        Options(paths=("src/gen/x.rs",), tools=("git", "Cargo"), always=False),
+        Options(tools=("cargo", "npm"), recent=False, max_per_section=3),
+        Options(query="run tests in parallel", paths=("src/x.py",), tools=("pytest",), floor=0.6),
+        Options(exclude=frozenset(rng.sample(ids, 40)), query="sign every commit", tools=("git",)),
+        Options(always=False, recent=True, recent_days=1000, max_per_section=4),
+        Options(budget=600),
+    ]
+    for options in cases:
+        _same(*_both(nb, options))
+    later = NOW + timedelta(days=200)  # another day: other entries have expired or gone stale
+    _same(*_both(nb, Options(query="lockfile rewritten by install", tools=("npm",)), later))
+
+
+def test_an_edit_by_hand_makes_the_lineup_again(nb: Notebook) -> None:
+    """A file changed since the lineup was made changes the scan: the next selection reads the
+    notebook as it is now (and keeps a new lineup). One made before the edit shows the notebook as
+    its scan found it, whole: never half of each."""
+    made = _notebook(nb, 4, 40)
+    settle(nb)
+    load_lineup(nb.store)
+    options = Options(max_per_section=50, always=True)
+    before, scan = load_lineup(nb.store)
+    assert before.contents is None
+    target = next(p.entry for p in select(nb, options, NOW, scan=scan, lineup=before).picked)
+    path = nb.locate_entry(target.id)[1]
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(target.title, "Renamed by hand"), encoding="utf-8"
+    )
+    old = select(nb, options, NOW, scan=scan, lineup=before)
+    assert target.title in render(old, "markdown") and "Renamed by hand" not in render(old, "markdown")
+    now = select(nb, options, NOW)
+    assert "Renamed by hand" in render(now, "markdown") and target.title not in render(now, "markdown")
+    settle(nb)
+    load_lineup(nb.store)
+    _same(*_both(nb, options))
+    assert made
+
+
+def test_the_lineup_is_derived_data(nb: Notebook) -> None:
+    """A damaged or missing lineup file is made again from the entries; nothing is lost."""
+    _notebook(nb, 5, 30)
+    settle(nb)
+    first = select(nb, Options(), NOW)
+    target = nb.store.cache_dir / "lineup.marshal"
+    target.write_bytes(b"\x00 not marshal")
+    _same(select(nb, Options(), NOW), first)
+    target.unlink()
+    _same(select(nb, Options(), NOW), first)
+    assert target.exists()
+
+
+def test_a_hook_with_a_current_lineup_reads_no_other_entry(nb: Notebook) -> None:
+    """With the lineup current, a hook builds what it picks from the lineup: the catalog (which
+    every whole read goes through, and rewrites when it is missing) is not read at all."""
+    import json
+
+    from errnote.integrations.claude_hooks import HookInput, answer
+
+    _notebook(nb, 6, 120)
+    settle(nb)
+    load_lineup(nb.store)
+    catalog = nb.store.cache_dir / "catalog.marshal"
+    catalog.unlink()
+    for event, fields in [
+        ("session-start", {"source": "startup"}),
+        ("user-prompt", {"prompt": "why is the docker image so large"}),
+        ("pre-tool-use", {"tool_name": "Bash", "tool_input": {"command": "git push --force"}}),
+    ]:
+        text = json.dumps({"session_id": f"s-{event}", "cwd": str(nb.root), **fields})
+        got = answer(HookInput.parse(event, text), now=NOW)
+        assert "additionalContext" in got.text, got.why
+        assert not catalog.exists(), event
+    every = nb.load()  # a whole read goes through the catalog again
+    assert catalog.exists() and every.entries
+
+
+def test_the_engine_keeps_the_lineup_while_the_watch_is_quiet(
+    nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the engine (`memo` on), a quiet kernel watch spares the stat scan: the same scan and
+    lineup serve the next request; any change to an entry file means a new scan that sees it."""
+    from errnote.notebook import memo
+    from errnote.storage import watch
+
+    if watch._inotify() is None:
+        pytest.skip("no inotify on this system: every request scans")
+    monkeypatch.setattr(memo, "_enabled", True)
+    monkeypatch.setattr(memo, "_values", {})
+    monkeypatch.setattr(memo, "_held", {})
+    monkeypatch.setattr(watch, "_WATCHES", {})
+    monkeypatch.setattr(watch, "_SYNCED_ONCE", set())
+    made = _notebook(nb, 7, 30)
+    settle(nb)
+    first, _scan = load_lineup(nb.store)  # no watch yet (a process's first look)
+    second, scan2 = load_lineup(nb.store)  # arms the watch before its scan
+    third, scan3 = load_lineup(nb.store)
+    assert scan3 is scan2 and third is second is first  # no scan: the watch vouched for it
+    path = nb.locate_entry(made[0].id)[1]
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(made[0].title, "Edited in place"), encoding="utf-8"
+    )
+    fourth, scan4 = load_lineup(nb.store)
+    assert scan4 is not scan3 and fourth is not third
+    assert fourth.contents is not None and "Edited in place" in [e.title for e in fourth.contents.entries]
+    monkeypatch.setattr(watch, "MAX_QUIET", 0.0)  # a scan is trusted only so long
+    assert load_lineup(nb.store)[1] is not scan4
+    for w in watch._WATCHES.values():
+        if w is not None:
+            w.retired = True
+            w.close()
