@@ -26,28 +26,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from errnote.model.entry import Entry, EntryType, Provenance, Status, superseded_by_active
+from errnote.model.entry import Entry, EntryType, Provenance
 from errnote.model.scope import Scope, ScopeItem
-from errnote.model.standing import RECENT_TYPES, correctors_of, is_always_on, rule_rank
-from errnote.model.timespec import notebook_time
 from errnote.notebook.contents import Contents, read_contents
-from errnote.storage.catalog import entry_record, record_entry
+from errnote.notebook.lining import LINEUP_VERSION, from_contents, tool_key, updated
+from errnote.storage.catalog import record_entry
 from errnote.storage.files import atomic_write_bytes, make_cache_dir
 from errnote.storage.store import Problem, Store
-from errnote.text import nfc
-
-LINEUP_VERSION = 4
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
-#: A row: (file inside entries/, type, pinned, confidence, confirmed, created, last confirmed,
-#: expires, review after, scope, tool, rank, record offset, record length). Times are POSIX
-#: seconds, days ISO dates, the scope one string (`_scope_text`): a row of scalars loads fastest
-#: (every hook loads them all).
-Row = tuple[Any, ...]
-
-
-def _scope_text(scope: Scope) -> str:
-    return "\x1e".join(f"{'!' if i.negated else ''}{i.kind}\x1f{i.value}" for i in scope.items)
 
 
 def _scope(text: str) -> Scope:
@@ -58,77 +43,10 @@ def _scope(text: str) -> Scope:
     return Scope(tuple(items))
 
 
-def tool_key(name: str) -> str:
-    """A tool name as `errnote.text.same_name` compares it."""
-    return nfc(name.strip()).lower()
-
-
 def scan_key(scan: Mapping[str, tuple[int, ...]], skipped: Sequence[Problem]) -> bytes:
     """A digest of a stat scan and of what the walk skipped: equal digests, the same files."""
     data = marshal.dumps((dict(scan), [(str(p.path), p.message) for p in skipped]))
     return hashlib.blake2b(data, digest_size=16).digest()
-
-
-def _row(entry: Entry, rel: str) -> Row:
-    return (
-        rel, entry.type.value, entry.pinned, entry.confidence, entry.confirmed,
-        entry.provenance.created.timestamp(),
-        entry.last_confirmed.timestamp() if entry.last_confirmed else None,
-        entry.expires.isoformat() if entry.expires else None,
-        entry.review_after.isoformat() if entry.review_after else None,
-        _scope_text(entry.scope), entry.tool,
-    )  # fmt: skip
-
-
-def _indices(values: Iterable[int]) -> bytes:
-    return array("i", values).tobytes()
-
-
-def build(contents: Contents, folder: Path) -> tuple[dict[str, Any], bytes]:
-    """The lineup of a notebook's contents (see the module docstring), as it is stored: the lists
-    (of positions in the rank order of the active entries), and the rows and records they point
-    into, each marshalled on its own (a hook reads only the ones it walks past)."""
-    prefix = len(str(folder)) + 1
-    active = [e for e in contents.entries if e.status is Status.ACTIVE]
-    ranked = sorted(active, key=rule_rank)
-    rows, records = bytearray(), bytearray()
-    rows_at, records_at = array("q", [0]), array("q", [0])
-    for e in ranked:
-        rows += marshal.dumps(_row(e, str(contents.paths[e.id])[prefix:]))
-        records += marshal.dumps(entry_record(e, [], b""))  # whole, as the catalog holds it
-        rows_at.append(len(rows))
-        records_at.append(len(records))
-    paths: dict[str, list[int]] = {}
-    tools: dict[str, tuple[list[int], list[int]]] = {}
-    for n, e in enumerate(ranked):
-        if e.scope.paths():
-            items = Scope(tuple(i for i in e.scope.items if i.kind == "path"))
-            paths.setdefault(_scope_text(items), []).append(n)
-        names = {tool_key(t) for t in e.scope.tools()} | ({tool_key(e.tool)} if e.tool.strip() else set())
-        for name in names:  # those with a tool scope first, as the tool section orders them
-            tools.setdefault(name, ([], []))[0 if e.scope.tools() else 1].append(n)
-    recent = sorted(
-        (n for n, e in enumerate(ranked) if e.type in RECENT_TYPES),
-        key=lambda n: (-ranked[n].provenance.created.timestamp(), ranked[n].id),
-    )
-    return {
-        "version": LINEUP_VERSION,
-        "total": len(contents.entries),
-        "newest": notebook_time(contents.entries).timestamp(),
-        "problems": [(str(p.path), p.message, p.duplicate_of) for p in contents.problems],
-        "inactive": [e.id for e in contents.entries if e.status is not Status.ACTIVE],
-        "ids": [e.id for e in ranked],
-        "created": array("d", (e.provenance.created.timestamp() for e in ranked)).tobytes(),
-        "rows_at": rows_at.tobytes(),
-        "records_at": records_at.tobytes(),
-        "rules": _indices(n for n, e in enumerate(ranked) if is_always_on(e)),
-        "pinned": _indices(n for n, e in enumerate(ranked) if e.pinned),
-        "recent": _indices(recent),
-        "paths": [(k, _indices(v)) for k, v in paths.items()],
-        "tools": {k: (_indices(a), _indices(b)) for k, (a, b) in tools.items()},
-        "superseded": sorted(superseded_by_active(active)),
-        "correctors": [list(c) for c in correctors_of(active)],
-    }, bytes(rows + records)
 
 
 def _array(kind: str, data: bytes) -> array[Any]:
@@ -233,7 +151,7 @@ class Lineup:
             return None
         start = self._rows_at[n]
         row = marshal.loads(self._blobs(start, self._rows_at[n + 1] - start))
-        _rel, etype, pinned, confidence, confirmed, created, last, expires, review, scope, tool = row
+        _rel, etype, pinned, confidence, confirmed, created, last, expires, review, scope, tool = row[:11]
         stamp = datetime.fromtimestamp(created, timezone.utc)
         made = Entry(
             id=eid,
@@ -317,17 +235,40 @@ def load_lineup(store: Store) -> tuple[Lineup, Mapping[str, tuple[int, ...]]]:
 
 
 def _load(store: Store, path: Path, key: bytes, scan: Mapping[str, tuple[int, ...]]) -> Lineup:
+    """The lineup of `scan` from its file; else the last one brought up to date with the files that
+    changed (`errnote.notebook.lining.updated`); else one made from the notebook read whole."""
     data, blobs = _read(path, key)
     if data is not None and blobs is not None:
         return Lineup(data, store, blobs)
-    contents = read_contents(store, scan)
-    data, made = build(contents, store.entries_dir)
-    data["key"] = key
+    made = None
+    if not store.skipped:  # links and unreadable folders: the whole read tells their problems
+        old = _read_whole(path)
+        if old is not None:
+            made = updated(old[0], old[1], store.entries_dir, scan)
+    contents = None
+    if made is None:
+        contents = read_contents(store, scan)
+        made = from_contents(contents, store.entries_dir, scan)
+    header, rest = made
+    header["key"] = key
     with contextlib.suppress(OSError, TypeError, ValueError):  # best effort, as for the catalog
         make_cache_dir(store.cache_dir)
-        head = marshal.dumps(data)
-        atomic_write_bytes(path, len(head).to_bytes(8, "big") + head + made)
-    return Lineup(data, store, _in_memory(made), contents)
+        head = marshal.dumps(header)
+        atomic_write_bytes(path, len(head).to_bytes(8, "big") + head + rest)
+    return Lineup(header, store, _in_memory(rest), contents)
+
+
+def _read_whole(path: Path) -> tuple[dict[str, Any], bytes] | None:
+    """A stored lineup of this version, whatever scan it was made from, with its rows and records."""
+    try:
+        data = path.read_bytes()
+        size = int.from_bytes(data[:8], "big")
+        header = marshal.loads(data[8 : 8 + size]) if 8 + size <= len(data) else None
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(header, dict) or not _well_formed(header):
+        return None
+    return header, data[8 + size :]
 
 
 def _in_memory(data: bytes) -> Callable[[int, int], bytes]:
@@ -336,9 +277,17 @@ def _in_memory(data: bytes) -> Callable[[int, int], bytes]:
 
 
 #: The type of each part of a stored lineup.
-_SHAPE = {"total": int, "newest": float, "problems": list, "inactive": list, "ids": list,
+_SHAPE = {"total": int, "newest": float, "problems": list, "inactive": dict, "scan": dict, "ids": list,
           "created": bytes, "rows_at": bytes, "records_at": bytes, "rules": bytes, "pinned": bytes,
           "recent": bytes, "paths": list, "tools": dict, "superseded": list, "correctors": list}  # fmt: skip
+
+
+def _well_formed(data: object) -> bool:
+    return (
+        isinstance(data, dict)
+        and data.get("version") == LINEUP_VERSION
+        and all(isinstance(data.get(k), t) for k, t in _SHAPE.items())
+    )
 
 
 def _read(path: Path, key: bytes) -> tuple[dict[str, Any] | None, Callable[[int, int], bytes] | None]:
@@ -356,12 +305,7 @@ def _read(path: Path, key: bytes) -> tuple[dict[str, Any] | None, Callable[[int,
     except (OSError, EOFError, ValueError, TypeError):
         handle.close()
         return None, None
-    if (
-        not isinstance(data, dict)
-        or data.get("version") != LINEUP_VERSION
-        or data.get("key") != key
-        or not all(isinstance(data.get(k), t) for k, t in _SHAPE.items())
-    ):
+    if not _well_formed(data) or data.get("key") != key:
         handle.close()
         return None, None  # another notebook state, or written by another version: made again
     base = 8 + size

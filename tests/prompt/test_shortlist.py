@@ -4,6 +4,7 @@ the entries it picks) gives exactly what selecting from every entry gives."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import date, timedelta
 
 import pytest
@@ -12,7 +13,7 @@ from errnote.model.entry import Entry, EntryType, Link, Provenance, Relation, St
 from errnote.model.scope import Scope
 from errnote.notebook import Notebook
 from errnote.notebook.inbox import Inbox
-from errnote.notebook.lineup import load_lineup
+from errnote.notebook.lineup import Lineup, load_lineup
 from errnote.prompt.inject import select
 from errnote.prompt.render import render
 from errnote.prompt.selection import Options, Selection
@@ -207,16 +208,76 @@ def test_the_engine_keeps_the_lineup_while_the_watch_is_quiet(
     second, scan2 = load_lineup(nb.store)  # arms the watch before its scan
     third, scan3 = load_lineup(nb.store)
     assert scan3 is scan2 and third is second is first  # no scan: the watch vouched for it
-    path = nb.locate_entry(made[0].id)[1]
+    target = next(e for e in made if e.status is Status.ACTIVE)
+    path = nb.locate_entry(target.id)[1]
     path.write_text(
-        path.read_text(encoding="utf-8").replace(made[0].title, "Edited in place"), encoding="utf-8"
+        path.read_text(encoding="utf-8").replace(target.title, "Edited in place"), encoding="utf-8"
     )
     fourth, scan4 = load_lineup(nb.store)
     assert scan4 is not scan3 and fourth is not third
-    assert fourth.contents is not None and "Edited in place" in [e.title for e in fourth.contents.entries]
+    assert fourth.full([target.id])[target.id].title == "Edited in place"
     monkeypatch.setattr(watch, "MAX_QUIET", 0.0)  # a scan is trusted only so long
     assert load_lineup(nb.store)[1] is not scan4
     for w in watch._WATCHES.values():
         if w is not None:
             w.retired = True
             w.close()
+
+
+def _lists(lineup: Lineup) -> tuple[object, ...]:
+    """Everything a lineup tells selection, entry by entry and list by list."""
+    ids = sorted(lineup._position)
+    return (
+        lineup.total, lineup.newest, lineup.problems, list(lineup.rules), lineup.pinned,
+        list(lineup.recent), [(s, i) for s, i in lineup.path_groups()],
+        lineup.with_tools(["git", "cargo", "npm", "pytest", "docker"]), lineup.superseded,
+        sorted(lineup.correctors), [lineup.facts(i) for i in ids], lineup.full(ids),
+        sorted(lineup._inactive),
+    )  # fmt: skip
+
+
+def test_a_change_updates_the_lineup_from_the_files_it_touched(nb: Notebook) -> None:
+    """After an edit, an addition, a removal and a retirement, the lineup is brought up to date by
+    reading those files alone, and tells selection exactly what one made from every entry does."""
+    made = _notebook(nb, 8, 120)
+    settle(nb)
+    load_lineup(nb.store)
+    catalog = nb.store.cache_dir / "catalog.marshal"
+    catalog.unlink()  # gone: a whole read would make it again
+    active = [e for e in made if e.status is Status.ACTIVE]
+    edited, removed, retired = active[0], active[1], active[2]
+    path = nb.locate_entry(edited.id)[1]
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace(edited.title, "Edited by hand"), encoding="utf-8")
+    nb.locate_entry(removed.id)[1].unlink()
+    nb.store.replace(nb.locate_entry(retired.id)[1], replace(retired, status=Status.RETIRED))
+    created = NOW - timedelta(days=1)
+    nb.store.create(
+        Entry(
+            id="99aa000001",
+            type=EntryType.CORRECTION,
+            title="Use pnpm, the lockfile is pnpm's",
+            provenance=Provenance(created=created, updated=created),
+            scope=Scope.parse(["tool:npm"]),
+            links=(Link(Relation.CORRECTS, active[3].id), Link(Relation.SUPERSEDES, active[4].id)),
+        )
+    )
+    settle(nb)
+    lined, _scan = load_lineup(nb.store)
+    assert lined.contents is None and not catalog.exists()  # updated, not read whole
+    assert lined.total == 120 and lined.holds("99aa000001") and not lined.holds(removed.id)
+    (nb.store.cache_dir / "lineup.marshal").unlink()
+    whole, _scan = load_lineup(nb.store)
+    assert whole.contents is not None  # made from every entry
+    assert _lists(lined) == _lists(whole)
+
+
+def test_a_change_that_does_not_read_is_told_by_the_whole_read(nb: Notebook) -> None:
+    made = _notebook(nb, 9, 40)
+    settle(nb)
+    load_lineup(nb.store)
+    nb.locate_entry(made[0].id)[1].write_text("---\ntitle: [unclosed\n---\n", encoding="utf-8")
+    settle(nb)
+    lineup, _scan = load_lineup(nb.store)
+    assert lineup.contents is not None and lineup.problems
+    assert str(lineup.problems[0].path).endswith(".md")
