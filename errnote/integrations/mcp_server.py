@@ -252,13 +252,15 @@ class NotebookTools:
             nb.config, query=task, paths=repo_paths(_texts("paths", paths), nb.repo_root),
             tools=tuple(chosen), max_per_section=max_per_section, budget=budget, fmt=fmt,
         )  # fmt: skip
-        contents = nb.load()
-        selection = select(nb, options, resolve_now(), contents.entries)
+        from errnote.notebook.lineup import load_lineup
+
+        lineup, scan = load_lineup(nb.store)  # only what the selection picks is read
+        selection = select(nb, options, resolve_now(), scan=scan, lineup=lineup)
         return {
             "ids": selection.ids,
             "text": render(selection, fmt),
             "dropped": [p.entry.id for p in selection.dropped],
-            "skipped": [str(p.path) for p in contents.problems],
+            "skipped": [str(p.path) for p in lineup.problems],
         }
 
     def show(self, id: str) -> dict[str, Any]:
@@ -379,4 +381,9 @@ def serve(override: str | Path | None = None) -> None:
     """Run the server on standard input and output until the client closes them."""
     if not sdk_installed():
         raise ErrnoteError(f"errnote mcp needs the MCP SDK: {install_command()}")
+    from errnote.notebook import memo
+
+    # A long-running process, as the engine is: what one call read serves the next while no file
+    # changes (and a quiet kernel watch spares the stat scan).
+    memo.enable()
     build_server(NotebookTools(override)).run("stdio")
