@@ -26,6 +26,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from errnote.errors import ErrnoteError, InvalidEntry
 from errnote.model.entry import Entry, EntryType, Provenance
 from errnote.model.scope import Scope, ScopeItem
 from errnote.notebook.contents import Contents, read_contents
@@ -53,6 +54,14 @@ def _array(kind: str, data: bytes) -> array[Any]:
     found = array(kind)
     found.frombytes(data)
     return found
+
+
+class DamagedLineup(ErrnoteError):
+    """The lineup file's rows or records do not read (damaged on disk): it is made again."""
+
+    def __init__(self, cache_dir: Path) -> None:
+        super().__init__(f"the lineup in {cache_dir} is damaged", "it is made again from the entry files")
+        self.path = cache_dir / "lineup.marshal"
 
 
 class Lineup:
@@ -150,7 +159,7 @@ class Lineup:
         if n is None:
             return None
         start = self._rows_at[n]
-        row = marshal.loads(self._blobs(start, self._rows_at[n + 1] - start))
+        row = self._decoded(self._blobs(start, self._rows_at[n + 1] - start), 11)
         _rel, etype, pinned, confidence, confirmed, created, last, expires, review, scope, tool = row[:11]
         stamp = datetime.fromtimestamp(created, timezone.utc)
         made = Entry(
@@ -193,9 +202,22 @@ class Lineup:
         for eid in wanted:
             n = self._position[eid]
             start = self._records_at[n]
-            blob = self._blobs(base + start, self._records_at[n + 1] - start)
-            found[eid] = record_entry(marshal.loads(blob))
+            record = self._decoded(self._blobs(base + start, self._records_at[n + 1] - start), 0)
+            try:
+                found[eid] = record_entry(record)
+            except (KeyError, TypeError, ValueError, OverflowError, InvalidEntry) as exc:
+                raise DamagedLineup(self.store.cache_dir) from exc
         return found
+
+    def _decoded(self, blob: bytes, width: int) -> Any:
+        """A row (of at least `width` fields) or a record, or DamagedLineup."""
+        try:
+            value = marshal.loads(blob)
+        except (EOFError, ValueError, TypeError) as exc:
+            raise DamagedLineup(self.store.cache_dir) from exc
+        if width and not (isinstance(value, tuple) and len(value) >= width):
+            raise DamagedLineup(self.store.cache_dir)
+        return value
 
 
 def load_lineup(store: Store) -> tuple[Lineup, Mapping[str, tuple[int, ...]]]:
@@ -309,6 +331,9 @@ def _read(path: Path, key: bytes) -> tuple[dict[str, Any] | None, Callable[[int,
         handle.close()
         return None, None  # another notebook state, or written by another version: made again
     base = 8 + size
+    if not hasattr(os, "pread"):  # Windows: an open file could not be replaced by a newer lineup
+        with handle:
+            return data, _in_memory(handle.read())
     fd = handle.fileno()
 
     def blobs(offset: int, length: int) -> bytes:

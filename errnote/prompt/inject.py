@@ -48,9 +48,13 @@ def select(
             from errnote.notebook.lineup import load_lineup
 
             lineup, scan = load_lineup(nb.store)
-        if lineup.contents is None:
+        from errnote.notebook.lineup import DamagedLineup
+
+        try:
             return _select_lined(nb, lineup, scan, options, now or resolve_now(), beside=beside)
-        contents = lineup.contents
+        except DamagedLineup as damaged:
+            damaged.path.unlink(missing_ok=True)  # made again by the next read
+        contents = nb.load()
         entries, scan = contents.entries, contents.scan
     gathered = gather(nb, entries) if beside else Gathered(tuple(entries))
     # The inbox's captures, not yet reviewed, are selected as entries too (and marked so).

@@ -281,3 +281,18 @@ def test_a_change_that_does_not_read_is_told_by_the_whole_read(nb: Notebook) -> 
     lineup, _scan = load_lineup(nb.store)
     assert lineup.contents is not None and lineup.problems
     assert str(lineup.problems[0].path).endswith(".md")
+
+
+def test_a_lineup_damaged_on_disk_is_made_again(nb: Notebook) -> None:
+    """Rows or records that no longer read: the selection reads the entry files instead, and the
+    next read makes the lineup again."""
+    _notebook(nb, 10, 60)
+    settle(nb)
+    first = select(nb, Options(max_per_section=50), NOW)
+    target = nb.store.cache_dir / "lineup.marshal"
+    data = target.read_bytes()
+    head = 8 + int.from_bytes(data[:8], "big")
+    target.write_bytes(data[:head] + b"\xff" * (len(data) - head))  # every row and record
+    _same(select(nb, Options(max_per_section=50), NOW), first)
+    assert not target.exists()  # dropped when its rows did not read
+    assert load_lineup(nb.store)[0].contents is not None  # made again from the files
