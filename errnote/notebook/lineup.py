@@ -185,10 +185,10 @@ class Lineup:
         return frozenset(self._data["superseded"])
 
     @property
-    def correctors(self) -> list[tuple[bool, str, str, list[str]]]:
-        """(not a correction, id, title, ids corrected) of the active corrections and lessons that
-        correct others: `errnote.prompt.select`'s "instead" of a mistake."""
-        return [(bool(f), str(i), str(t), list(c)) for f, i, t, c in self._data["correctors"]]
+    def corrected(self) -> Mapping[str, Sequence[Any]]:
+        """For each entry another corrects: (not a correction, id, title) of the correction or
+        lesson `errnote.prompt.select` names as its "instead"."""
+        return self._data["corrected"]  # type: ignore[no-any-return]
 
     def full(self, ids: Iterable[str]) -> dict[str, Entry]:
         """The whole entries of `ids` (active entries of the notebook), from memory or from the
@@ -301,7 +301,7 @@ def _in_memory(data: bytes) -> Callable[[int, int], bytes]:
 #: The type of each part of a stored lineup.
 _SHAPE = {"total": int, "newest": float, "problems": list, "inactive": dict, "scan": dict, "ids": list,
           "created": bytes, "rows_at": bytes, "records_at": bytes, "rules": bytes, "pinned": bytes,
-          "recent": bytes, "paths": list, "tools": dict, "superseded": list, "correctors": list}  # fmt: skip
+          "recent": bytes, "paths": list, "tools": dict, "superseded": list, "corrected": dict}  # fmt: skip
 
 
 def _well_formed(data: object) -> bool:

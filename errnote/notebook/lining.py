@@ -26,7 +26,7 @@ from errnote.storage.catalog import entry_record, record_entry
 from errnote.storage.store import read_entry_digest
 from errnote.text import nfc
 
-LINEUP_VERSION = 5
+LINEUP_VERSION = 6
 #: Row fields, in order (`row[:11]` is what `Lineup.facts` reads).
 REL, TYPE, PINNED, CONFIDENCE, CONFIRMED, CREATED, LAST, EXPIRES, REVIEW, SCOPE, TOOL = range(11)
 FLAGS, PATHS, TOOLS, NEWEST, TITLE, LINKS = range(11, 17)
@@ -104,7 +104,7 @@ def assemble(
     paths: dict[str, list[int]] = {}
     tools: dict[str, tuple[list[int], list[int]]] = {}
     superseded: set[str] = set()
-    correctors = []
+    corrected: dict[str, tuple[bool, str, str]] = {}  # mistake -> its best corrector (as select ranks them)
     rows = [active[eid][0] for eid in ids]
     for n, (eid, row) in enumerate(zip(ids, rows, strict=True)):
         if row[PATHS]:
@@ -114,7 +114,10 @@ def assemble(
         superseded.update(t for rel, t in row[LINKS] if rel == Relation.SUPERSEDES.value)
         if row[TITLE]:
             targets = [t for rel, t in row[LINKS] if rel == Relation.CORRECTS.value]
-            correctors.append([row[TYPE] != EntryType.CORRECTION.value, eid, row[TITLE], targets])
+            mine = (row[TYPE] != EntryType.CORRECTION.value, eid, row[TITLE])
+            for target in targets:
+                if target not in corrected or mine[:2] < corrected[target][:2]:
+                    corrected[target] = mine
     recent_types = {t.value for t in RECENT_TYPES}
     recent = sorted(
         (n for n, row in enumerate(rows) if row[TYPE] in recent_types),
@@ -137,7 +140,7 @@ def assemble(
         "paths": [(k, _indices(v)) for k, v in paths.items()],
         "tools": {k: (_indices(a), _indices(b)) for k, (a, b) in tools.items()},
         "superseded": sorted(superseded),
-        "correctors": correctors,
+        "corrected": {k: list(v) for k, v in corrected.items()},
         "scan": dict(scan),
     }
     return header, bytes(blobs + records)

@@ -91,7 +91,7 @@ def _select_lined(
         search=search,
         origins=gathered.origins,
         superseded=lineup.superseded,
-        correctors=lineup.correctors,
+        corrected=lineup.corrected,
         total=total,
     )
     given = {e.id for e in extra}

@@ -33,11 +33,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from errnote.model.entry import Entry, Status, superseded_by_active
 from errnote.model.staleness import is_stale
-from errnote.model.standing import RECENT_TYPES, Corrector, correctors_of, is_always_on, rule_rank
+from errnote.model.standing import RECENT_TYPES, correctors_of, is_always_on, rule_rank
 from errnote.model.timespec import resolve_now
 from errnote.prompt.budget import fit
 from errnote.prompt.selection import SECTIONS, Options, Picked, Selection
@@ -95,14 +95,14 @@ def choose(
     search: SearchFunction | None = None,
     origins: Mapping[str, str] | None = None,
     superseded: frozenset[str] = frozenset(),
-    correctors: Sequence[Corrector] = (),
+    corrected: Mapping[str, Sequence[Any]] | None = None,
     total: int | None = None,
 ) -> Selection:
     """What `select_entries` picks, before the budget (`errnote.prompt.budget.fit`) cuts it.
 
     `entries` may be a shortlist (`errnote.prompt.shortlist`) of a notebook that holds `total`
-    entries: then `superseded` and `correctors` say what its active entries supersede and
-    correct, so those are known as for the whole notebook."""
+    entries: then `superseded` and `corrected` say what its active entries supersede and
+    correct (`errnote.notebook.lineup.Lineup`), so those are known as for the whole notebook."""
     current = now or resolve_now()
     every = list(entries)
     active = [e for e in every if e.status is Status.ACTIVE]
@@ -112,7 +112,7 @@ def choose(
         for e in every
         if is_eligible(e, current, options.floor, superseded) and e.id not in options.exclude
     }
-    instead = _corrections(active, correctors)
+    instead = _Instead(_corrections(active), corrected or {})
     size = len(every) if total is None else total
     chosen: dict[str, Picked] = {}
     order: dict[str, list[str]] = {s: [] for s in SECTIONS}
@@ -170,14 +170,25 @@ def _masked_title(title: str) -> str:
     return redact(title)
 
 
-def _corrections(active: Sequence[Entry], more: Sequence[Corrector] = ()) -> dict[str, str]:
-    """For each mistake id, the title of a correction (or lesson) that corrects it: a correction
-    before a lesson, then the first by id."""
-    found: dict[str, str] = {}
-    for _lesson, _id, title, targets in sorted([*correctors_of(active), *more], key=lambda c: c[:2]):
+def _corrections(active: Sequence[Entry]) -> dict[str, tuple[bool, str, str]]:
+    """For each mistake id, the correction (or lesson) that corrects it: (not a correction, id,
+    title) of the first one, a correction before a lesson, then by id."""
+    found: dict[str, tuple[bool, str, str]] = {}
+    for lesson, eid, title, targets in sorted(correctors_of(active), key=lambda c: c[:2]):
         for target in targets:
-            found.setdefault(target, title)
+            found.setdefault(target, (lesson, eid, title))
     return found
+
+
+class _Instead:
+    """The title of what corrects an entry, from the entries at hand and what a lineup knows."""
+
+    def __init__(self, mine: Mapping[str, Sequence[Any]], known: Mapping[str, Sequence[Any]]) -> None:
+        self.mine, self.known = mine, known
+
+    def get(self, eid: str, default: str = "") -> str:
+        found = [c for c in (self.mine.get(eid), self.known.get(eid)) if c is not None]
+        return str(min(found, key=lambda c: (c[0], c[1]))[2]) if found else default
 
 
 #: How many unthresholded search hits are looked at (to order the always-on rules, and to answer

@@ -231,7 +231,7 @@ def _lists(lineup: Lineup) -> tuple[object, ...]:
         lineup.total, lineup.newest, lineup.problems, list(lineup.rules), lineup.pinned,
         list(lineup.recent), [(s, i) for s, i in lineup.path_groups()],
         lineup.with_tools(["git", "cargo", "npm", "pytest", "docker"]), lineup.superseded,
-        sorted(lineup.correctors), [lineup.facts(i) for i in ids], lineup.full(ids),
+        sorted(lineup.corrected.items()), [lineup.facts(i) for i in ids], lineup.full(ids),
         sorted(lineup._inactive),
     )  # fmt: skip
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 
 from errnote.prompt.render.rule import lead, rule_of
 from errnote.prompt.selection import SECTION_TITLES, SECTIONS, Picked, Selection
@@ -31,6 +32,7 @@ def _md_safe(text: str) -> str:
     return text.replace("<!--", "&lt;!--").replace("-->", "--&gt;")
 
 
+@lru_cache(maxsize=1024)  # the budget renders a selection several times over (`budget.fit`)
 def _markdown_entry(p: Picked, now: datetime, *, dated: bool) -> str:
     r = rule_of(p, now, dated=dated)
     head = f"- **{_md_safe(lead(r))}**" + (" (pinned)" if r.pinned else "")
