@@ -56,6 +56,26 @@ def _array(kind: str, data: bytes) -> array[Any]:
     return found
 
 
+def _facts_entry(eid: str, row: tuple[Any, ...]) -> Entry:
+    """`Lineup.facts` of a row."""
+    _rel, etype, pinned, confidence, confirmed, created, last, expires, review, scope, tool = row[:11]
+    stamp = datetime.fromtimestamp(created, timezone.utc)
+    return Entry(
+        id=eid,
+        type=EntryType(etype),
+        title="",
+        provenance=Provenance(created=stamp, updated=stamp),
+        scope=_scope(scope),
+        tool=tool,
+        confidence=confidence,
+        pinned=pinned,
+        expires=date.fromisoformat(expires) if expires else None,
+        confirmed=confirmed,
+        last_confirmed=datetime.fromtimestamp(last, timezone.utc) if last is not None else None,
+        review_after=date.fromisoformat(review) if review else None,
+    )
+
+
 class DamagedLineup(ErrnoteError):
     """The lineup file's rows or records do not read (damaged on disk): it is made again."""
 
@@ -81,9 +101,14 @@ class Lineup:
         self.contents = contents
         self._facts: dict[str, Entry] = {}
         self._ids: list[str] = data["ids"]
-        self._rows_at = _array("q", data["rows_at"])
-        self._records_at = _array("q", data["records_at"])
-        self._created = _array("d", data["created"])
+        try:
+            self._rows_at = _array("q", data["rows_at"])
+            self._records_at = _array("q", data["records_at"])
+            self._created = _array("d", data["created"])
+        except ValueError as exc:
+            raise DamagedLineup(store.cache_dir) from exc
+        if not len(self._rows_at) == len(self._records_at) == len(self._ids) + 1 == len(self._created) + 1:
+            raise DamagedLineup(store.cache_dir)
 
     @property
     def total(self) -> int:
@@ -160,22 +185,10 @@ class Lineup:
             return None
         start = self._rows_at[n]
         row = self._decoded(self._blobs(start, self._rows_at[n + 1] - start), 11)
-        _rel, etype, pinned, confidence, confirmed, created, last, expires, review, scope, tool = row[:11]
-        stamp = datetime.fromtimestamp(created, timezone.utc)
-        made = Entry(
-            id=eid,
-            type=EntryType(etype),
-            title="",
-            provenance=Provenance(created=stamp, updated=stamp),
-            scope=_scope(scope),
-            tool=tool,
-            confidence=confidence,
-            pinned=pinned,
-            expires=date.fromisoformat(expires) if expires else None,
-            confirmed=confirmed,
-            last_confirmed=datetime.fromtimestamp(last, timezone.utc) if last is not None else None,
-            review_after=date.fromisoformat(review) if review else None,
-        )
+        try:
+            made = _facts_entry(eid, row)
+        except (TypeError, ValueError, OverflowError, KeyError, IndexError) as exc:
+            raise DamagedLineup(self.store.cache_dir) from exc
         self._facts[eid] = made
         return made
 
@@ -236,12 +249,9 @@ def load_lineup(store: Store) -> tuple[Lineup, Mapping[str, tuple[int, ...]]]:
 
         watcher = watch_for(store.entries_dir)
         kept = memo.held(("lineup", path))
-        if (
-            kept is not None
-            and watcher is not None
-            and kept[2] is not None
-            and watcher.unchanged_since(kept[2])
-        ):
+        # The token of the very watch that vouched: a watch let go and armed again starts afresh.
+        vouched = kept is not None and watcher is not None and kept[3] is watcher and kept[2] is not None
+        if vouched and watcher.unchanged_since(kept[2]):  # type: ignore[union-attr]
             return kept[0], kept[1]
     begun = watcher.begin() if watcher is not None else None
     linked: list[str] = []
@@ -252,8 +262,18 @@ def load_lineup(store: Store) -> tuple[Lineup, Mapping[str, tuple[int, ...]]]:
         lineup = _load(store, path, key, scan)
         memo.keep(path, {}, [key], lineup)
     # A linked entry file can change under another name, unseen by the watch: scan every time.
-    memo.hold(("lineup", path), (lineup, scan, None if linked else begun))
+    memo.hold(("lineup", path), (lineup, scan, None if linked else begun, watcher))
     return lineup, scan
+
+
+def forget(store: Store) -> None:
+    """Drop the notebook's lineup, in memory and on disk (it does not read: made again next time)."""
+    from errnote.notebook import memo
+
+    path = store.cache_dir / "lineup.marshal"
+    memo.hold(("lineup", path), None)
+    memo.keep(path, {}, [b""], None)
+    path.unlink(missing_ok=True)
 
 
 def _load(store: Store, path: Path, key: bytes, scan: Mapping[str, tuple[int, ...]]) -> Lineup:
@@ -266,7 +286,10 @@ def _load(store: Store, path: Path, key: bytes, scan: Mapping[str, tuple[int, ..
     if not store.skipped:  # links and unreadable folders: the whole read tells their problems
         old = _read_whole(path)
         if old is not None:
-            made = updated(old[0], old[1], store.entries_dir, scan)
+            try:
+                made = updated(old[0], old[1], store.entries_dir, scan)
+            except (EOFError, ValueError, TypeError, IndexError, KeyError, OverflowError):
+                made = None  # its rows do not read: made from every entry, and replaced
     contents = None
     if made is None:
         contents = read_contents(store, scan)

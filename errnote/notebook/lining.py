@@ -22,11 +22,12 @@ from errnote.model.scope import Scope
 from errnote.model.standing import RECENT_TYPES, is_always_on
 from errnote.model.timespec import notebook_time
 from errnote.notebook.contents import Contents
-from errnote.storage.catalog import entry_record, record_entry
+from errnote.storage.catalog import CATALOG_VERSION, entry_record, record_entry
 from errnote.storage.store import read_entry_digest
 from errnote.text import nfc
 
-LINEUP_VERSION = 6
+#: The records are the catalog's: a new catalog record is a new lineup.
+LINEUP_VERSION = (7, CATALOG_VERSION)
 #: Row fields, in order (`row[:11]` is what `Lineup.facts` reads).
 REL, TYPE, PINNED, CONFIDENCE, CONFIRMED, CREATED, LAST, EXPIRES, REVIEW, SCOPE, TOOL = range(11)
 FLAGS, PATHS, TOOLS, NEWEST, TITLE, LINKS = range(11, 17)
@@ -187,6 +188,8 @@ def updated(
     for n, eid in enumerate(old["ids"]):
         row_bytes = view[rows_at[n] : rows_at[n + 1]]
         row = marshal.loads(row_bytes)
+        if not (isinstance(row, tuple) and len(row) == LINKS + 1):
+            raise ValueError("a damaged lineup row")
         if row[REL] not in stale:
             active[eid] = (
                 row,

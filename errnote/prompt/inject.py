@@ -8,6 +8,8 @@ whole. The inbox and the notebooks beside it are read whole (they are small)."""
 
 from __future__ import annotations
 
+import contextlib
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -52,8 +54,10 @@ def select(
 
         try:
             return _select_lined(nb, lineup, scan, options, now or resolve_now(), beside=beside)
-        except DamagedLineup as damaged:
-            damaged.path.unlink(missing_ok=True)  # made again by the next read
+        except DamagedLineup:
+            from errnote.notebook.lineup import forget
+
+            forget(nb.store)  # made again by the next read
         contents = nb.load()
         entries, scan = contents.entries, contents.scan
     gathered = gather(nb, entries) if beside else Gathered(tuple(entries))
@@ -136,10 +140,21 @@ def sync(nb: Notebook, scan: Mapping[str, tuple[int, ...]]) -> SyncReport:
     from errnote.notebook import memo
     from errnote.search.index import Index
 
+    index = Index(nb.store)
+    try:
+        st = index.manifest_path.stat()
+        manifest: tuple[int, ...] | None = (st.st_mtime_ns, st.st_size, st.st_ino)
+    except OSError:
+        manifest = None
     kept = memo.held(("synced", nb.root))
-    if kept is not None and kept[0] is scan:
-        return kept[1]  # type: ignore[no-any-return]
-    report = Index(nb.store).sync(current=scan)
+    # The same scan and the manifest that sync left (another process may rebuild the index).
+    if kept is not None and kept[0] is scan and manifest is not None and kept[1] == manifest:
+        return copy.deepcopy(kept[2])  # type: ignore[no-any-return]  # searches add their notices
+    report = index.sync(current=scan)
     if not report.stale:
-        memo.hold(("synced", nb.root), (scan, report))
+        with contextlib.suppress(OSError):
+            st = index.manifest_path.stat()
+            memo.hold(
+                ("synced", nb.root), (scan, (st.st_mtime_ns, st.st_size, st.st_ino), copy.deepcopy(report))
+            )
     return report

@@ -296,3 +296,64 @@ def test_a_lineup_damaged_on_disk_is_made_again(nb: Notebook) -> None:
     _same(select(nb, Options(max_per_section=50), NOW), first)
     assert not target.exists()  # dropped when its rows did not read
     assert load_lineup(nb.store)[0].contents is not None  # made again from the files
+
+
+def test_a_lineup_whose_rows_do_not_read_is_replaced_when_files_change(nb: Notebook) -> None:
+    """An update needs the last lineup's rows: when they do not read (a file cut short), the
+    notebook is read whole and the lineup written again, and nothing crashes."""
+    made = _notebook(nb, 11, 50)
+    settle(nb)
+    first = select(nb, Options(max_per_section=50), NOW)
+    target = nb.store.cache_dir / "lineup.marshal"
+    data = target.read_bytes()
+    head = 8 + int.from_bytes(data[:8], "big")
+    for damaged in (data[: head + 10], data[:head] + b"\xff" * (len(data) - head)):
+        target.write_bytes(damaged)
+        path = nb.locate_entry(made[0].id)[1]
+        path.write_text(path.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
+        settle(nb)
+        lineup, _scan = load_lineup(nb.store)
+        assert lineup.contents is not None  # read whole
+        assert target.read_bytes() != damaged  # and replaced
+        assert {p.entry.id for p in select(nb, Options(max_per_section=50), NOW).picked} == first_ids(first)
+
+
+def first_ids(selection: Selection) -> set[str]:
+    return {p.entry.id for p in selection.picked}
+
+
+def test_a_watch_let_go_and_armed_again_vouches_for_nothing_before_it(
+    nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine's token names the watch that vouched: once that watch is let go (too many
+    notebooks watched), an edit made meanwhile is seen at the next request."""
+    from errnote.notebook import memo
+    from errnote.storage import watch
+
+    if watch._inotify() is None:
+        pytest.skip("no inotify on this system: every request scans")
+    monkeypatch.setattr(memo, "_enabled", True)
+    monkeypatch.setattr(memo, "_values", {})
+    monkeypatch.setattr(memo, "_held", {})
+    monkeypatch.setattr(watch, "_WATCHES", {})
+    monkeypatch.setattr(watch, "_SYNCED_ONCE", set())
+    made = _notebook(nb, 12, 20)
+    settle(nb)
+    for _ in range(3):
+        _lineup, scan = load_lineup(nb.store)
+    old = watch._WATCHES.pop(str(nb.store.entries_dir))  # let go, as `watch_for` does the oldest
+    assert old is not None
+    old.retired = True
+    old.close()
+    target = next(e for e in made if e.status is Status.ACTIVE)
+    path = nb.locate_entry(target.id)[1]
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace(target.title, "Edited while unwatched"), encoding="utf-8")
+    watch.watch_for(nb.store.entries_dir)  # a new watch of the same folder, armed after the edit
+    again, rescanned = load_lineup(nb.store)
+    assert rescanned is not scan
+    assert again.full([target.id])[target.id].title == "Edited while unwatched"
+    for w in watch._WATCHES.values():
+        if w is not None:
+            w.retired = True
+            w.close()
