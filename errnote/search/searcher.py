@@ -236,11 +236,19 @@ def _score_best(
             final = True
             tops = _best_scores(scored, cosines, best, semantic, limit)
         # (Two hits of one id would be one in the answer; `_scored` lets one file of an id through.)
-        distinct = len(ids) == len(scored)
-        if final and distinct and len(tops) == limit and (not cosines or rest_cosine < best_cosine):
-            bound = fused(top, best, rest_cosine) if semantic else top
-            if bound + 1e-9 * abs(bound) < tops[0]:
+        if final and len(ids) == len(scored) and len(tops) == limit:
+            if not semantic and _below(top, tops[0]):
                 break  # nor any after it: their text match is no better
+            if semantic:
+                if (not cosines or rest_cosine < best_cosine) and _below(
+                    fused(top, best, rest_cosine), tops[0]
+                ):
+                    break  # ... whatever their cosines
+                cosine = cosines.get(hit["path"])
+                # (It may be the first in meaning of those scored: `hits.judge` reads that.)
+                first = bool(cosines) and cosines.get(hit["path"], -1.0) >= best_cosine
+                if not first and _below(fused(top, best, 0.0 if cosine is None else cosine), tops[0]):
+                    continue  # this one cannot, with its cosine
         found = _scored(store, searcher, dict(hit), float(hit.score), ctx)
         if found is None:
             continue
@@ -253,6 +261,11 @@ def _score_best(
             value = fused(found.score, best, cosines.get(rel, 0.0)) if semantic else found.score
             _keep_best(tops, value, limit)
     return scored
+
+
+def _below(bound: float, least: float) -> bool:
+    """Is a score of at most `bound` below `least`, whatever the rounding of the sums behind it?"""
+    return bound + 1e-9 * abs(bound) < least
 
 
 def _best_scores(
