@@ -204,8 +204,8 @@ def _score_best(
     limit = ctx.request.limit
     results = list(lexical)
     docnums = {hit.docnum for hit in results}
-    near = {searcher.document_number(path=rel) for rel in closest} if semantic else set()
-    near.discard(None)
+    numbers = {rel: searcher.document_number(path=rel) for rel in closest}  # (None: not indexed)
+    near = {number for number in numbers.values() if number is not None}
     scored: dict[str, SearchHit] = {}
     for hit in results:  # the closest in meaning among the lexical candidates, with their match
         if hit.docnum in near:
@@ -213,9 +213,9 @@ def _score_best(
             if found is not None:
                 scored[hit["path"]] = found
     for rel in closest:  # ... and the others, with none
-        if rel not in scored and searcher.document_number(path=rel) not in docnums:
-            doc = searcher.document(path=rel)
-            found = _scored(store, searcher, doc, 0.0, ctx) if doc else None
+        number = numbers[rel]
+        if rel not in scored and number is not None and number not in docnums:
+            found = _scored(store, searcher, searcher.stored_fields(number), 0.0, ctx)
             if found is not None:
                 scored[rel] = found
     # The highest cosine an entry outside the closest may have (one without a vector counts as 0).
