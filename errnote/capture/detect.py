@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Literal
 
@@ -51,12 +51,23 @@ class RulesError(ErrnoteError):
 
 @dataclass(frozen=True)
 class Rule:
-    """One pattern of the rule file: what it signals, how strongly, and its name."""
+    """One pattern of the rule file: what it signals, how strongly, and its name. The pattern is
+    compiled on first use (`needs`: the strings a text must hold one of to match, folded as
+    `needs.fold` does; None: any text may)."""
 
     signal: str
     weight: float
     name: str
-    pattern: re.Pattern[str]
+    regex: str
+    needs: tuple[str, ...] | None = None
+    where: str = ""  # file:line, for the message of a broken pattern
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        try:
+            return re.compile(self.regex, re.IGNORECASE)
+        except re.error as exc:
+            raise RulesError(f"{self.where or self.name}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -94,9 +105,11 @@ class Detection:
         }
 
 
-def parse_rules(text: str, source: str = "detect-rules.txt") -> tuple[Rule, ...]:
-    """Rules from the file format `SIGNAL WEIGHT NAME REGEX`; blank lines and `#` comments skipped."""
-    rules: list[Rule] = []
+def parse_rules(text: str, source: str = "detect-rules.txt", *, lazy: bool = False) -> tuple[Rule, ...]:
+    """Rules from the file format `SIGNAL WEIGHT NAME REGEX`; blank lines and `#` comments skipped.
+    Each pattern is compiled now (a broken one raises here), or with `lazy` on first use, when a
+    text holds what it needs (`needs`)."""
+    lines: list[tuple[str, float, str, str, str]] = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -107,23 +120,39 @@ def parse_rules(text: str, source: str = "detect-rules.txt") -> tuple[Rule, ...]
         if signal not in SIGNALS:
             raise RulesError(f"{source}:{number}: unknown signal {signal!r}")
         try:
-            rules.append(Rule(signal, float(weight), name, re.compile(regex.strip(), re.IGNORECASE)))
-        except (ValueError, re.error) as exc:
+            lines.append((signal, float(weight), name, regex.strip(), f"{source}:{number}"))
+        except ValueError as exc:
             raise RulesError(f"{source}:{number}: {exc}") from None
-    return tuple(rules)
+    if not lazy:
+        rules = tuple(
+            Rule(signal, weight, name, regex, None, where) for signal, weight, name, regex, where in lines
+        )
+        for rule in rules:
+            _ = rule.pattern  # compiled now: a broken pattern is reported here
+        return rules
+    from errnote.capture.needs import cached
+
+    found = cached(text, [regex for _s, _w, _n, regex, _where in lines], re.IGNORECASE)
+    return tuple(Rule(*line[:4], need, line[4]) for line, need in zip(lines, found, strict=True))
 
 
 @lru_cache(maxsize=1)
 def packaged_rules() -> tuple[Rule, ...]:
-    """The rules shipped with errnote (read once, on first use)."""
+    """The rules shipped with errnote (read once, on first use; each compiled when first needed)."""
     text = resources.files("errnote.capture").joinpath("data/detect-rules.txt").read_text("utf-8")
-    return parse_rules(text)
+    return parse_rules(text, lazy=True)
 
 
 def find_signals(text: str, rules: tuple[Rule, ...]) -> list[Signal]:
-    """Every rule that matches `text`, first match of each, in text order."""
+    """Every rule that matches `text`, first match of each, in text order. A rule whose needs the
+    text does not hold cannot match it: it is not even compiled."""
+    from errnote.capture.needs import fold
+
     found: list[Signal] = []
+    folded = fold(text)
     for rule in rules:
+        if rule.needs is not None and not any(s in folded for s in rule.needs):
+            continue
         match = rule.pattern.search(text)
         if match and match.end() > match.start():
             found.append(

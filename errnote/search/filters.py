@@ -53,16 +53,17 @@ class Filters:
             return False
         if meta["confidence"] < self.min_confidence:
             return False
-        try:
-            scope = Scope.parse(meta["scope"])
-        except InvalidEntry:  # a cache written by another errnote version: no scope it can read
-            scope = Scope()
-        if self.tools and not any(same_name(meta["tool"], t) or scope.covers_tool(t) for t in self.tools):
-            return False
+        if self.tools or self.paths:  # (parsed only then: a search reads thousands of records)
+            try:
+                scope = Scope.parse(meta["scope"])
+            except InvalidEntry:  # a cache written by another errnote version: no scope it can read
+                scope = Scope()
+            if self.tools and not any(same_name(meta["tool"], t) or scope.covers_tool(t) for t in self.tools):
+                return False
+            if self.paths and not any(scope.covers_path(p) for p in self.paths):
+                return False
         wanted = self.scope.lower()
         if wanted and not any(wanted in nfc(s).lower() for s in _scope_strings(meta["scope"])):
-            return False
-        if self.paths and not any(scope.covers_path(p) for p in self.paths):
             return False
         return not (self.since and meta["created"] < self.since.timestamp())
 

@@ -184,8 +184,16 @@ def thresholded(
 
 
 def make_hit(
-    entries_dir: Path, rel: str, meta: dict[str, Any], total: float, created: datetime, matched: list[str]
+    entries_dir: Path,
+    rel: str,
+    meta: dict[str, Any],
+    total: float,
+    created: datetime,
+    matched: list[str],
+    evidence: ranking.Evidence | None = None,
+    signature: Signature | None = None,
 ) -> SearchHit:
+    """The hit of one stored document (its `meta` as the index stores it), scored `total`."""
     return SearchHit(
         id=meta["id"],
         type=meta["type"],
@@ -203,4 +211,6 @@ def make_hit(
         snippet=meta.get("snippet", ""),
         pinned=meta.get("pinned", False),
         matched=tuple(matched),
+        evidence=evidence,
+        signature=signature,
     )

@@ -266,14 +266,28 @@ def evidence_of(
     words = 0
     code = False
     shown: list[tuple[float, str]] = []
+    # Run for every candidate of every search: one-term wordings (nearly all) are tested without
+    # a generator, and the title in the same pass (the sums are those of one pass per question).
     for idea in plan.ideas:
         best = 0.0
+        in_title: float | None = None  # the best information of the wordings the title holds
         for terms, weight, info in idea.alts:
-            if all(t in found_terms for t in terms):
-                best = max(best, info)
+            if len(terms) == 1:
+                term = terms[0]
+                found = term in found_terms
+                titled = term in title_terms
+            else:
+                found = all(t in found_terms for t in terms)
+                titled = all(t in title_terms for t in terms)
+                term = " ".join(terms)
+            if found:
+                if info > best:
+                    best = info
                 code = code or (idea.code and weight >= 1.0 and info > 2.0)
-                shown.append((info, " ".join(terms)))
-        title_idf += max((i for t, _w, i in idea.alts if all(x in title_terms for x in t)), default=0.0)
+                shown.append((info, term))
+            if titled and (in_title is None or info > in_title):
+                in_title = info
+        title_idf += 0.0 if in_title is None else in_title
         if best:
             matched += 1
             words += max(1, sum(1 for t in idea.literals if t in found_terms))  # held words only

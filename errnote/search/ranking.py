@@ -336,12 +336,30 @@ def freshness(
 
 
 def score(
-    ev: Evidence, entry_type: str, confidence: float, created: datetime, last_confirmed: datetime | None
+    ev: Evidence,
+    entry_type: str,
+    confidence: float,
+    created: datetime,
+    last_confirmed: datetime | None,
+    now: datetime | None = None,
 ) -> float:
-    """The one formula of the module docstring: relevance x type x confidence x freshness."""
+    """The one formula of the module docstring: relevance x type x confidence x freshness (at
+    `now`, by default the clock of `freshness`: a search reads it once for all its hits)."""
     return (
         relevance(ev)
         * TYPE_WEIGHTS.get(entry_type, 1.0)
         * (0.75 + 0.25 * confidence)
-        * freshness(created, last_confirmed, entry_type=entry_type)
+        * freshness(created, last_confirmed, now, entry_type)
     )
+
+
+#: The most `score` can make of a text match: full coverage (0.25 + 1), the highest type weight,
+#: confidence 1 and full freshness; and a margin for the rounding of the sums behind coverage.
+_CEILING = (0.25 + 1.0) * max(1.0, *TYPE_WEIGHTS.values()) * (1 + 1e-9)
+
+
+def ceiling(bm25: float) -> float:
+    """An upper bound of `score` for any entry whose text match is `bm25` (never below it): a
+    search that keeps only its best N hits need not score a candidate whose ceiling is under
+    the N-th best score."""
+    return bm25 * _CEILING

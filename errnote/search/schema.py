@@ -76,10 +76,10 @@ _import_whoosh()
 from whoosh.analysis import Token, Tokenizer  # noqa: E402
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 17  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
+SCHEMA_VERSION = 18  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
 # 12: tool names; 13: error terms; 14: texts masked when their file is read; 15: error signature
 # and codes, entry vectors beside the index; 16: the tokenizer's path (was in errnote/index.py); 17: content
-# digests in the manifest (a copied notebook is not indexed again)
+# digests in the manifest (a copied notebook is not indexed again); 18: positions for titles only
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 
 
@@ -98,7 +98,7 @@ class ErrnoteTokenizer(Tokenizer):  # type: ignore[misc]
         start_pos=0, start_char=0, tokenize=True, mode="", **kwargs,
     ):  # fmt: skip
         token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
-        for i, term in enumerate(analyze(value) if tokenize else [value]):
+        for i, term in enumerate(_analysed(value) if tokenize else [value]):
             token.text = term
             token.boost = 1.0
             token.stopped = False
@@ -110,11 +110,23 @@ class ErrnoteTokenizer(Tokenizer):  # type: ignore[misc]
             yield token
 
 
+#: The terms of the texts of the document `document` made last, by text: the tokenizer reads
+#: them instead of analysing each text again (an entry's texts are analysed once, not twice).
+#: Terms are a function of the text alone, so a text met in another thread's document is right too.
+_LAST: dict[str, list[str]] = {}
+
+
+def _analysed(value: str) -> list[str]:
+    found = _LAST.get(value)
+    return found if found is not None else analyze(value)
+
+
 TEXT_FIELDS = ("title", "keys", "error", "text")
 
 
 def make_schema() -> Any:
-    from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
+    from whoosh.fields import ID, KEYWORD, STORED, TEXT, FieldType, Schema
+    from whoosh.formats import Existence
 
     analyzer = ErrnoteTokenizer()
     return Schema(
@@ -127,11 +139,15 @@ def make_schema() -> Any:
         tag=KEYWORD(commas=True, lowercase=True),
         supersedes=KEYWORD(commas=True),  # the ids this entry supersedes
         program=KEYWORD(commas=True),  # the names its tool gives its program (`ranking.tool_names`)
+        # Positions only where phrases are matched (`query._disjunction`: titles): they cost a
+        # rebuild a third of its time, and the weights (term frequencies) are the same without.
         title=TEXT(analyzer=analyzer, phrase=True),
         keys=TEXT(analyzer=analyzer, phrase=False),  # tags, tool, scope
-        error=TEXT(analyzer=analyzer, phrase=True),
-        text=TEXT(analyzer=analyzer, phrase=True),  # body, reason, fix
-        all=TEXT(analyzer=analyzer, phrase=True),  # everything: term statistics for coverage
+        error=TEXT(analyzer=analyzer, phrase=False),
+        text=TEXT(analyzer=analyzer, phrase=False),  # body, reason, fix
+        # Everything: term statistics for coverage (which entries hold a term), never scored, so
+        # without frequencies or lengths: half the postings of a rebuild, written cheaper.
+        all=FieldType(Existence(), analyzer, scorable=False),
         meta=STORED(),
         terms=STORED(),  # the entry's distinct terms: which of a query's ideas it holds, without postings
         error_terms=STORED(),  # those of its error text (`ranking.quotes_error`)
@@ -139,9 +155,17 @@ def make_schema() -> Any:
 
 
 def document(rel: str, entry: Entry) -> dict[str, Any]:
+    """The fields of an entry's index document (its texts analysed once: see `_LAST`)."""
     keys = " ".join([*entry.tags, entry.tool, *entry.scope.as_strings()])
     text = "\n".join(x for x in (entry.body, entry.reason, entry.fix) if x)
     all_text = "\n".join([entry.title, keys, entry.error, text])
+    parts = [analyze(x) for x in (entry.title, keys, entry.error, text)]
+    # Analysis reads no text across a line break (`analysis.analyze`): the terms of the texts
+    # joined by line breaks are those of each text, one after the other.
+    analysed = {entry.title: parts[0], keys: parts[1], entry.error: parts[2], text: parts[3]}
+    analysed[all_text] = [term for part in parts for term in part]
+    _LAST.clear()
+    _LAST.update(analysed)
     tool_names = ranking.tool_names(entry.tool)
     meta = {
         "id": entry.id,
@@ -161,7 +185,7 @@ def document(rel: str, entry: Entry) -> dict[str, Any]:
         "reason": entry.reason[:300],
         "snippet": (entry.body or entry.error)[:300],
         # What the title alone holds (`ranking.MIN_MATCHED_TITLE`): analysed once, here.
-        "title_terms": sorted(set(analyze(entry.title))),
+        "title_terms": sorted(set(parts[0])),
         "tool_names": tool_names,
         # The recorded error's signature and codes (`errnote.search.applies`): analysed once, here.
         "error_words": list(error_words(entry.error)),
@@ -181,8 +205,8 @@ def document(rel: str, entry: Entry) -> dict[str, Any]:
         "text": text,
         "all": all_text,
         "meta": json.dumps(meta, ensure_ascii=False),
-        "terms": " ".join(sorted(set(analyze(all_text)))),
-        "error_terms": " ".join(sorted(set(analyze(entry.error)))),
+        "terms": " ".join(sorted(set(analysed[all_text]))),
+        "error_terms": " ".join(sorted(set(parts[2]))),
     }
 
 

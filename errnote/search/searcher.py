@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from errnote.errors import UsageError
 from errnote.model.entry import Status
+from errnote.model.staleness import clock
 from errnote.search import ranking
 from errnote.search.analysis import analyze, canonical, cjk_runs, in_words, message_lines
-from errnote.search.applies import Signature
+from errnote.search.applies import Signature, fused
 from errnote.search.filters import Filters, make_filters
 from errnote.search.hits import SearchHit, SearchResult, judge, listed, listed_lexical, make_hit
 from errnote.search.index import Index, SyncReport, paths_of_id
@@ -115,23 +116,15 @@ def _search_text(store: Store, ix: Any, query: str, request: Request) -> list[Se
         # through translations ("index" for 索引) never gets to compete. Every idea selects then,
         # where that is cheap.
         wide = request.wide or (bool(runs) and searcher.doc_count() <= WIDE_MAX)
-        context = _Scoring(plan, literal, runs, named, query_terms, request)
-        scored: dict[str, SearchHit] = {}
+        context = _Scoring(plan, literal, runs, named, query_terms, request, clock(), _targets(searcher))
         lexical = candidates(searcher, plan, request.filters, request.limit, wide) if plan.ideas else ()
-        for hit in lexical:
-            found = _scored(store, searcher, dict(hit), float(hit.score), context)
-            if found is not None:
-                scored[hit["path"]] = found
-        cosines: dict[str, float] = {}
-        if semantic is not None:
-            cosines = semantic.similarities(query)
-            # The entries closest in meaning compete too, whatever words they share.
-            for rel in sorted(cosines, key=lambda r: -cosines[r])[:SEMANTIC_CANDIDATES]:
-                if rel not in scored:
-                    doc = searcher.document(path=rel)
-                    found = _scored(store, searcher, doc, 0.0, context) if doc else None
-                    if found is not None:
-                        scored[rel] = found
+        cosines: dict[str, float] = semantic.similarities(query) if semantic is not None else {}
+        # The entries closest in meaning compete too, whatever words they share.
+        closest = sorted(cosines, key=lambda r: -cosines[r])[:SEMANTIC_CANDIDATES]
+        if request.threshold:
+            scored = _score_all(store, searcher, lexical, closest, context)
+        else:
+            scored = _score_best(store, searcher, lexical, closest, cosines, semantic is not None, context)
     output = not request.command and (request.output or not in_words(query))
     hits = judge(query, scored, cosines if semantic is not None else None, output)
     if request.threshold:
@@ -151,7 +144,7 @@ SEMANTIC_CANDIDATES = 30
 
 @dataclass(frozen=True)
 class _Scoring:
-    """What scoring one candidate needs of its query."""
+    """What scoring one candidate needs of its query, read once per search."""
 
     plan: Plan
     literal: str
@@ -159,13 +152,147 @@ class _Scoring:
     named: set[str]
     query_terms: set[str]
     request: Request
+    now: datetime  # the clock freshness is read at (`ranking.freshness`)
+    targets: frozenset[str]  # the ids some entry supersedes (the `supersedes` field's terms)
+
+
+def _targets(searcher: Any) -> frozenset[str]:
+    """The ids some indexed entry supersedes: a few terms, read once instead of a lookup per hit."""
+    return frozenset(searcher.reader().field_terms("supersedes"))
+
+
+def _score_all(
+    store: Store, searcher: Any, lexical: Any, closest: list[str], ctx: _Scoring
+) -> dict[str, SearchHit]:
+    """Every candidate scored: the lexical ones with their text match, then the entries closest
+    in meaning that are not among them, with none. {file path: hit}"""
+    scored: dict[str, SearchHit] = {}
+    for hit in lexical:
+        found = _scored(store, searcher, dict(hit), float(hit.score), ctx)
+        if found is not None:
+            scored[hit["path"]] = found
+    for rel in closest:
+        if rel not in scored:
+            doc = searcher.document(path=rel)
+            found = _scored(store, searcher, doc, 0.0, ctx) if doc else None
+            if found is not None:
+                scored[rel] = found
+    return scored
+
+
+def _score_best(
+    store: Store,
+    searcher: Any,
+    lexical: Any,
+    closest: list[str],
+    cosines: dict[str, float],
+    semantic: bool,
+    ctx: _Scoring,
+) -> dict[str, SearchHit]:
+    """The candidates of an unthresholded search (a hook's), as `_score_all` scores them, less
+    those that cannot change its answer: its best `limit` hits by score, in order, with the same
+    scores and the same `applies`.
+
+    The lexical candidates come best text match first, and `ranking.ceiling` bounds what each can
+    score. Once `limit` hits are scored, a candidate whose ceiling is below the `limit`-th best
+    cannot enter them, and neither can any after it. With the model, a hit's score is fused with
+    its cosine (`applies.fused`) and scaled to the best lexical score; so a candidate is left out
+    only when it cannot be that best either, when its fused ceiling (at the highest cosine an
+    entry outside the closest may have) is under the `limit`-th best, and when that cosine is
+    under the best cosine scored (`hits.judge` reads the first hit in meaning of those scored).
+    The entries closest in meaning are always scored, as `_score_all` does."""
+    limit = ctx.request.limit
+    results = list(lexical)
+    docnums = {hit.docnum for hit in results}
+    numbers = {rel: searcher.document_number(path=rel) for rel in closest}  # (None: not indexed)
+    near = {number for number in numbers.values() if number is not None}
+    scored: dict[str, SearchHit] = {}
+    for hit in results:  # the closest in meaning among the lexical candidates, with their match
+        if hit.docnum in near:
+            found = _scored(store, searcher, dict(hit), float(hit.score), ctx)
+            if found is not None:
+                scored[hit["path"]] = found
+    for rel in closest:  # ... and the others, with none
+        number = numbers[rel]
+        if rel not in scored and number is not None and number not in docnums:
+            found = _scored(store, searcher, searcher.stored_fields(number), 0.0, ctx)
+            if found is not None:
+                scored[rel] = found
+    # The highest cosine an entry outside the closest may have (one without a vector counts as 0).
+    rest = sorted(cosines.values(), reverse=True)
+    rest_cosine = max(rest[len(closest)] if len(rest) > len(closest) else -1.0, 0.0)
+    best_cosine = max((cosines.get(rel, -1.0) for rel in scored), default=-1.0)
+    best = max((h.score for h in scored.values()), default=0.0)
+    bonus = CJK_WHOLE_BONUS if ctx.runs else 1.0  # what `_scored` may multiply a text match by
+    ids = {h.id for h in scored.values()}
+    tops: list[float] = []  # the best `limit` scores so far (a heap), fused once `best` is final
+    final = False
+    for hit in results:
+        if hit.docnum in near:
+            continue
+        top = ranking.ceiling(float(hit.score) * bonus)
+        if limit and not final and top < best:
+            # No candidate left can score above `best` now: the scale of the fused scores is fixed.
+            final = True
+            tops = _best_scores(scored, cosines, best, semantic, limit)
+        # (Two hits of one id would be one in the answer; `_scored` lets one file of an id through.)
+        if final and len(ids) == len(scored) and len(tops) == limit:
+            if not semantic and _below(top, tops[0]):
+                break  # nor any after it: their text match is no better
+            if semantic:
+                if (not cosines or rest_cosine < best_cosine) and _below(
+                    fused(top, best, rest_cosine), tops[0]
+                ):
+                    break  # ... whatever their cosines
+                cosine = cosines.get(hit["path"])
+                # (It may be the first in meaning of those scored: `hits.judge` reads that.)
+                first = bool(cosines) and cosines.get(hit["path"], -1.0) >= best_cosine
+                if not first and _below(fused(top, best, 0.0 if cosine is None else cosine), tops[0]):
+                    continue  # this one cannot, with its cosine
+        found = _scored(store, searcher, dict(hit), float(hit.score), ctx)
+        if found is None:
+            continue
+        rel = hit["path"]
+        scored[rel] = found
+        ids.add(found.id)
+        best = max(best, found.score)
+        best_cosine = max(best_cosine, cosines.get(rel, -1.0))
+        if final:
+            value = fused(found.score, best, cosines.get(rel, 0.0)) if semantic else found.score
+            _keep_best(tops, value, limit)
+    return scored
+
+
+def _below(bound: float, least: float) -> bool:
+    """Is a score of at most `bound` below `least`, whatever the rounding of the sums behind it?"""
+    return bound + 1e-9 * abs(bound) < least
+
+
+def _best_scores(
+    scored: dict[str, SearchHit], cosines: dict[str, float], best: float, semantic: bool, limit: int
+) -> list[float]:
+    """The best `limit` final scores of the hits scored so far, as a heap (lowest first)."""
+    tops: list[float] = []
+    for rel, hit in scored.items():
+        _keep_best(tops, fused(hit.score, best, cosines.get(rel, 0.0)) if semantic else hit.score, limit)
+    return tops
+
+
+def _keep_best(tops: list[float], value: float, limit: int) -> None:
+    import heapq
+
+    if len(tops) < limit:
+        heapq.heappush(tops, value)
+    elif value > tops[0]:
+        heapq.heapreplace(tops, value)
 
 
 def _scored(store: Store, searcher: Any, doc: dict[str, Any], bm25: float, ctx: _Scoring) -> SearchHit | None:
     """One candidate (a stored document) scored lexically, or None when the filters exclude it or
     another file holds its id."""
     meta = json.loads(doc["meta"])
-    if meta["status"] == Status.ACTIVE.value and _replaced(searcher, meta["id"]):
+    eid = meta["id"]
+    if eid in ctx.targets and meta["status"] == Status.ACTIVE.value and _replaced(searcher, eid):
         # Superseded by an active entry, though its own file still says active (a write cut
         # short, a merge resolved by hand): as `inject` does, treat it as superseded.
         meta["status"] = Status.SUPERSEDED.value
@@ -191,13 +318,10 @@ def _scored(store: Store, searcher: Any, doc: dict[str, Any], bm25: float, ctx: 
         meta["confidence"],
         created,
         datetime.fromtimestamp(confirmed, timezone.utc) if confirmed else None,
+        ctx.now,
     )
-    found = make_hit(store.entries_dir, doc["path"], meta, total, created, terms_shown)
-    return replace(
-        found,
-        evidence=ev,
-        signature=Signature(tuple(meta.get("error_words") or ()), tuple(meta.get("error_codes") or ())),
-    )
+    signature = Signature(tuple(meta.get("error_words") or ()), tuple(meta.get("error_codes") or ()))
+    return make_hit(store.entries_dir, doc["path"], meta, total, created, terms_shown, ev, signature)
 
 
 def _first_of_id(searcher: Any, eid: str, path: str) -> bool:
@@ -206,11 +330,9 @@ def _first_of_id(searcher: Any, eid: str, path: str) -> bool:
 
 
 def _replaced(searcher: Any, eid: str) -> bool:
-    """Does an active entry supersede `eid`? (Most entries are no link's target: one term lookup.)"""
+    """Does an active entry supersede `eid`, an id some entry supersedes (`_Scoring.targets`)?"""
     from whoosh import query as wq
 
-    if not searcher.doc_frequency("supersedes", eid):
-        return False
     by_active = wq.And([wq.Term("supersedes", eid), wq.Term("state", Status.ACTIVE.value)])
     return any(True for _ in searcher.docs_for_query(by_active))
 

@@ -259,3 +259,35 @@ def test_a_sentence_is_in_words(text: str) -> None:
 )
 def test_output_is_not_in_words(text: str) -> None:
     assert not in_words(text)
+
+
+#: Texts whose ends could run into each other: versions, times, temp paths, CJK, accents, camel
+#: case, combining marks, spelled-out capitals, Greek and Arabic marks, a lone combining accent.
+_PARTS = [
+    "upgrade to v1.2.3",
+    "4.5-rc1 then",
+    "12:30:05",
+    "at /tmp/build-1234/out",
+    "数据库迁移失败",
+    "超时了",
+    "Zürich ÆRØ Œuvre",
+    "\u0301leading mark",
+    "ConnectionRefusedError",
+    "openssl-sys",
+    "σφάλμα",
+    "خطأ",
+    "",
+    "2026-08-29T06:43:38Z",
+    "0xdeadbeef E0502",
+    "ｃａｒｇｏ ＥＲＲＯＲ",
+]
+
+
+@pytest.mark.parametrize("first", _PARTS)
+def test_analysis_reads_no_text_across_a_line_break(first: str) -> None:
+    # The index analyses an entry's texts once and gives the field of all of them, joined by
+    # line breaks, the terms of each in turn (`schema.document`): that holds only if so.
+    for second in _PARTS:
+        for third in ("", "and more words"):
+            joined = "\n".join([first, second, third])
+            assert analyze(joined) == analyze(first) + analyze(second) + analyze(third), joined

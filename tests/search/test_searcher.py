@@ -331,3 +331,47 @@ def test_a_tool_named_by_another_of_its_names_is_mentioned(nb: Notebook) -> None
     nb.add("convention", "Use pnpm in this monorepo, never npm install", tool="pnpm")
     query = "k8s pods stuck terminating after every chart upgrade"
     _answers_despite_the_tool_named(nb, query, chart.id)  # it says Kubernetes
+
+
+@pytest.mark.parametrize("semantic", ["0", "1"])
+def test_an_unthresholded_search_for_its_best_few_gives_the_head_of_a_full_one(
+    nb: Notebook, monkeypatch: pytest.MonkeyPatch, semantic: str
+) -> None:
+    """A hook's read keeps its best N hits: candidates that cannot reach them are not scored
+    (`searcher._score_best`), and the N it returns are those of scoring every candidate."""
+    import errnote.search.searcher as searcher
+
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", semantic)
+    words = ["migration", "column", "orders", "default", "backfill", "nullable"]
+    for i in range(12):  # close matches, of several types and confidences
+        picked = [words[(i + k) % len(words)] for k in range(2 + i % 4)]
+        nb.add(
+            ("lesson", "mistake", "insight")[i % 3],
+            "Orders table: " + " ".join(picked),
+            confidence=0.3 + i / 20,
+        )
+    filler = "the report page renders slowly when the cache is cold and the queue is long " * 3
+    for i in range(48):  # far ones: one word of the query in a long text about something else
+        nb.add("lesson", f"Report page {i} renders slowly", body=f"{filler} {words[i % len(words)]}")
+    synced(nb)
+    calls = 0
+    scored = searcher._scored
+
+    def counted(*args: object, **kwargs: object) -> object:
+        nonlocal calls
+        calls += 1
+        return scored(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(searcher, "_scored", counted)
+    query = "add a nullable column to the orders table with a default and backfill it"
+    every = search(nb.store, query, limit=100, threshold=False, wide=True, keyword=False)
+    full = calls
+    assert len(every) > 40
+    assert (every[0].cosine is not None) == (semantic == "1")
+    for limit in (1, 3, 5, 10):
+        calls = 0
+        best = search(nb.store, query, limit=limit, threshold=False, wide=True, keyword=False)
+        assert [(h.id, h.score, h.applies, h.evidence, h.cosine) for h in best] == [
+            (h.id, h.score, h.applies, h.evidence, h.cosine) for h in every[:limit]
+        ]
+        assert calls < full  # some candidates were left unscored
