@@ -4,6 +4,7 @@ the entries it picks) gives exactly what selecting from every entry gives."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import date, timedelta
 
@@ -187,11 +188,9 @@ def test_a_hook_with_a_current_lineup_reads_no_other_entry(nb: Notebook) -> None
     assert catalog.exists() and every.entries
 
 
-def test_the_engine_keeps_the_lineup_while_the_watch_is_quiet(
-    nb: Notebook, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """In the engine (`memo` on), a quiet kernel watch spares the stat scan: the same scan and
-    lineup serve the next request; any change to an entry file means a new scan that sees it."""
+@pytest.fixture
+def engine_memory(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """This process keeps what it reads, as the engine does, with a watch table of its own."""
     from errnote.notebook import memo
     from errnote.storage import watch
 
@@ -202,6 +201,21 @@ def test_the_engine_keeps_the_lineup_while_the_watch_is_quiet(
     monkeypatch.setattr(memo, "_held", {})
     monkeypatch.setattr(watch, "_WATCHES", {})
     monkeypatch.setattr(watch, "_SYNCED_ONCE", set())
+    yield
+    for w in watch._WATCHES.values():
+        if w is not None:
+            w.retired = True
+            w.close()
+
+
+@pytest.mark.usefixtures("engine_memory")
+def test_the_engine_keeps_the_lineup_while_the_watch_is_quiet(
+    nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the engine (`memo` on), a quiet kernel watch spares the stat scan: the same scan and
+    lineup serve the next request; any change to an entry file means a new scan that sees it."""
+    from errnote.storage import watch
+
     made = _notebook(nb, 7, 30)
     settle(nb)
     first, _scan = load_lineup(nb.store)  # no watch yet (a process's first look)
@@ -218,10 +232,6 @@ def test_the_engine_keeps_the_lineup_while_the_watch_is_quiet(
     assert fourth.full([target.id])[target.id].title == "Edited in place"
     monkeypatch.setattr(watch, "MAX_QUIET", 0.0)  # a scan is trusted only so long
     assert load_lineup(nb.store)[1] is not scan4
-    for w in watch._WATCHES.values():
-        if w is not None:
-            w.retired = True
-            w.close()
 
 
 def _lists(lineup: Lineup) -> tuple[object, ...]:
@@ -322,21 +332,12 @@ def first_ids(selection: Selection) -> set[str]:
     return {p.entry.id for p in selection.picked}
 
 
-def test_a_watch_let_go_and_armed_again_vouches_for_nothing_before_it(
-    nb: Notebook, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("engine_memory")
+def test_a_watch_let_go_and_armed_again_vouches_for_nothing_before_it(nb: Notebook) -> None:
     """The engine's token names the watch that vouched: once that watch is let go (too many
     notebooks watched), an edit made meanwhile is seen at the next request."""
-    from errnote.notebook import memo
     from errnote.storage import watch
 
-    if watch._inotify() is None:
-        pytest.skip("no inotify on this system: every request scans")
-    monkeypatch.setattr(memo, "_enabled", True)
-    monkeypatch.setattr(memo, "_values", {})
-    monkeypatch.setattr(memo, "_held", {})
-    monkeypatch.setattr(watch, "_WATCHES", {})
-    monkeypatch.setattr(watch, "_SYNCED_ONCE", set())
     made = _notebook(nb, 12, 20)
     settle(nb)
     for _ in range(3):
@@ -353,7 +354,3 @@ def test_a_watch_let_go_and_armed_again_vouches_for_nothing_before_it(
     again, rescanned = load_lineup(nb.store)
     assert rescanned is not scan
     assert again.full([target.id])[target.id].title == "Edited while unwatched"
-    for w in watch._WATCHES.values():
-        if w is not None:
-            w.retired = True
-            w.close()
