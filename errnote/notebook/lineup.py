@@ -243,26 +243,23 @@ def load_lineup(store: Store) -> tuple[Lineup, Mapping[str, tuple[int, ...]]]:
     from errnote.notebook import memo
 
     path = store.cache_dir / "lineup.marshal"
+    kept = memo.held(("lineup", path))  # (lineup, scan, key, begun, watch): only in the engine
     watcher = None
     if memo.enabled():
         from errnote.storage.watch import watch_for
 
         watcher = watch_for(store.entries_dir)
-        kept = memo.held(("lineup", path))
         # The token of the very watch that vouched: a watch let go and armed again starts afresh.
-        vouched = kept is not None and watcher is not None and kept[3] is watcher and kept[2] is not None
-        if vouched and watcher.unchanged_since(kept[2]):  # type: ignore[union-attr]
+        vouched = kept is not None and watcher is not None and kept[4] is watcher and kept[3] is not None
+        if vouched and watcher.unchanged_since(kept[3]):  # type: ignore[union-attr]
             return kept[0], kept[1]
     begun = watcher.begin() if watcher is not None else None
     linked: list[str] = []
     scan = store.stat_files(linked)
     key = scan_key(scan, store.skipped)
-    lineup = memo.recall(path, {}, [key])
-    if lineup is None:
-        lineup = _load(store, path, key, scan)
-        memo.keep(path, {}, [key], lineup)
+    lineup = kept[0] if kept is not None and kept[2] == key else _load(store, path, key, scan)
     # A linked entry file can change under another name, unseen by the watch: scan every time.
-    memo.hold(("lineup", path), (lineup, scan, None if linked else begun, watcher))
+    memo.hold(("lineup", path), (lineup, scan, key, None if linked else begun, watcher))
     return lineup, scan
 
 
@@ -272,7 +269,6 @@ def forget(store: Store) -> None:
 
     path = store.cache_dir / "lineup.marshal"
     memo.hold(("lineup", path), None)
-    memo.keep(path, {}, [b""], None)
     path.unlink(missing_ok=True)
 
 
