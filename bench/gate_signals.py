@@ -291,7 +291,7 @@ def rule_3_lead(lead: float) -> Gate:
 GATES: dict[str, Gate | None] = {
     "current": None,
     "before-rule-3": before_rule_3,
-    **{f"lead-{x:.2f}": rule_3_lead(x) for x in (0.0, 0.05, 0.08, 0.09, 0.12, 0.15)},
+    **{f"lead-{x:.2f}": rule_3_lead(x) for x in (0.0, 0.05, 0.07, 0.09, 0.1, 0.12, 0.15)},
 }
 
 
@@ -318,8 +318,10 @@ def replay(cap: Captured, gate: Gate | None) -> list[Any]:
 
 
 def figures(rows: list[tuple[dict[str, Any], list[Any]]], key_of: Mapping[str, str]) -> dict[str, Any]:
-    """score_recall.py's figures of (query, hits returned) pairs."""
+    """score_recall.py's figures of (query, hits returned) pairs: {kind: (r@5, IR@5)}, "FI", and
+    "wrong": the positive queries with a wrong hit among the five first that apply."""
     kinds: dict[str, dict[str, float]] = {}
+    wrong = 0  # positive queries with a wrong hit among the five first that apply
     for q, hits in rows:
         s = kinds.setdefault(q["kind"], {"n": 0, "r5": 0, "ir5": 0, "answered": 0})
         s["n"] += 1
@@ -327,6 +329,7 @@ def figures(rows: list[tuple[dict[str, Any], list[Any]]], key_of: Mapping[str, s
             s["answered"] += any(h.applies for h in hits)
             continue
         keys = [key_of.get(h.id) for h in hits]
+        wrong += any(h.applies and k not in q["relevant"] for h, k in zip(hits[:5], keys, strict=False))
         rank = next((i + 1 for i, k in enumerate(keys) if k in q["relevant"]), None)
         if rank and rank <= 5:
             s["r5"] += 1
@@ -340,6 +343,7 @@ def figures(rows: list[tuple[dict[str, Any], list[Any]]], key_of: Mapping[str, s
         n, r5, ir5 = n + s["n"], r5 + s["r5"], ir5 + s["ir5"]
         out[kind] = (round(s["r5"] / s["n"], 2), round(s["ir5"] / s["n"], 2))
     out["all"] = (round(r5 / n, 3), round(ir5 / n, 3)) if n else (math.nan, math.nan)
+    out["wrong"] = wrong
     return out
 
 
