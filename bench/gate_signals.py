@@ -262,14 +262,23 @@ def _as_signals(h: Hit, hs: list[Hit]) -> Any:
         lexical_first=lexical_first is h,
         semantic_rank=h.rank_sem if h.cosine is not None else 0,
         lead=h.margin if h.rank_fused == 1 else 0.0,
+        head=h.rank_fused == 1,
     )
 
 
 def before_rule_3(h: Hit, hs: list[Hit]) -> bool:
-    """The gate before rule 3 (a clear winner) of `errnote.search.applies`: rules 1 and 2."""
+    """The gate of 461fa9e: rules 1 and 2, for any hit (no rule 3, no head-only rule)."""
     from errnote.search import applies as gate
 
-    return gate.applies(replace(_as_signals(h, hs), lead=0.0))
+    return gate.applies(replace(_as_signals(h, hs), lead=0.0, head=True))
+
+
+def without_head_rule(h: Hit, hs: list[Hit]) -> bool:
+    """This tree's gate, with rule 2 for any hit, not only the head of the hybrid ranking."""
+    from errnote.search import applies as gate
+
+    s = _as_signals(h, hs)
+    return gate.applies(replace(s, head=True))
 
 
 def rule_3_lead(lead: float) -> Gate:
@@ -280,7 +289,7 @@ def rule_3_lead(lead: float) -> Gate:
 
         s = _as_signals(h, hs)
         if gate.applies(replace(s, lead=0.0)):
-            return True
+            return True  # rules 1 and 2 (the head-only rule included)
         vetoed = s.code_clash or (s.output and s.recorded_error) or s.cosine is None
         agree = s.lexical_first and 0 < s.semantic_rank <= gate.AGREE_RANK
         return not vetoed and s.relevant and agree and h.rank_fused == 1 and s.lead >= lead
@@ -291,6 +300,7 @@ def rule_3_lead(lead: float) -> Gate:
 GATES: dict[str, Gate | None] = {
     "current": None,
     "before-rule-3": before_rule_3,
+    "without-head-rule": without_head_rule,
     **{f"lead-{x:.2f}": rule_3_lead(x) for x in (0.0, 0.05, 0.07, 0.09, 0.1, 0.12, 0.15)},
 }
 

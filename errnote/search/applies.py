@@ -23,6 +23,12 @@ lesson about something close to it", so a hit applies only on evidence of one of
    them: this is the evidence it can give. A lead is read on the hybrid score (cosine and the
    lexical share together), so it means the same whatever the notebook's size.
 
+Rules 2 and 3 apply only to the **head** of the hybrid ranking (the hit with the best `fused`
+score): on the rankers' evidence a query gets one rule, the best answer they know. A hit below
+the head is a neighbour of it by that same evidence (a lesson on the same topic, another failure
+of the same tool: the commonest wrong rules beside a right one), and applies only when the query
+quotes its own recorded error (rule 1).
+
 And two kinds of evidence against, which rules 2 and 3 cannot outweigh:
 - **Another signature.** When the query is a program's output (not a question in words,
   `analysis.in_words`) and the entry records an error the output does not quote, the output is
@@ -124,6 +130,7 @@ class Signals:
     lexical_first: bool = False  # the first hit of the lexical ranking
     semantic_rank: int = 0  # its place in the semantic ranking (1: closest); 0 without one
     lead: float = 0.0  # how far its hybrid score leads the next candidate's; 0 unless it is first
+    head: bool = True  # the first hit by hybrid score (of those scored; True for a lone hit)
 
 
 def applies(s: Signals) -> bool:
@@ -134,6 +141,8 @@ def applies(s: Signals) -> bool:
         return False
     if s.cosine is None:
         return s.injectable
+    if not s.head:
+        return False  # a neighbour of the head, on the rankers' evidence
     # What goes into a prompt clears a lexical bar in both modes (meaning alone never applies; a
     # cosine of 0.4 also joins texts on one topic and another problem): the stricter bar of a
     # prompt, or search's for the clear head of both rankings.

@@ -133,6 +133,7 @@ def judge(
             lexical_first=rel == lexical_first,
             semantic_rank=semantic_rank.get(rel, 0),
             lead=lead if rel == leader else 0.0,
+            head=rel == leader,
         )
         judged.append(replace(hit, score=fused[rel], applies=gate.applies(signals), cosine=cosine))
     return judged

@@ -96,3 +96,26 @@ def test_judge_needs_the_rankers_to_agree() -> None:
     cosines = {"a.md": 0.30, "b.md": 0.34, "c.md": 0.33}
     assert _applying(scored, cosines) == set()
     assert _applying(scored, None) == set()  # and by words alone, it clears only search's bar
+
+
+# --- only the head of the hybrid ranking applies on the rankers' evidence ----------------------
+
+#: Clears the prompt's lexical bar (strength 3.0, coverage 0.6).
+MOST = ranking.Evidence(bm25=8.0, matched_idf=3.0, query_idf=5.0, matched=3, has_code_token=False)
+
+
+def test_a_hit_below_the_head_applies_only_by_its_quoted_error() -> None:
+    close = winner(injectable=True, cosine=0.6, lexical_first=False, semantic_rank=1, lead=0.0)
+    assert applies.applies(close)
+    assert not applies.applies(replace(close, head=False))  # a neighbour of a better answer
+    quoted = replace(close, head=False, recorded_error=True, quoted=0.8, output=True)
+    assert applies.applies(quoted)  # its own error, quoted: whatever ranks above it
+    assert applies.applies(replace(close, head=False, cosine=None))  # by words alone: as before
+
+
+def test_judge_applies_the_head_not_its_close_neighbour() -> None:
+    assert ranking.injectable(MOST)
+    scored = {"a.md": _hit("a", 10.0, MOST), "b.md": _hit("b", 9.0, MOST)}
+    cosines = {"a.md": 0.60, "b.md": 0.55}  # both close in meaning, both hold most of the query
+    assert _applying(scored, cosines) == {"a"}
+    assert _applying(scored, None) == {"a", "b"}  # without the model, the lexical bar alone
