@@ -13,8 +13,23 @@ lesson about something close to it", so a hit applies only on evidence of one of
 2. **Both rankers agree.** It clears the lexical threshold of what goes into a prompt
    (`ranking.injectable`) and is either the first hit of both the lexical and the semantic
    ranking, or close in meaning to the query (cosine >= CLOSE_COSINE).
+3. **A clear winner.** It clears the lexical threshold of `search` (`ranking.relevant`), it is
+   the first hit of the lexical ranking and one of the AGREE_RANK closest in meaning, and its
+   hybrid score leads the next candidate's by at least CLEAR_LEAD. The prompt's stricter lexical
+   bar is there because a hit holding only part of the query may be one of several entries on
+   its topic; when both rankers put it at the head and no other entry comes near it, the
+   notebook holds one answer to this situation, not a crowd of near ties. A question or a task
+   says things in the asker's words, not the entry's, and rarely holds the prompt's share of
+   them: this is the evidence it can give. A lead is read on the hybrid score (cosine and the
+   lexical share together), so it means the same whatever the notebook's size.
 
-And two kinds of evidence against, which rule 2 cannot outweigh:
+Rules 2 and 3 apply only to the **head** of the hybrid ranking (the hit with the best `fused`
+score): on the rankers' evidence a query gets one rule, the best answer they know. A hit below
+the head is a neighbour of it by that same evidence (a lesson on the same topic, another failure
+of the same tool: the commonest wrong rules beside a right one), and applies only when the query
+quotes its own recorded error (rule 1).
+
+And two kinds of evidence against, which rules 2 and 3 cannot outweigh:
 - **Another signature.** When the query is a program's output (not a question in words,
   `analysis.in_words`) and the entry records an error the output does not quote, the output is
   about another error: near misses ("the same tool, a different failure") are the commonest
@@ -26,7 +41,7 @@ And two kinds of evidence against, which rule 2 cannot outweigh:
 
 Without the model (not installed, or failing to load), or for an entry without a vector yet,
 rule 2 reads "clears the lexical threshold of what goes into a prompt" alone, as before
-semantic search: the model only ever takes a hit away from the prompt.
+semantic search, and rule 3 does not apply: without the model there is no second ranker to agree.
 
 The hybrid score ranks every candidate:
 
@@ -51,6 +66,12 @@ QUOTED_SHARE = 0.6
 SEMANTIC_WEIGHT = 0.7
 #: Cosine at which an entry that clears the lexical threshold is close enough in meaning to apply.
 CLOSE_COSINE = 0.4
+#: How far ahead of the next candidate, on the hybrid score, a clear winner is (rule 3). Chosen on
+#: half of each dev set (bench/README.md): the middle of the leads that keep that half's best
+#: injection recall with the fewest wrong rules applied (0.065 to 0.094).
+CLEAR_LEAD = 0.08
+#: A clear winner is one of this many closest entries in meaning (rule 3).
+AGREE_RANK = 2
 #: Cosine at which an entry is listed as related (never applied on that alone).
 RELATED_COSINE = 0.3
 #: How many related hits search lists after those that apply: a neighbourhood, not a catalogue.
@@ -106,6 +127,10 @@ class Signals:
     recorded_error: bool  # the entry records an error
     quoted: float  # `quoted_share` of the entry's recorded error in the query
     code_clash: bool  # query and recorded error hold error codes, none shared
+    lexical_first: bool = False  # the first hit of the lexical ranking
+    semantic_rank: int = 0  # its place in the semantic ranking (1: closest); 0 without one
+    lead: float = 0.0  # how far its hybrid score leads the next candidate's; 0 unless it is first
+    head: bool = True  # the first hit by hybrid score (of those scored; True for a lone hit)
 
 
 def applies(s: Signals) -> bool:
@@ -116,9 +141,21 @@ def applies(s: Signals) -> bool:
         return False
     if s.cosine is None:
         return s.injectable
-    # What goes into a prompt clears the stricter lexical bar of a prompt in both modes: the model
-    # only takes away, never adds (a cosine of 0.4 also joins texts on one topic and another problem).
-    return s.injectable and (s.first_of_both or s.cosine >= CLOSE_COSINE)
+    if not s.head:
+        return False  # a neighbour of the head, on the rankers' evidence
+    # What goes into a prompt clears a lexical bar in both modes (meaning alone never applies; a
+    # cosine of 0.4 also joins texts on one topic and another problem): the stricter bar of a
+    # prompt, or search's for the clear head of both rankings.
+    if s.injectable and (s.first_of_both or s.cosine >= CLOSE_COSINE):
+        return True
+    return clear_winner(s)
+
+
+def clear_winner(s: Signals) -> bool:
+    """Rule 3: the head of both rankings, well ahead of every other candidate, with words of the
+    query (the vetoes and the lexical-only case are `applies`'s)."""
+    agree = s.lexical_first and 0 < s.semantic_rank <= AGREE_RANK
+    return s.relevant and agree and s.lead >= CLEAR_LEAD
 
 
 def related(near: bool, relevant: bool, cosine: float | None) -> bool:

@@ -99,16 +99,26 @@ def judge(
     best_lexical = max(h.score for _rel, h in items)
     lexical_first = max(items, key=lambda kv: (kv[1].score, kv[1].id))[0] if best_lexical > 0 else None
     semantic_first = None
+    semantic_rank: dict[str, int] = {}
     if cosines:
         semantic_first = max(items, key=lambda kv: (cosines.get(kv[0], -1.0), kv[1].id))[0]
+        closest = sorted(items, key=lambda kv: (-cosines.get(kv[0], -1.0), kv[1].id))
+        semantic_rank = {rel: i + 1 for i, (rel, _h) in enumerate(closest) if rel in cosines}
+    # An entry without a vector (being computed, or a cache that could not be written) is judged
+    # by words alone, and scored as far in meaning.
+    far = None if cosines is None else 0.0
+    fused = {
+        rel: gate.fused(hit.score, best_lexical, far if cosines is None else cosines.get(rel, 0.0))
+        for rel, hit in items
+    }
+    order = sorted(items, key=lambda kv: (-fused[kv[0]], kv[1].id))
+    leader = order[0][0]
+    lead = fused[leader] - (fused[order[1][0]] if len(order) > 1 else 0.0)
     query_words = frozenset(gate.error_words(query))
     query_codes = gate.error_codes(query)
     judged: list[SearchHit] = []
     for rel, hit in items:
-        # An entry without a vector (being computed, or a cache that could not be written) is
-        # judged by words alone, and scored as far in meaning.
         cosine = None if cosines is None else cosines.get(rel)
-        far = None if cosines is None else 0.0
         sig = hit.signature or Signature()
         codes = frozenset(sig.codes)
         signals = gate.Signals(
@@ -120,15 +130,12 @@ def judge(
             recorded_error=bool(sig.words),
             quoted=gate.quoted_share(sig.words, query_words),
             code_clash=bool(codes) and bool(query_codes) and not codes & query_codes,
+            lexical_first=rel == lexical_first,
+            semantic_rank=semantic_rank.get(rel, 0),
+            lead=lead if rel == leader else 0.0,
+            head=rel == leader,
         )
-        judged.append(
-            replace(
-                hit,
-                score=gate.fused(hit.score, best_lexical, far if cosine is None else cosine),
-                applies=gate.applies(signals),
-                cosine=cosine,
-            )
-        )
+        judged.append(replace(hit, score=fused[rel], applies=gate.applies(signals), cosine=cosine))
     return judged
 
 

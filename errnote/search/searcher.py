@@ -201,7 +201,8 @@ def _score_best(
     entry outside the closest may have) is under the `limit`-th best, and when that cosine is
     under the best cosine scored (`hits.judge` reads the first hit in meaning of those scored).
     The entries closest in meaning are always scored, as `_score_all` does."""
-    limit = ctx.request.limit
+    # (At least the best two: `applies` reads how far the first hit leads the second.)
+    limit = max(ctx.request.limit, 2) if ctx.request.limit else 0
     results = list(lexical)
     docnums = {hit.docnum for hit in results}
     numbers = {rel: searcher.document_number(path=rel) for rel in closest}  # (None: not indexed)

@@ -1,0 +1,407 @@
+"""What the applies gate sees, per hit, on a recall data set; and the figures a gate would reach.
+
+    .venv/bin/python bench/gate_signals.py ../shared/eval/recall-dev [--dump hits.jsonl]
+    .venv/bin/python bench/gate_signals.py DATA --gate current --gate NAME ...
+
+Builds the data set's notebook once, in process (`errnote init` and `errnote add` as
+`score_recall.py` runs them, in a temporary git repository), then searches every query as
+`errnote search QUERY --limit 10` does (`search_with_report`), capturing what `hits.judge` is
+handed: every scored candidate with its lexical evidence, the query's cosine with every entry, and
+whether the query is read as output. The fallback of `_run_search` (a paste that finds nothing
+searched again by its message lines) is captured too, always, so a gate that changes what is
+listed can be replayed without searching again.
+
+Each hit's signals (`--dump`, JSON Lines): lexical score and share of the best, injectable,
+relevant, near, cosine and its z-score over the notebook (this query's cosines with every entry),
+rank in each ranker and in the fused score, margin of the fused score to the next hit, output,
+quoted share, code clash, recorded error, the label (a relevant entry of the query, or the query
+is a negative).
+
+Figures (`--gate`, one column each, any of `GATES`): r@5 and injection recall@5 per kind and false
+injection, as `score_recall.py` computes them, on the whole set and on its two halves: `fit` (the
+queries on an even line of queries.jsonl, 1-based: where a threshold may be chosen) and `held`
+(odd lines: reported apart, never looked at to choose). With `--gate current` the figures are those
+of `score_recall.py` on the same tree (the check that the replay is faithful).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("ERRNOTE_ENGINE", "0")
+
+
+def _add_args(entry: dict[str, Any], ids: dict[str, str]) -> list[str]:
+    """`errnote add` arguments of one data-set entry (as score_recall.py passes them)."""
+    args = ["add", entry["type"], entry["title"]]
+    for name in ("body", "reason", "scope", "tool", "error", "fix"):
+        if entry.get(name):
+            args += [f"--{name}", entry[name]]
+    for tag in entry.get("tags", []):
+        args += ["--tag", tag]
+    if entry.get("supersedes"):
+        args += ["--supersedes", ids[entry["supersedes"]]]
+    return [*args, "--json"]
+
+
+def build(data: Path) -> tuple[Path, dict[str, str]]:
+    """A fresh notebook holding the data set's entries: (its folder, {errnote id: entry key}).
+    Built in a child process: the commands' in-process memory of the notebook (its lineup, its
+    watch) is not what a later search in this process should start from."""
+    work = Path(tempfile.mkdtemp(prefix="errnote-gate-"))
+    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
+    subprocess.run([sys.executable, __file__, str(data), "--build-into", str(work)], check=True)
+    ids = json.loads((work / "ids.json").read_text("utf-8"))
+    return work, {v: k for k, v in ids.items()}
+
+
+def _build_into(data: Path, work: Path) -> None:
+    """`errnote init` and one `errnote add` per entry, in process (see `build`)."""
+    from typer.testing import CliRunner
+
+    from errnote.cli.app import app
+
+    runner = CliRunner()
+    here = Path.cwd()
+    os.chdir(work)
+    try:
+        result = runner.invoke(app, ["init"])
+        assert result.exit_code == 0, result.output
+        ids: dict[str, str] = {}
+        for line in (data / "entries.jsonl").read_text("utf-8").splitlines():
+            if not line:
+                continue
+            entry = json.loads(line)
+            result = runner.invoke(app, _add_args(entry, ids))
+            assert result.exit_code == 0, result.output
+            ids[entry["key"]] = str(json.loads(result.stdout)["id"])
+    finally:
+        os.chdir(here)
+    (work / "ids.json").write_text(json.dumps(ids), "utf-8")
+
+
+@dataclass(frozen=True)
+class Call:
+    """One `hits.judge` call: the text searched, its candidates, cosines, output reading."""
+
+    query: str
+    scored: dict[str, Any]  # {file path: SearchHit}, lexical scores
+    cosines: dict[str, float] | None
+    output: bool
+
+
+@dataclass(frozen=True)
+class Captured:
+    """A query's search, replayable: the whole text's call, and the message lines' (or None)."""
+
+    first: Call | None
+    fallback: Call | None
+
+
+def capture(work: Path, queries: list[dict[str, Any]]) -> list[Captured]:
+    """Search every query as the CLI does, capturing the calls of `hits.judge`."""
+    from errnote.notebook import Notebook
+    from errnote.search import searcher
+    from errnote.search.analysis import message_lines
+    from errnote.search.query import bounded_query
+    from errnote.search.searcher import search_with_report
+
+    nb = Notebook.locate(work)
+    calls: list[Call] = []
+    real_judge = searcher.judge
+
+    def spy(query: str, scored: Any, cosines: Any, output: bool) -> Any:
+        calls.append(Call(query, dict(scored), None if cosines is None else dict(cosines), output))
+        return real_judge(query, scored, cosines, output)
+
+    def run_both(store: Any, ix: Any, query: str, request: Any) -> Any:
+        # As `_run_search`, but the fallback is searched always (and its call kept apart).
+        hits = searcher._search_text(store, ix, bounded_query(query), request)
+        calls.append(Call("<fallback>", {}, None, False))  # a marker between the two
+        message = bounded_query(message_lines(query))
+        if message and request.threshold:
+            other = searcher._search_text(store, ix, message, replace(request, output=True))
+            if not hits:
+                hits = other
+        return hits
+
+    searcher.judge = spy  # type: ignore[assignment]
+    searcher._run_search = run_both  # type: ignore[assignment]
+    out: list[Captured] = []
+    for q in queries:
+        calls.clear()
+        search_with_report(nb.store, q["q"], limit=10)
+        cut = next(i for i, c in enumerate(calls) if c.query == "<fallback>")
+        before, after = calls[:cut], calls[cut + 1 :]
+        out.append(Captured(before[0] if before else None, after[0] if after else None))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Signals
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One candidate with every signal a gate may read."""
+
+    rel: str
+    id: str
+    hit: Any  # SearchHit, lexical score
+    lexical: float
+    share: float  # lexical / best lexical of the query
+    fused: float
+    cosine: float | None
+    z: float | None  # (cosine - mean) / stdev over the query's cosines with every entry
+    rank_lex: int  # 1-based, among the candidates
+    rank_sem: int
+    rank_fused: int
+    margin: float  # fused score minus the next candidate's (0 for ties)
+    relevant: bool
+    injectable: bool
+    near: bool
+    output: bool
+    recorded_error: bool
+    quoted: float
+    code_clash: bool
+    first_of_both: bool
+
+
+def signals(call: Call) -> list[Hit]:
+    """Every candidate of one call with its signals, best fused score first."""
+    from errnote.search import applies as gate
+    from errnote.search import ranking
+
+    items = list(call.scored.items())
+    if not items:
+        return []
+    cos = call.cosines
+    best = max(h.score for _r, h in items)
+    fused = {rel: gate.fused(h.score, best, None if cos is None else cos.get(rel, 0.0)) for rel, h in items}
+    by_lex = sorted(items, key=lambda kv: (-kv[1].score, kv[1].id))
+    by_sem = sorted(items, key=lambda kv: (-(cos or {}).get(kv[0], -1.0), kv[1].id))
+    by_fused = sorted(items, key=lambda kv: (-fused[kv[0]], kv[1].id))
+    rank_lex = {rel: i + 1 for i, (rel, _h) in enumerate(by_lex)}
+    rank_sem = {rel: i + 1 for i, (rel, _h) in enumerate(by_sem)}
+    lexical_first = max(items, key=lambda kv: (kv[1].score, kv[1].id))[0] if best > 0 else None
+    semantic_first = max(items, key=lambda kv: ((cos or {}).get(kv[0], -1.0), kv[1].id))[0] if cos else None
+    mean = sd = 0.0
+    if cos:
+        values = list(cos.values())
+        mean, sd = statistics.fmean(values), statistics.pstdev(values)
+    query_words = frozenset(gate.error_words(call.query))
+    query_codes = gate.error_codes(call.query)
+    out: list[Hit] = []
+    for i, (rel, h) in enumerate(by_fused):
+        nxt = fused[by_fused[i + 1][0]] if i + 1 < len(by_fused) else 0.0
+        cosine = None if cos is None else cos.get(rel)
+        sig = h.signature or gate.Signature()
+        codes = frozenset(sig.codes)
+        ev = h.evidence
+        out.append(
+            Hit(
+                rel=rel,
+                id=h.id,
+                hit=h,
+                lexical=h.score,
+                share=h.score / best if best > 0 else 0.0,
+                fused=fused[rel],
+                cosine=cosine,
+                z=None if cosine is None or sd == 0 else (cosine - mean) / sd,
+                rank_lex=rank_lex[rel],
+                rank_sem=rank_sem[rel],
+                rank_fused=i + 1,
+                margin=fused[rel] - nxt,
+                relevant=h.relevant,
+                injectable=ev is not None and ranking.injectable(ev),
+                near=ev is not None and ranking.near(ev),
+                output=call.output,
+                recorded_error=bool(sig.words),
+                quoted=gate.quoted_share(sig.words, query_words),
+                code_clash=bool(codes) and bool(query_codes) and not codes & query_codes,
+                first_of_both=rel == lexical_first == semantic_first,
+            )
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Gates: each a function of one hit and the query's other hits (best fused first); None is the
+# gate of this tree, through `hits.judge` itself.
+
+Gate = Callable[[Hit, list[Hit]], bool]
+
+
+def _as_signals(h: Hit, hs: list[Hit]) -> Any:
+    """The gate's `Signals` of one hit, as `hits.judge` computes them."""
+    from errnote.search import applies as gate
+
+    lexical_first = (
+        max(hs, key=lambda x: (x.lexical, x.id)) if hs and max(x.lexical for x in hs) > 0 else None
+    )
+    return gate.Signals(
+        relevant=h.relevant,
+        injectable=h.injectable,
+        cosine=h.cosine,
+        first_of_both=h.first_of_both,
+        output=h.output,
+        recorded_error=h.recorded_error,
+        quoted=h.quoted,
+        code_clash=h.code_clash,
+        lexical_first=lexical_first is h,
+        semantic_rank=h.rank_sem if h.cosine is not None else 0,
+        lead=h.margin if h.rank_fused == 1 else 0.0,
+        head=h.rank_fused == 1,
+    )
+
+
+def before_rule_3(h: Hit, hs: list[Hit]) -> bool:
+    """The gate of 461fa9e: rules 1 and 2, for any hit (no rule 3, no head-only rule)."""
+    from errnote.search import applies as gate
+
+    return gate.applies(replace(_as_signals(h, hs), lead=0.0, head=True))
+
+
+def without_head_rule(h: Hit, hs: list[Hit]) -> bool:
+    """This tree's gate, with rule 2 for any hit, not only the head of the hybrid ranking."""
+    from errnote.search import applies as gate
+
+    s = _as_signals(h, hs)
+    return gate.applies(replace(s, head=True))
+
+
+def rule_3_lead(lead: float) -> Gate:
+    """This tree's gate with another CLEAR_LEAD (the scan of bench/README.md)."""
+
+    def gate(h: Hit, hs: list[Hit]) -> bool:
+        from errnote.search import applies as gate
+
+        s = _as_signals(h, hs)
+        if gate.applies(replace(s, lead=0.0)):
+            return True  # rules 1 and 2 (the head-only rule included)
+        vetoed = s.code_clash or (s.output and s.recorded_error) or s.cosine is None
+        agree = s.lexical_first and 0 < s.semantic_rank <= gate.AGREE_RANK
+        return not vetoed and s.relevant and agree and h.rank_fused == 1 and s.lead >= lead
+
+    return gate
+
+
+GATES: dict[str, Gate | None] = {
+    "current": None,
+    "before-rule-3": before_rule_3,
+    "without-head-rule": without_head_rule,
+    **{f"lead-{x:.2f}": rule_3_lead(x) for x in (0.0, 0.05, 0.07, 0.09, 0.1, 0.12, 0.15)},
+}
+
+
+def replay(cap: Captured, gate: Gate | None) -> list[Any]:
+    """The hits `errnote search --limit 10` returns with `gate` (None: this tree's)."""
+    from errnote.search.hits import judge, listed, listed_lexical
+
+    def one(call: Call | None) -> list[Any]:
+        if call is None:
+            return []
+        if gate is None:
+            judged = judge(call.query, call.scored, call.cosines, call.output)
+        else:
+            hs = signals(call)
+            judged = [replace(h.hit, score=h.fused, applies=gate(h, hs), cosine=h.cosine) for h in hs]
+        result = listed(judged) if call.cosines is not None else listed_lexical(judged)
+        unique: dict[str, Any] = {}
+        for hit in result:
+            unique.setdefault(hit.id, hit)
+        return list(unique.values())[:10]
+
+    hits = one(cap.first)
+    return hits if hits else one(cap.fallback)
+
+
+def figures(rows: list[tuple[dict[str, Any], list[Any]]], key_of: Mapping[str, str]) -> dict[str, Any]:
+    """score_recall.py's figures of (query, hits returned) pairs: {kind: (r@5, IR@5)}, "FI", and
+    "wrong": the positive queries with a wrong hit among the five first that apply."""
+    kinds: dict[str, dict[str, float]] = {}
+    wrong = 0  # positive queries with a wrong hit among the five first that apply
+    for q, hits in rows:
+        s = kinds.setdefault(q["kind"], {"n": 0, "r5": 0, "ir5": 0, "answered": 0})
+        s["n"] += 1
+        if not q["relevant"]:
+            s["answered"] += any(h.applies for h in hits)
+            continue
+        keys = [key_of.get(h.id) for h in hits]
+        wrong += any(h.applies and k not in q["relevant"] for h, k in zip(hits[:5], keys, strict=False))
+        rank = next((i + 1 for i, k in enumerate(keys) if k in q["relevant"]), None)
+        if rank and rank <= 5:
+            s["r5"] += 1
+            s["ir5"] += hits[rank - 1].applies
+    out: dict[str, Any] = {}
+    n = r5 = ir5 = 0.0
+    for kind, s in sorted(kinds.items()):
+        if kind == "negative":
+            out["FI"] = round(s["answered"] / s["n"], 3)
+            continue
+        n, r5, ir5 = n + s["n"], r5 + s["r5"], ir5 + s["ir5"]
+        out[kind] = (round(s["r5"] / s["n"], 2), round(s["ir5"] / s["n"], 2))
+    out["all"] = (round(r5 / n, 3), round(ir5 / n, 3)) if n else (math.nan, math.nan)
+    out["wrong"] = wrong
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--gate", action="append", default=[], choices=sorted(GATES))
+    parser.add_argument("--dump", type=Path, help="write every hit's signals here (JSON Lines)")
+    parser.add_argument("--cache", type=Path, help="keep the captured searches here (pickle), reuse them")
+    parser.add_argument("--build-into", type=Path, help=argparse.SUPPRESS)
+    opts = parser.parse_args()
+    if opts.build_into:
+        return _build_into(opts.data, opts.build_into)
+    queries = [json.loads(x) for x in (opts.data / "queries.jsonl").read_text("utf-8").splitlines() if x]
+    import pickle
+    import shutil
+
+    if opts.cache and opts.cache.exists():
+        key_of, caps = pickle.loads(opts.cache.read_bytes())
+    else:
+        work, key_of = build(opts.data)
+        caps = capture(work, queries)
+        shutil.rmtree(work, ignore_errors=True)
+        if opts.cache:
+            opts.cache.write_bytes(pickle.dumps((key_of, caps)))
+    if opts.dump:
+        with opts.dump.open("w", encoding="utf-8") as f:
+            for line, (q, cap) in enumerate(zip(queries, caps, strict=True), start=1):
+                for which, call in (("whole", cap.first), ("message", cap.fallback)):
+                    for h in signals(call) if call else []:
+                        row = {k: v for k, v in vars(h).items() if k not in ("hit",)}
+                        label = key_of.get(h.id) in q["relevant"]
+                        row |= {"query": q["id"], "line": line, "kind": q["kind"], "call": which,
+                                "label": label, "negative": not q["relevant"]}  # fmt: skip
+                        f.write(json.dumps(row) + "\n")
+    for name in opts.gate or ["current"]:
+        gate = GATES[name]
+        rows = [(q, replay(cap, gate)) for q, cap in zip(queries, caps, strict=True)]
+        for half, keep in (
+            ("whole", lambda i: True),
+            ("fit", lambda i: i % 2 == 0),
+            ("held", lambda i: i % 2),
+        ):
+            part = [r for i, r in enumerate(rows, start=1) if keep(i)]
+            print(f"{name:12s} {half:5s} {json.dumps(figures(part, key_of))}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""The applies gate's rule 3 (a clear winner of both rankers), on its own and through `hits.judge`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+from errnote.search import applies, ranking
+from errnote.search.applies import Signals
+from errnote.search.hits import SearchHit, judge
+
+#: Holds a share of the query that clears search's threshold, not the prompt's (strength 2.0, coverage 0.4).
+PART = ranking.Evidence(bm25=5.0, matched_idf=2.0, query_idf=5.0, matched=2, has_code_token=False)
+
+
+def winner(**changed: object) -> Signals:
+    """A question's hit that clears search's lexical bar only, at the head of both rankings."""
+    base = Signals(
+        relevant=True,
+        injectable=False,
+        cosine=0.3,
+        first_of_both=False,
+        output=False,
+        recorded_error=False,
+        quoted=0.0,
+        code_clash=False,
+        lexical_first=True,
+        semantic_rank=2,
+        lead=0.15,
+    )
+    return replace(base, **changed)  # type: ignore[arg-type]
+
+
+def test_the_evidence_is_what_the_rule_needs() -> None:
+    assert ranking.relevant(PART) and not ranking.injectable(PART)
+
+
+def test_a_clear_winner_of_both_rankers_applies() -> None:
+    assert applies.applies(winner())
+    assert applies.applies(winner(semantic_rank=1, lead=applies.CLEAR_LEAD))
+
+
+def test_a_crowd_of_near_ties_does_not_apply() -> None:
+    assert not applies.applies(winner(lead=0.02))
+    assert not applies.applies(winner(lead=0.0))  # not the first by the hybrid score at all
+
+
+def test_the_rankers_must_agree_on_the_head() -> None:
+    assert not applies.applies(winner(lexical_first=False))
+    assert not applies.applies(winner(semantic_rank=applies.AGREE_RANK + 1))
+    assert not applies.applies(winner(semantic_rank=0))  # no vector for this entry
+
+
+def test_a_clear_winner_still_needs_the_words_of_the_query() -> None:
+    assert not applies.applies(winner(relevant=False, cosine=0.9, lead=0.5))  # meaning alone never
+
+
+def test_the_evidence_against_outweighs_a_clear_winner() -> None:
+    assert not applies.applies(winner(output=True, recorded_error=True, quoted=0.3))  # another error
+    assert not applies.applies(winner(code_clash=True))
+    assert applies.applies(winner(output=True, recorded_error=False))  # output, no error recorded
+
+
+def test_without_the_model_there_is_no_clear_winner() -> None:
+    assert not applies.applies(winner(cosine=None))
+
+
+def _hit(eid: str, score: float, evidence: ranking.Evidence = PART) -> SearchHit:
+    created = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    return SearchHit(
+        eid, "lesson", f"entry {eid}", score, 0.8, "active", created, Path(f"{eid}.md"), evidence=evidence
+    )
+
+
+def _applying(scored: dict[str, SearchHit], cosines: dict[str, float] | None) -> set[str]:
+    return {h.id for h in judge("a question in words", scored, cosines, output=False) if h.applies}
+
+
+def test_judge_applies_the_clear_head_of_both_rankings() -> None:
+    scored = {"a.md": _hit("a", 10.0), "b.md": _hit("b", 4.0), "c.md": _hit("c", 3.0)}
+    # a: first by words, second in meaning, and ahead of b by 0.3 x 0.6 - 0.7 x 0.05 = 0.145.
+    cosines = {"a.md": 0.30, "b.md": 0.35, "c.md": 0.10}
+    assert _applying(scored, cosines) == {"a"}
+
+
+def test_judge_applies_nothing_to_a_crowd_of_near_ties() -> None:
+    scored = {"a.md": _hit("a", 10.0), "b.md": _hit("b", 9.0), "c.md": _hit("c", 8.5)}
+    cosines = {"a.md": 0.30, "b.md": 0.31, "c.md": 0.29}  # a leads b by 0.3 x 0.1 - 0.7 x 0.01 = 0.023
+    assert _applying(scored, cosines) == set()
+
+
+def test_judge_needs_the_rankers_to_agree() -> None:
+    scored = {"a.md": _hit("a", 10.0), "b.md": _hit("b", 2.0), "c.md": _hit("c", 1.0)}
+    # a leads clearly by its words, but two entries are closer in meaning.
+    cosines = {"a.md": 0.30, "b.md": 0.34, "c.md": 0.33}
+    assert _applying(scored, cosines) == set()
+    assert _applying(scored, None) == set()  # and by words alone, it clears only search's bar
+
+
+# --- only the head of the hybrid ranking applies on the rankers' evidence ----------------------
+
+#: Clears the prompt's lexical bar (strength 3.0, coverage 0.6).
+MOST = ranking.Evidence(bm25=8.0, matched_idf=3.0, query_idf=5.0, matched=3, has_code_token=False)
+
+
+def test_a_hit_below_the_head_applies_only_by_its_quoted_error() -> None:
+    close = winner(injectable=True, cosine=0.6, lexical_first=False, semantic_rank=1, lead=0.0)
+    assert applies.applies(close)
+    assert not applies.applies(replace(close, head=False))  # a neighbour of a better answer
+    quoted = replace(close, head=False, recorded_error=True, quoted=0.8, output=True)
+    assert applies.applies(quoted)  # its own error, quoted: whatever ranks above it
+    assert applies.applies(replace(close, head=False, cosine=None))  # by words alone: as before
+
+
+def test_judge_applies_the_head_not_its_close_neighbour() -> None:
+    assert ranking.injectable(MOST)
+    scored = {"a.md": _hit("a", 10.0, MOST), "b.md": _hit("b", 9.0, MOST)}
+    cosines = {"a.md": 0.60, "b.md": 0.55}  # both close in meaning, both hold most of the query
+    assert _applying(scored, cosines) == {"a"}
+    assert _applying(scored, None) == {"a", "b"}  # without the model, the lexical bar alone
