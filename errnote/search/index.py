@@ -410,10 +410,12 @@ class Index:
                 changed.append(rel)
         return changed
 
-    def _read(self, rel: str, report: SyncReport, sums: dict[str, bytes]) -> Entry | None:
+    def _read(
+        self, rel: str, report: SyncReport, sums: dict[str, bytes], key: tuple[int, ...]
+    ) -> Entry | None:
         sums.pop(rel, None)
         try:
-            entry, digest = read_entry_digest(self.store.entries_dir / rel)
+            entry, digest = read_entry_digest(self.store.entries_dir / rel, key)
         except InvalidEntry as exc:
             report.problems[rel] = str(exc)
             return None
@@ -449,7 +451,7 @@ class Index:
                     report.removed += 1
                     continue
                 sub = SyncReport()
-                entry = self._read(rel, sub, sums)
+                entry = self._read(rel, sub, sums, current[rel])
                 vectors[rel] = entry
                 if entry is None:
                     writer.delete_by_term("path", rel)
@@ -517,7 +519,7 @@ class Index:
                 writer = _writer(ix)
                 try:
                     for rel in sorted(current):
-                        entry = self._read(rel, report, sums)
+                        entry = self._read(rel, report, sums, current[rel])
                         if entry is not None:
                             writer.add_document(**document(rel, entry))
                             report.added += 1

@@ -13,7 +13,7 @@ import itertools
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,8 +93,36 @@ def _read_bytes(path: Path) -> bytes:
         raise InvalidEntry(f"cannot read the file: {exc.strerror}", path=str(path)) from None
 
 
-def read_entry_digest(path: Path) -> tuple[Entry, bytes]:
-    """`read_entry`, and the digest of the very bytes the entry was parsed from."""
+#: Entries parsed lately, by file and the stat key a scan gave it: the lineup, the catalog and
+#: the index each read the files a `git pull` brought, and in one process they read each once.
+#: A key is trusted here exactly as the caches trust it (a file written within a tick of its scan
+#: has a key of that scan alone, `Store.stat_files`).
+_PARSED: dict[tuple[str, tuple[int, ...]], tuple[Entry, bytes]] = {}
+PARSED_MAX = 2048
+#: Entry files this process has read and parsed (the tests count them).
+parsed_files = 0
+
+
+def read_entry_digest(path: Path, key: Sequence[int] | None = None) -> tuple[Entry, bytes]:
+    """`read_entry`, and the digest of the very bytes the entry was parsed from. `key`: the file's
+    stat key in the scan the caller works from; a file read under the same key before (by another
+    cache of this process) is not read and parsed again."""
+    if key is None:
+        return _parse_file(path)
+    memo = (str(path), tuple(key))
+    found = _PARSED.get(memo)
+    if found is None:
+        found = _parse_file(path)
+        with contextlib.suppress(KeyError, StopIteration, RuntimeError):  # another thread trimmed it
+            while len(_PARSED) >= PARSED_MAX:
+                del _PARSED[next(iter(_PARSED))]
+        _PARSED[memo] = found
+    return found
+
+
+def _parse_file(path: Path) -> tuple[Entry, bytes]:
+    global parsed_files
+    parsed_files += 1
     data = _read_bytes(path)
     try:
         text = data.decode("utf-8")
