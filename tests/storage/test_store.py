@@ -72,3 +72,44 @@ def test_files_a_pull_brings_are_parsed_once_by_the_lineup_and_the_index(
     Index(nb.store).sync(current=scan)
     assert store_module.parsed_files - before == 6
     assert any(h.reason == "edited by hand" for h in nb.search("Pulled lesson"))
+
+
+def test_the_ids_taken_follow_files_added_and_removed_by_hand(nb: Notebook, tmp_path: Path) -> None:
+    import shutil
+
+    first = nb.add("lesson", "Written through the notebook")
+    settle(nb)
+    assert first.id in nb.store.taken_ids()
+    other, _ = Notebook.init(tmp_path / "elsewhere")
+    pulled = other.add("mistake", "Arrived by hand", tags=["pulled"])
+    (copy,) = [f.path for f in other.store.files()]
+    target = nb.store.entries_dir / copy.relative_to(other.store.entries_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(copy, target)
+    # Listed again at once (its folder changed within a tick: a listing of it is not kept) ...
+    assert pulled.id in nb.store.taken_ids()
+    settle(nb)
+    assert set(nb.store.taken_ids()) == {first.id, pulled.id}
+    # ... and once the listings are kept, a file removed by hand leaves the ids too.
+    assert nb.store.taken_ids() is nb.store.taken_ids()
+    target.unlink()
+    assert set(nb.store.taken_ids()) == {first.id}
+    # The same notebook object links to an entry that arrived by hand after its last add.
+    shutil.copyfile(copy, target)
+    linked = nb.add("lesson", "Links to the arrival", links=[("related", pulled.id[:6])])
+    assert [link.target for link in linked.links] == [pulled.id]
+    assert {first.id, pulled.id, linked.id} == set(nb.store.taken_ids())
+
+
+def test_a_new_id_is_no_prefix_of_an_id_taken_and_starts_with_none() -> None:
+    from errnote.storage.layout import ID_LENGTH, new_id
+
+    for _ in range(200):
+        fresh = new_id({"a", "b", "c", "d", "e", "f", "0", "1", "2", "3", "4", "5", "6", "7", "8"})
+        assert fresh[0] == "9"
+    # A hand-written id longer than a new one: the new one may not be its start.
+    long_id = "9" * 14
+    taken = {"0123", long_id, long_id[:ID_LENGTH]}
+    for _ in range(50):
+        fresh = new_id(taken, cut=True)
+        assert not long_id.startswith(fresh) and not fresh.startswith("0123")
