@@ -71,7 +71,8 @@ def _env(tree: Path | None) -> dict[str, str]:
 
 
 def _json_of(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> dict[str, Any]:
-    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, check=True)
+    # Never in a checkout: `python -c` puts the working folder first on sys.path, ahead of PYTHONPATH.
+    done = subprocess.run(cmd, env=env, cwd=cwd or Path("/"), capture_output=True, text=True, check=True)
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
@@ -120,7 +121,7 @@ def _pull(copy: Path, pool: Path, tree: Path) -> dict[str, Any]:
     subprocess.run([sys.executable, "-c", "import sys; from errnote.storage.store import Store;"
                     "from errnote.search.index import Index; from pathlib import Path;"
                     "Index(Store(Path(sys.argv[1]) / '.errnote')).sync(watch=False)", str(copy)],
-                   env=env, check=True)  # fmt: skip
+                   env=env, cwd=copy, check=True)  # fmt: skip
     return {"wall": wall, "cpu": cpu, "n": len(incoming)}
 
 
