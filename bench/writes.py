@@ -126,7 +126,9 @@ def _pull(copy: Path, pool: Path, tree: Path) -> dict[str, Any]:
 
 
 def _peer(python: str, db: Path, records: Path, mode: str) -> dict[str, Any]:
-    got = _json_of([python, str(HERE / "peer_driver.py"), "load", str(db), str(records), mode], os.environ.copy())
+    got = _json_of(
+        [python, str(HERE / "peer_driver.py"), "load", str(db), str(records), mode], os.environ.copy()
+    )
     return {"wall": got["total_s"], "cpu": got["cpu_s"], "n": got["n"]}
 
 
@@ -135,7 +137,9 @@ def _med(runs: list[dict[str, Any]], key: str) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--nb", type=Path, required=True, help="a generated notebook (copied, never changed)")
     parser.add_argument("--records", type=Path, required=True, help="the peer's records of the same entries")
     parser.add_argument("--adds-records", type=Path, required=True, help="peer records for the adds (1,000)")
@@ -171,7 +175,11 @@ def main() -> None:
         if "reindex" in only:
             for name, tree in order:
                 note("reindex", name, _reindex(copies[name], tree))
-            note("reindex", "peer", _peer(args.peer_python, args.scratch / "peer.db", args.records, "commit-end"))
+            note(
+                "reindex",
+                "peer",
+                _peer(args.peer_python, args.scratch / "peer.db", args.records, "commit-end"),
+            )
         if "adds" in only:
             for name, tree in order:
                 note("adds", name, _adds(args.scratch / f"adds-{name}", args.adds_into, args.adds, tree))
@@ -185,9 +193,13 @@ def main() -> None:
     for figure, sides in results.items():
         peer = sides.get("peer")
         for side, runs in sides.items():
-            ratio = f"  {_med(runs, 'wall') / _med(peer, 'wall'):.2f}x peer" if peer and side != "peer" else ""
+            ratio = (
+                f"  {_med(runs, 'wall') / _med(peer, 'wall'):.2f}x peer" if peer and side != "peer" else ""
+            )
             extra = f"  peak {max(r['rss_mib'] for r in runs):.0f} MiB" if "rss_mib" in runs[0] else ""
-            print(f"  {figure:<8} {side:<8} {_med(runs, 'wall'):8.3f} / {_med(runs, 'cpu'):8.3f}{ratio}{extra}")
+            print(
+                f"  {figure:<8} {side:<8} {_med(runs, 'wall'):8.3f} / {_med(runs, 'cpu'):8.3f}{ratio}{extra}"
+            )
     out = args.scratch / "writes-results.json"
     out.write_text(json.dumps(results, indent=1))
     print(f"saved {out}")
