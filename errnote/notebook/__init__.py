@@ -163,7 +163,10 @@ class Notebook:
             check_text(name, str(text or ""))
         error = cut_output(str(error or ""))  # captured output: its head and tail, the cut marked
         with self.store.lock():
-            ids = self._id_paths()
+            links = list(links)
+            # The ids by file, to resolve links; without links only the set of ids taken (cheaper).
+            ids = self._id_paths() if links else {}
+            taken = self.store.taken_ids()
             resolved: list[Link] = []
             replaced: list[tuple[Entry, Path]] = []  # read before anything is written
             for rel, target in links:
@@ -180,7 +183,7 @@ class Notebook:
                     if relation is Relation.SUPERSEDES:
                         replaced.append((found, found_path))
             entry = fields.new_entry(
-                new_id(set(ids)), etype, fields.provenance(self.repo_root, source, session),
+                new_id(taken, cut=True), etype, fields.provenance(self.repo_root, source, session),
                 title=title, body=body, reason=reason, scope=scope, tags=tags, tool=tool, error=error,
                 fix=fix, confidence=confidence, links=resolved, pinned=pinned, expires=expires,
             )  # fmt: skip

@@ -199,7 +199,7 @@ def updated(
     inactive = {eid: (rel, newest) for eid, (rel, newest) in old["inactive"].items() if rel not in stale}
     for rel in changed:
         try:
-            read, _digest = read_entry_digest(folder / rel)
+            read, _digest = read_entry_digest(folder / rel, scan[rel])
         except (InvalidEntry, OSError):
             return None  # its problem is told as the whole read tells it
         entry = record_entry(entry_record(read, [], b""))  # as the catalog gives it back

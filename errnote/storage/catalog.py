@@ -142,7 +142,7 @@ class Catalog:
                 changed = True
                 path = self.store.entries_dir / rel
                 try:
-                    entry, digest = read_entry_digest(path)
+                    entry, digest = read_entry_digest(path, current[rel])
                 except InvalidEntry as exc:
                     bad.append(Problem(path, str(exc)))
                     fresh[rel] = {"st": st, "problem": str(exc)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,13 +38,21 @@ TYPE_DIRS: dict[EntryType, str] = {t: t.value + "s" for t in EntryType}
 _FILE_ID = re.compile(r"^([0-9a-f]{4,32})(?:-|\.md$)")
 
 
-def new_id(taken: set[str] | None = None) -> str:
-    """A short random id: 40 bits, so two branches adding entries never need to coordinate."""
+def new_id(taken: Collection[str] | None = None, *, cut: bool = False) -> str:
+    """A short random id: 40 bits, so two branches adding entries never need to coordinate.
+
+    No id may be a prefix of another (prefixes name entries): the shorter ids a candidate could
+    start with are looked up, and ids longer than a new one (written by hand) compared, unless
+    `cut`: `taken` then holds each id cut to a new id's length too (`Store.taken_ids`)."""
     import secrets  # here, not at the top: only commands that write pay for it
 
+    longer = [t for t in taken if len(t) > ID_LENGTH] if taken and not cut else []
     while True:
         candidate = secrets.token_hex(ID_LENGTH // 2)
-        if not taken or not any(t.startswith(candidate) or candidate.startswith(t) for t in taken):
+        if not taken or not (
+            any(candidate[:k] in taken for k in range(1, ID_LENGTH + 1))
+            or any(t.startswith(candidate) for t in longer)
+        ):
             return candidate
 
 

@@ -13,7 +13,7 @@ import itertools
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,8 +93,36 @@ def _read_bytes(path: Path) -> bytes:
         raise InvalidEntry(f"cannot read the file: {exc.strerror}", path=str(path)) from None
 
 
-def read_entry_digest(path: Path) -> tuple[Entry, bytes]:
-    """`read_entry`, and the digest of the very bytes the entry was parsed from."""
+#: Entries parsed lately, by file and the stat key a scan gave it: the lineup, the catalog and
+#: the index each read the files a `git pull` brought, and in one process they read each once.
+#: A key is trusted here exactly as the caches trust it (a file written within a tick of its scan
+#: has a key of that scan alone, `Store.stat_files`).
+_PARSED: dict[tuple[str, tuple[int, ...]], tuple[Entry, bytes]] = {}
+PARSED_MAX = 2048
+#: Entry files this process has read and parsed (the tests count them).
+parsed_files = 0
+
+
+def read_entry_digest(path: Path, key: Sequence[int] | None = None) -> tuple[Entry, bytes]:
+    """`read_entry`, and the digest of the very bytes the entry was parsed from. `key`: the file's
+    stat key in the scan the caller works from; a file read under the same key before (by another
+    cache of this process) is not read and parsed again."""
+    if key is None:
+        return _parse_file(path)
+    memo = (str(path), tuple(key))
+    found = _PARSED.get(memo)
+    if found is None:
+        found = _parse_file(path)
+        with contextlib.suppress(KeyError, StopIteration, RuntimeError):  # another thread trimmed it
+            while len(_PARSED) >= PARSED_MAX:
+                del _PARSED[next(iter(_PARSED))]
+        _PARSED[memo] = found
+    return found
+
+
+def _parse_file(path: Path) -> tuple[Entry, bytes]:
+    global parsed_files
+    parsed_files += 1
     data = _read_bytes(path)
     try:
         text = data.decode("utf-8")
@@ -120,6 +148,10 @@ class Problem:
     duplicate_of: str = ""  # the id, when the problem is that another file holds this entry
 
 
+#: A folder's entry files as (id their name starts with, path), its subfolders, its problems.
+_Listing = tuple[list[tuple[str, str]], list[str], list[Problem]]
+
+
 class Store:
     """The files of one notebook: `root` is the `.errnote/` folder."""
 
@@ -129,6 +161,13 @@ class Store:
         self.cache_dir = root / CACHE_DIRNAME
         #: What the last walk of `entries/` left out, and why (links, unreadable folders).
         self.skipped: list[Problem] = []
+        #: Folder listings `named_ids` may reuse, by folder: (the folder's stat key, listing).
+        self._listings: dict[str, tuple[tuple[int, ...], _Listing]] = {}
+        #: `taken_ids`: the ids counted, and by folder the listing they were counted from.
+        self._taken: dict[str, int] = {}
+        self._counted: dict[str, tuple[_Listing | None, list[str]]] = {}
+        #: The folders the last `named_ids` walk listed, with their listings (kept or new).
+        self._visited: dict[str, _Listing] = {}
 
     def _walk(self) -> Iterator[tuple[os.DirEntry[str], bool]]:
         """Every `*.md` file below `entries/`, skipping hidden and temporary files, and whether it
@@ -219,9 +258,125 @@ class Store:
         return removed
 
     def named_ids(self) -> Iterator[tuple[str, str]]:
-        """(id its name starts with, or "", path) for every entry file: the cheapest listing there is."""
-        for item, _linked in self._walk():
-            yield file_id(item.name), item.path
+        """(id its name starts with, or "", path) for every entry file: the cheapest listing there is.
+
+        Each folder's listing is kept while the folder's stat key stays (a file added, removed or
+        renamed in a folder changes its mtime), so a thousand adds in one process do not list ten
+        thousand files a thousand times; the walk's rules and its `skipped` are those of `_walk`."""
+        for listing in self._listings_walk():
+            yield from listing[0]
+
+    def _listings_walk(self) -> Iterator[_Listing]:
+        """The listing of every folder below `entries/` (see `named_ids`), filling `_visited`."""
+        self.skipped = []
+        self._visited = {}
+        try:
+            top = os.stat(self.entries_dir)
+        except FileNotFoundError:
+            return
+        if not stat.S_ISDIR(top.st_mode):
+            raise ErrnoteError(
+                f"{self.entries_dir} is not a folder", "move it aside and run 'errnote init' again"
+            )
+        homes = {os.path.realpath(self.root), os.path.realpath(self.entries_dir)}
+        stack = [str(self.entries_dir)]
+        while stack:
+            folder = stack.pop()
+            listing = self._listing(folder, homes)
+            if listing is None:
+                continue
+            self._visited[folder] = listing
+            self.skipped.extend(listing[2])
+            yield listing
+            stack.extend(listing[1])
+
+    def taken_ids(self) -> Mapping[str, int]:
+        """The ids entry file names start with, each also cut to a new id's length (a new id must
+        be none of these, nor start with one: `layout.new_id(..., cut=True)`), with how many files
+        give each. Kept up to date folder by folder: only a folder listed anew is counted again, so
+        an add costs about the same in a notebook of 100 entries or of 10,000."""
+        for _listing in self._listings_walk():
+            pass  # the walk lists the folders that changed and fills `_visited`
+        for folder, listing in self._visited.items():
+            counted = self._counted.get(folder)
+            if counted is None or counted[0] is not listing:
+                self._count(folder, listing)
+        for folder in [f for f in self._counted if f not in self._visited]:
+            self._count(folder, None)  # gone
+        return self._taken
+
+    def _count(self, folder: str, listing: _Listing | None) -> None:
+        from errnote.storage.layout import ID_LENGTH
+
+        for eid in self._counted.pop(folder, (None, []))[1]:
+            for form in {eid, eid[:ID_LENGTH]}:
+                left = self._taken.pop(form, 0) - 1
+                if left > 0:
+                    self._taken[form] = left
+        if listing is None:
+            return
+        ids = [eid for eid, _path in listing[0] if eid]
+        for eid in ids:
+            for form in {eid, eid[:ID_LENGTH]}:
+                self._taken[form] = self._taken.get(form, 0) + 1
+        self._counted[folder] = (listing, ids)
+
+    def _listing(self, folder: str, homes: set[str]) -> _Listing | None:
+        """One folder's entry files (by the id their name starts with), subfolders and problems,
+        as `_walk` finds them: kept in `_listings` while the folder's stat key vouches for them."""
+        now = time.time_ns()
+        try:
+            st = os.stat(folder)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError:
+            st = None
+        key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns) if st is not None else None
+        kept = self._listings.get(folder)
+        if kept is not None and key is not None and kept[0] == key:
+            return kept[1]
+        named: list[tuple[str, str]] = []
+        subfolders: list[str] = []
+        problems: list[Problem] = []
+        linked = False
+        try:
+            with os.scandir(folder) as it:
+                for item in it:
+                    if item.name.startswith("."):
+                        continue
+                    if item.is_symlink():
+                        linked = True
+                        problem = self._link_problem(item, homes)
+                        if problem:
+                            problems.append(Problem(Path(item.path), problem))
+                        elif item.name.endswith(".md"):
+                            named.append((file_id(item.name), item.path))
+                    elif item.name.endswith(".md"):
+                        named.append((file_id(item.name), item.path))
+                    elif item.is_dir(follow_symlinks=False):
+                        subfolders.append(item.path)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            problems = [
+                Problem(
+                    Path(folder),
+                    f"cannot read the folder ({exc.strerror or exc}): its entries are skipped "
+                    "(check its permissions)",
+                )
+            ]
+            return [], [], problems
+        listing = (named, subfolders, problems)
+        # Kept only when the key vouches for it: a folder changed within a timestamp tick of this
+        # listing may change again in that tick under the same key (as `stat_files`' racy files),
+        # and a symbolic link's target changes without its folder.
+        if key is not None and not linked:
+            tick = RACY_COARSE_NS if key[0] % 1_000_000_000 == 0 else RACY_NS
+            if not now - tick < key[0] < now + RACY_FUTURE_NS:
+                self._listings[folder] = (key, listing)
+                return listing
+        self._listings.pop(folder, None)
+        return listing
 
     def files(self) -> list[EntryFile]:
         """Every entry file (`entries/**/*.md`), in a stable order, with the id its name starts with."""

@@ -6,6 +6,9 @@ import os
 import time
 from pathlib import Path
 
+from errnote.notebook import Notebook
+from tests.conftest import settle
+
 
 def test_a_file_younger_than_a_tick_gets_a_key_no_other_scan_repeats(tmp_path: Path) -> None:
     from errnote.storage.store import RACY_COARSE_NS, RACY_FUTURE_NS, Store
@@ -31,3 +34,82 @@ def test_a_file_younger_than_a_tick_gets_a_key_no_other_scan_repeats(tmp_path: P
     coarse = now // 10**9 * 10**9 - RACY_COARSE_NS - 10**9
     os.utime(folder / "coarse.md", ns=(coarse, coarse))
     assert store.stat_files()[f"lessons{os.sep}coarse.md"] == store.stat_files()[f"lessons{os.sep}coarse.md"]
+
+
+def test_files_a_pull_brings_are_parsed_once_by_the_lineup_and_the_index(
+    nb: Notebook, tmp_path: Path
+) -> None:
+    import shutil
+
+    from errnote.notebook.lineup import load_lineup
+    from errnote.search.index import Index
+    from errnote.storage import store as store_module
+
+    for n in range(12):
+        nb.add("lesson", f"Known lesson number {n}", tags=["known"])
+    settle(nb)
+    load_lineup(nb.store)
+    Index(nb.store).sync(watch=False)
+    # Five entry files arrive as a `git pull` brings them: written by another notebook's adds.
+    other, _ = Notebook.init(tmp_path / "elsewhere")
+    arrived = [other.add("lesson", f"Pulled lesson {n}", reason="from the remote") for n in range(5)]
+    for item in other.store.files():
+        target = nb.store.entries_dir / item.path.relative_to(other.store.entries_dir)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(item.path, target)
+    settle(nb)
+    before = store_module.parsed_files
+    lineup, scan = load_lineup(nb.store)  # as a hook does: the lineup, then the index, one scan
+    report = Index(nb.store).sync(current=scan)
+    assert store_module.parsed_files - before == 5
+    assert report.added == 5
+    assert all(lineup.holds(e.id) for e in arrived)
+    # Edited afterwards (a new stat key): read again, never served from what was parsed before.
+    first = nb.store.entries_dir / next(r for r in sorted(scan) if "pulled" in r)
+    first.write_text(first.read_text().replace("from the remote", "edited by hand"))
+    settle(nb)
+    lineup, scan = load_lineup(nb.store)
+    Index(nb.store).sync(current=scan)
+    assert store_module.parsed_files - before == 6
+    assert any(h.reason == "edited by hand" for h in nb.search("Pulled lesson"))
+
+
+def test_the_ids_taken_follow_files_added_and_removed_by_hand(nb: Notebook, tmp_path: Path) -> None:
+    import shutil
+
+    first = nb.add("lesson", "Written through the notebook")
+    settle(nb)
+    assert first.id in nb.store.taken_ids()
+    other, _ = Notebook.init(tmp_path / "elsewhere")
+    pulled = other.add("mistake", "Arrived by hand", tags=["pulled"])
+    (copy,) = [f.path for f in other.store.files()]
+    target = nb.store.entries_dir / copy.relative_to(other.store.entries_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(copy, target)
+    # Listed again at once (its folder changed within a tick: a listing of it is not kept) ...
+    assert pulled.id in nb.store.taken_ids()
+    settle(nb)
+    assert set(nb.store.taken_ids()) == {first.id, pulled.id}
+    # ... and once the listings are kept, a file removed by hand leaves the ids too.
+    assert nb.store.taken_ids() is nb.store.taken_ids()
+    target.unlink()
+    assert set(nb.store.taken_ids()) == {first.id}
+    # The same notebook object links to an entry that arrived by hand after its last add.
+    shutil.copyfile(copy, target)
+    linked = nb.add("lesson", "Links to the arrival", links=[("related", pulled.id[:6])])
+    assert [link.target for link in linked.links] == [pulled.id]
+    assert {first.id, pulled.id, linked.id} == set(nb.store.taken_ids())
+
+
+def test_a_new_id_is_no_prefix_of_an_id_taken_and_starts_with_none() -> None:
+    from errnote.storage.layout import ID_LENGTH, new_id
+
+    for _ in range(200):
+        fresh = new_id({"a", "b", "c", "d", "e", "f", "0", "1", "2", "3", "4", "5", "6", "7", "8"})
+        assert fresh[0] == "9"
+    # A hand-written id longer than a new one: the new one may not be its start.
+    long_id = "9" * 14
+    taken = {"0123", long_id, long_id[:ID_LENGTH]}
+    for _ in range(50):
+        fresh = new_id(taken, cut=True)
+        assert not long_id.startswith(fresh) and not fresh.startswith("0123")

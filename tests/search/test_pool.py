@@ -1,0 +1,138 @@
+"""An index built with errnote's postings pool holds exactly what Whoosh's own writer builds."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errnote.notebook import Notebook
+from errnote.search.index import Index, _writer
+from errnote.search.pool import CompactPool
+from errnote.search.schema import document, make_schema
+from errnote.search.searcher import search
+from errnote.storage.store import read_entry
+
+ROOT = Path(__file__).resolve().parents[2]
+QUERIES = (
+    "error[E0432]: unresolved import",
+    "add a NOT NULL column to the orders table and write the database migration",
+    "docker build cache layer",
+    "TypeError: Cannot read properties of undefined",
+    "数据库迁移失败",
+    "pytest fixture not found",
+)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 400-entry synthetic notebook (bench/generate.py: real files, every entry type, CJK)."""
+    out = tmp_path_factory.mktemp("gen") / "nb"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "generate.py"), "--n", "400", "--seed", "3", "--out", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    return out
+
+
+def _contents(folder: Path) -> dict[str, Any]:
+    """Everything an index holds that a search can read: postings with weights and values, field
+    lengths, stored fields, document counts."""
+    from whoosh import index as windex
+
+    ix = windex.open_dir(str(folder))
+    try:
+        with ix.reader() as reader:
+            postings = {}
+            for fieldname in sorted(reader.indexed_field_names()):
+                for term in reader.lexicon(fieldname):
+                    matcher = reader.postings(fieldname, term)
+                    rows = []
+                    while matcher.is_active():
+                        rows.append((matcher.id(), matcher.weight(), matcher.value()))
+                        matcher.next()
+                    postings[(fieldname, term)] = rows
+            docs = list(range(reader.doc_count_all()))
+            lengths = {
+                name: [reader.doc_field_length(d, name) for d in docs]
+                for name in sorted(reader.indexed_field_names())
+            }
+            stored = [reader.stored_fields(d) for d in docs]
+            return {"postings": postings, "lengths": lengths, "stored": stored, "count": reader.doc_count()}
+    finally:
+        ix.close()
+
+
+def _build(folder: Path, nb: Notebook, writer_of: Any) -> None:
+    from whoosh import index as windex
+
+    folder.mkdir(parents=True)
+    ix = windex.create_in(str(folder), make_schema())
+    writer = writer_of(ix)
+    for rel in sorted(nb.store.stat_files()):
+        writer.add_document(**document(rel, read_entry(nb.store.entries_dir / rel)))
+    writer.commit()
+    ix.close()
+
+
+def test_the_pool_builds_the_index_whooshs_writer_builds(generated: Path, tmp_path: Path) -> None:
+    nb = Notebook(generated / ".errnote")
+    plain = tmp_path / "plain"
+    _build(plain, nb, lambda ix: ix.writer())
+    spilled = tmp_path / "spilled"  # a pool of 0.2 MB writes several runs to disk and merges them
+    pools: list[CompactPool] = []
+
+    def small(ix: Any) -> Any:
+        writer = _writer(ix, pool_mb=0.2)
+        pools.append(writer.pool)
+        return writer
+
+    _build(spilled, nb, small)
+    assert pools[0].spills >= 2
+    Index(nb.store).sync(rebuild=True)
+    expected = _contents(plain)
+    assert len(expected["postings"]) > 3000 and expected["count"] == 400
+    assert _contents(spilled) == expected
+    assert _contents(nb.store.cache_dir / "index") == expected
+    leftovers = [p for p in spilled.rglob("*") if p.suffix == ".run"]
+    assert leftovers == []
+
+
+def test_searches_answer_the_same_from_either_build(generated: Path, tmp_path: Path) -> None:
+    ours = tmp_path / "ours"
+    theirs = tmp_path / "theirs"
+    shutil.copytree(generated, ours, symlinks=True)
+    shutil.copytree(generated, theirs, symlinks=True)
+    a, b = Notebook(ours / ".errnote"), Notebook(theirs / ".errnote")
+    Index(a.store).sync(rebuild=True)
+    Index(b.store).sync(rebuild=True)
+    # Replace b's segment by one of Whoosh's own writer, keeping its manifest (what it holds).
+    index_dir = b.store.cache_dir / "index"
+    manifest = (index_dir / "manifest.marshal").read_bytes()
+    shutil.rmtree(index_dir)
+    _build(index_dir, b, lambda ix: ix.writer())
+    (index_dir / "manifest.marshal").write_bytes(manifest)
+    for query in QUERIES:
+        ours_hits = [(h.id, round(h.score, 9)) for h in search(a.store, query, limit=20)]
+        theirs_hits = [(h.id, round(h.score, 9)) for h in search(b.store, query, limit=20)]
+        assert ours_hits == theirs_hits, query
+    assert any(search(a.store, q, limit=5) for q in QUERIES)
+
+
+def test_postings_out_of_document_order_come_out_sorted_as_whoosh_sorts_them(tmp_path: Path) -> None:
+    items = [
+        ("text", b"b", 5, 1.0, b"\x01"), ("text", b"a", 7, 2.0, b"\x02"), ("text", b"a", 3, 1.0, b"\x01"),
+        ("all", b"z", 1, 1.0, None), ("text", b"a", 9, 1.0, b"\x01"), ("text", b"b", 2, 1.0, b"\x03"),
+    ]  # fmt: skip
+    for limit in (100, 0.00001):  # held in memory; a run written for every posting
+        pool = CompactPool(limit, str(tmp_path))
+        for item in items:
+            pool.add(item)
+        assert list(pool.iter_postings()) == sorted(items, key=lambda i: (i[0], i[1], i[2]))
+        pool.cleanup()
+    assert list(tmp_path.iterdir()) == []
