@@ -224,8 +224,17 @@ def _disjunction(ideas: list[_Idea], floor: float) -> Any:
     return wq.Or(subqueries)
 
 
-def candidates(searcher: Any, plan: Plan, filters: Filters, limit: int, wide: bool) -> Any:
-    """The entries worth scoring, as Whoosh hits.
+def _top(searcher: Any, q: Any, limit: int, chosen: Any = None) -> list[Any]:
+    """The best `limit` hits of `q` (among the documents `chosen`, when given), best first.
+
+    Read by iterating: `list(results)` would ask Whoosh for the results' length first, and a
+    search that skipped blocks by quality (as a limited one does) counts its matches by running
+    the whole query again: a third to half of a hook's search at 10,000 entries."""
+    return [hit for hit in searcher.search(q, limit=limit, filter=chosen)]
+
+
+def candidates(searcher: Any, plan: Plan, filters: Filters, limit: int, wide: bool) -> list[Any]:
+    """The entries worth scoring, as Whoosh hits, best text match first.
 
     Candidates come from the query's rarest ideas only: a common word's postings cover half the
     notebook and cost most of the time, yet rarely decide which entry is meant. Every idea still
@@ -236,18 +245,18 @@ def candidates(searcher: Any, plan: Plan, filters: Filters, limit: int, wide: bo
     want = max(limit * 5, 50)
     if wide:
         chosen = passing(searcher, filters) if filters.restrictive else None
-        return searcher.search(_disjunction(plan.ideas, 0.0), limit=max(want, 200), filter=chosen)
+        return _top(searcher, _disjunction(plan.ideas, 0.0), max(want, 200), chosen)
     if not filters.restrictive:
-        return searcher.search(q, limit=want)
+        return _top(searcher, q, want)
     # The same query read deeper, so a filter that excludes nothing changes no score. When it
     # leaves too few, the entries that pass may match only the query's lesser ideas: then every
     # idea selects candidates (one query, so the scores stay comparable).
-    results = list(searcher.search(q, limit=200))
+    results = _top(searcher, q, 200)
     allowed = sum(1 for h in results if filters.allows(json.loads(h["meta"])))
     if allowed < len(results) and allowed < want:
         # Only entries the filters allow may compete (in a big notebook the best 200 of all may
         # hold none of them): every idea selects, one query scores them all.
-        return searcher.search(_disjunction(plan.ideas, 0.0), limit=want, filter=passing(searcher, filters))
+        return _top(searcher, _disjunction(plan.ideas, 0.0), want, passing(searcher, filters))
     return results
 
 

@@ -117,7 +117,7 @@ def _search_text(store: Store, ix: Any, query: str, request: Request) -> list[Se
         # where that is cheap.
         wide = request.wide or (bool(runs) and searcher.doc_count() <= WIDE_MAX)
         context = _Scoring(plan, literal, runs, named, query_terms, request, clock(), _targets(searcher))
-        lexical = candidates(searcher, plan, request.filters, request.limit, wide) if plan.ideas else ()
+        lexical = candidates(searcher, plan, request.filters, request.limit, wide) if plan.ideas else []
         cosines: dict[str, float] = semantic.similarities(query) if semantic is not None else {}
         # The entries closest in meaning compete too, whatever words they share.
         closest = sorted(cosines, key=lambda r: -cosines[r])[:SEMANTIC_CANDIDATES]
@@ -202,7 +202,7 @@ def _score_best(
     under the best cosine scored (`hits.judge` reads the first hit in meaning of those scored).
     The entries closest in meaning are always scored, as `_score_all` does."""
     limit = ctx.request.limit
-    results = list(lexical)
+    results = list(lexical)  # a list already (`query.candidates`): no Whoosh count
     docnums = {hit.docnum for hit in results}
     numbers = {rel: searcher.document_number(path=rel) for rel in closest}  # (None: not indexed)
     near = {number for number in numbers.values() if number is not None}
