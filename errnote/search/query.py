@@ -193,6 +193,8 @@ def _field_max() -> Any:
             return float(a.score() if a_id < b_id else b.score())
 
     class FieldMax(wq.DisjunctionMax):  # type: ignore[misc]
+        matcher_class = Matcher
+
         def _matcher(self, subs: Any, searcher: Any, context: Any) -> Any:
             reader = searcher.reader()
             return self._tree_matcher(
@@ -200,6 +202,45 @@ def _field_max() -> Any:
             )
 
     return FieldMax
+
+
+def field_max_matcher() -> Any:
+    """The matcher class of `_field_max`'s query (`errnote.search.collect` evaluates it)."""
+    return _field_max().matcher_class
+
+
+@lru_cache(maxsize=1)
+def _any_of() -> Any:
+    """Whoosh's Or, with its union matchers kept whole: Whoosh's turn a union into an intersection
+    or an "and maybe" once one side alone cannot reach the least score that still enters the best
+    `limit`, and with this query's matchers that lost hits that belonged there (an entry holding
+    all six ideas of a query was missing from the best 50 at 50,000 entries). The tree and its
+    sums are Whoosh's; exhausted sides are still dropped, and blocks still skipped by quality."""
+    from whoosh import matching
+    from whoosh import query as wq
+
+    class Union(matching.UnionMatcher):  # type: ignore[misc]
+        def replace(self, minquality: float = 0) -> Any:
+            replaced = super().replace(0)
+            return _whole(replaced)
+
+    def _whole(m: Any) -> Any:
+        if type(m) is matching.UnionMatcher:
+            return Union(_whole(m.a), _whole(m.b))
+        return m
+
+    class AnyOf(wq.Or):  # type: ignore[misc]
+        matcher_class = Union
+
+        def _matcher(self, subs: Any, searcher: Any, context: Any) -> Any:
+            return _whole(super()._matcher(subs, searcher, context))
+
+    return AnyOf
+
+
+def union_matcher() -> Any:
+    """The matcher class of `_any_of`'s query (`errnote.search.collect` evaluates it)."""
+    return _any_of().matcher_class
 
 
 def _disjunction(ideas: list[_Idea], floor: float) -> Any:
@@ -221,7 +262,7 @@ def _disjunction(ideas: list[_Idea], floor: float) -> Any:
                     # Phrases are slow to match; in titles they matter most and the field is short.
                     leaves.append(wq.Phrase(f, list(terms), boost=boost))
         subqueries.append(_field_max()(leaves, tiebreak=0.1))
-    return wq.Or(subqueries)
+    return _any_of()(subqueries)
 
 
 def _top(searcher: Any, q: Any, limit: int, chosen: Any = None) -> list[Any]:
@@ -229,7 +270,14 @@ def _top(searcher: Any, q: Any, limit: int, chosen: Any = None) -> list[Any]:
 
     Read by iterating: `list(results)` would ask Whoosh for the results' length first, and a
     search that skipped blocks by quality (as a limited one does) counts its matches by running
-    the whole query again: a third to half of a hook's search at 10,000 entries."""
+    the whole query again: a third to half of a hook's search at 10,000 entries. In the engine,
+    the same hits come from `errnote.search.collect` (a posting list at a time)."""
+    from errnote.search import collect
+
+    if collect.enabled():
+        found = collect.top(searcher, q, limit, chosen, (union_matcher(), field_max_matcher()))
+        if found is not None:
+            return found
     return [hit for hit in searcher.search(q, limit=limit, filter=chosen)]
 
 

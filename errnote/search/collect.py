@@ -1,0 +1,211 @@
+"""Whoosh's best hits of a query, computed a posting list at a time (the warm engine's way).
+
+Whoosh collects a query's best hits document by document, in Python: a hook's query at 50,000
+entries walks some 7,000 documents through a tree of matchers, about 150 ms. Here the very matcher
+tree Whoosh builds for the query (so the same idf, average lengths, boosts and tree shape) is
+evaluated a whole posting list at a time with numpy: each term's BM25F scores (Whoosh's formula,
+the same operations in the same order, so the same floats), the best of each idea's wordings, the
+sums of each union in the tree's own grouping; then the best `limit` by score and, among equal
+scores, by document number, as Whoosh's `TopCollector` orders them. A matcher of a kind not known
+here is read posting by posting with Whoosh's own methods, so nothing falls outside.
+
+Off unless `enable()` is called (the engine does): importing numpy costs a one-shot command more
+than it saves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+_enabled = False
+#: The length of every document in one field of one segment (segments never change once
+#: written), keyed by (segment id, field); kept for the segments the last search read.
+_lengths: dict[tuple[str, str], Any] = {}
+
+
+def enable() -> None:
+    """Collect by posting lists in this process from now on (the engine)."""
+    global _enabled
+    _enabled = True
+
+
+def enabled() -> bool:
+    return _enabled
+
+
+class Hit:
+    """One of the best hits, read as the search reads Whoosh's: its document number, its score,
+    its stored fields (read when first asked for)."""
+
+    __slots__ = ("_fields", "_searcher", "docnum", "score")
+
+    def __init__(self, searcher: Any, docnum: int, score: float) -> None:
+        self._searcher, self.docnum, self.score = searcher, docnum, score
+        self._fields: dict[str, Any] | None = None
+
+    def fields(self) -> dict[str, Any]:
+        if self._fields is None:
+            self._fields = self._searcher.stored_fields(self.docnum)
+        return self._fields
+
+    def keys(self) -> Iterable[str]:
+        return self.fields().keys()
+
+    def __getitem__(self, name: str) -> Any:
+        return self.fields()[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.fields().get(name, default)
+
+
+def top(
+    searcher: Any, q: Any, limit: int, chosen: set[int] | None, kinds: tuple[type, type]
+) -> list[Hit] | None:
+    """The best `limit` hits of `q` (among the documents `chosen`), as `searcher.search` ranks
+    them, with the same scores; None when this searcher's weighting is not plain BM25F. `kinds`:
+    errnote's own matchers of a sum (a union) and of a best of (an idea's wordings)."""
+    import numpy as np
+    from whoosh import scoring
+
+    if type(searcher.weighting) is not scoring.BM25F or searcher.weighting.use_final:
+        return None
+    context = searcher.context()
+    numbers: list[Any] = []
+    scores: list[Any] = []
+    seen: set[tuple[str, str]] = set()
+    for sub, offset in searcher.leaf_searchers():
+        size = sub.doc_count_all()
+        got = _evaluate(q.matcher(sub, context), sub, size, seen, kinds)
+        if got is None:
+            return None
+        values, present = got
+        docs = np.flatnonzero(present)
+        numbers.append(docs + offset)
+        scores.append(values[docs])
+    for key in set(_lengths) - seen:
+        del _lengths[key]  # a segment merged away or a field no longer asked for
+    if not numbers:
+        return []
+    docnums = np.concatenate(numbers)
+    values = np.concatenate(scores)
+    if chosen is not None:
+        keep = np.fromiter((int(d) in chosen for d in docnums), dtype=bool, count=len(docnums))
+        docnums, values = docnums[keep], values[keep]
+    order = np.lexsort((docnums, -values))[:limit]
+    return [Hit(searcher, int(docnums[i]), float(values[i])) for i in order]
+
+
+def _evaluate(
+    m: Any, sub: Any, size: int, seen: set[tuple[str, str]], kinds: tuple[type, type]
+) -> tuple[Any, Any] | None:
+    """(score of every document of the segment, which documents match) of matcher `m`."""
+    import numpy as np
+    from whoosh import matching
+    from whoosh.matching import wrappers
+
+    kind = type(m)
+    union = kind is matching.UnionMatcher or kind is kinds[0]
+    if not m.is_active():
+        return np.zeros(size), np.zeros(size, dtype=bool)
+    if union or kind is kinds[1]:
+        a = _evaluate(m.a, sub, size, seen, kinds)
+        b = _evaluate(m.b, sub, size, seen, kinds)
+        if a is None or b is None:
+            return None
+        # Scores are never negative (BM25F's idf is over 0): an absent 0 adds nothing, and the
+        # best of a document's wordings is the maximum (`query._field_max`'s score).
+        joined = a[0] + b[0] if union else np.maximum(a[0], b[0])
+        return joined, a[1] | b[1]
+    if kind is wrappers.FilterMatcher and m._exclude:
+        got = _evaluate(m.child, sub, size, seen, kinds)
+        if got is None:
+            return None
+        values, present = got[0] * m.boost, got[1].copy()
+        gone = np.fromiter((i for i in m._ids if 0 <= i < size), dtype=np.int64)
+        present[gone] = False
+        values[gone] = 0.0
+        return values, present
+    if kind is wrappers.WrappingMatcher:
+        got = _evaluate(m.child, sub, size, seen, kinds)
+        return None if got is None else (got[0] * m.boost, got[1])
+    leaf = _postings(m, sub, size, seen)
+    if leaf is not None:
+        return leaf
+    return _one_by_one(m, size)
+
+
+def _postings(m: Any, sub: Any, size: int, seen: set[tuple[str, str]]) -> tuple[Any, Any] | None:
+    """A term's postings scored by BM25F a block at a time (None: not such a matcher)."""
+    import numpy as np
+    from whoosh import scoring
+    from whoosh.codec.whoosh3 import W3LeafMatcher
+
+    scorer: Any = getattr(m, "scorer", None)
+    if type(m) is not W3LeafMatcher or type(scorer) is not scoring.BM25FScorer:
+        return None
+    field = getattr(m._term, "__getitem__", None) and m._term[0]
+    if not isinstance(field, str):
+        return None
+    ids: list[int] = []
+    weights: list[float] = []
+    while m.is_active():  # from where the matcher stands (a filter may have moved it on)
+        if m._ids is None:
+            m._read_ids()
+        if m._weights is None:
+            m._read_weights()
+        ids.extend(m._ids[m._i : m._blocklength])
+        weights.extend(m._weights[m._i : m._blocklength])
+        m._i = m._blocklength
+        m._next_block()
+    docs = np.array(ids, dtype=np.int64)
+    lengths = _field_lengths(sub, field, size, seen)
+    if lengths is None:
+        return None
+    fl = lengths[docs]
+    tf = np.array(weights, dtype=np.float64)
+    idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
+    # whoosh.scoring.bm25, operation for operation.
+    values = idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * fl / avgfl)))
+    out = np.zeros(size)
+    out[docs] = values
+    present = np.zeros(size, dtype=bool)
+    present[docs] = True
+    return out, present
+
+
+def _field_lengths(sub: Any, field: str, size: int, seen: set[tuple[str, str]]) -> Any:
+    """Every document's length in `field`, as the scorer reads it (`doc_field_length(d, f, 1)`);
+    None when some document has none (Whoosh would then fail on it: let it)."""
+    import numpy as np
+
+    reader = sub.reader()
+    segment = getattr(reader, "segment", None)
+    key = (segment().segment_id(), field) if callable(segment) else None
+    held = None
+    if key is not None:
+        seen.add(key)
+        held = _lengths.get(key)
+    if held is not None and len(held) == size:
+        return held
+    values = [reader.doc_field_length(d, field, 1) for d in range(size)]
+    if any(v is None for v in values):
+        values = [0 if v is None else v for v in values]  # docs without the field: never a posting
+    lengths = np.array(values, dtype=np.float64)
+    if key is not None:
+        _lengths[key] = lengths
+    return lengths
+
+
+def _one_by_one(m: Any, size: int) -> tuple[Any, Any]:
+    """Any other matcher (a phrase, a preloaded union) read with its own methods."""
+    import numpy as np
+
+    values = np.zeros(size)
+    present = np.zeros(size, dtype=bool)
+    while m.is_active():
+        d = m.id()
+        values[d] = m.score()
+        present[d] = True
+        m.next()
+    return values, present
