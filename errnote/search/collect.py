@@ -22,6 +22,11 @@ _enabled = False
 #: The length of every document in one field of one segment (segments never change once
 #: written), keyed by (segment id, field); kept for the segments the last search read.
 _lengths: dict[tuple[str, str], Any] = {}
+#: The stored fields of the documents hits were read of, by document number, for the index's
+#: segments as they are (`"segments"`: their ids in order; other segments, other numbers).
+_stored: dict[Any, Any] = {"segments": None}
+#: At most this many documents' stored fields are kept.
+STORED_MAX = 60_000
 
 
 def enable() -> None:
@@ -38,16 +43,22 @@ class Hit:
     """One of the best hits, read as the search reads Whoosh's: its document number, its score,
     its stored fields (read when first asked for)."""
 
-    __slots__ = ("_fields", "_searcher", "docnum", "score")
+    __slots__ = ("_fields", "_held", "_searcher", "docnum", "score")
 
-    def __init__(self, searcher: Any, docnum: int, score: float) -> None:
-        self._searcher, self.docnum, self.score = searcher, docnum, score
+    def __init__(self, searcher: Any, docnum: int, score: float, held: dict[Any, Any] | None) -> None:
+        self._searcher, self.docnum, self.score, self._held = searcher, docnum, score, held
         self._fields: dict[str, Any] | None = None
 
     def fields(self) -> dict[str, Any]:
         if self._fields is None:
-            self._fields = self._searcher.stored_fields(self.docnum)
-        return self._fields
+            held = self._held
+            found = held.get(self.docnum) if held is not None else None
+            if found is None:
+                found = self._searcher.stored_fields(self.docnum)
+                if held is not None:
+                    held[self.docnum] = found
+            self._fields = found
+        return self._fields  # read only (`dict(hit)` copies it, as for Whoosh's hits)
 
     def keys(self) -> Iterable[str]:
         return self.fields().keys()
@@ -74,8 +85,11 @@ def top(
     numbers: list[Any] = []
     scores: list[Any] = []
     seen: set[tuple[str, str]] = set()
+    segments: list[str] = []
     for sub, offset in searcher.leaf_searchers():
         size = sub.doc_count_all()
+        segment = getattr(sub.reader(), "segment", None)
+        segments.append(segment().segment_id() if callable(segment) else "")
         got = _evaluate(q.matcher(sub, context), sub, size, seen, kinds)
         if got is None:
             return None
@@ -85,6 +99,12 @@ def top(
         scores.append(values[docs])
     for key in set(_lengths) - seen:
         del _lengths[key]  # a segment merged away or a field no longer asked for
+    held: dict[Any, Any] | None = None
+    if all(segments):
+        if _stored["segments"] != tuple(segments) or len(_stored) > STORED_MAX:
+            _stored.clear()
+            _stored["segments"] = tuple(segments)
+        held = _stored
     if not numbers:
         return []
     docnums = np.concatenate(numbers)
@@ -93,7 +113,7 @@ def top(
         keep = np.fromiter((int(d) in chosen for d in docnums), dtype=bool, count=len(docnums))
         docnums, values = docnums[keep], values[keep]
     order = np.lexsort((docnums, -values))[:limit]
-    return [Hit(searcher, int(docnums[i]), float(values[i])) for i in order]
+    return [Hit(searcher, int(docnums[i]), float(values[i]), held) for i in order]
 
 
 def _evaluate(

@@ -107,6 +107,7 @@ class _Idea:
     alts: list[_Alt]
     code: bool
     literals: tuple[str, ...] = ()  # the query's own words it stands for (`docker images`: two)
+    terms: frozenset[str] = frozenset()  # every term of its wordings (empty: not known)
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,8 @@ def weigh(searcher: Any, concepts: list[Concept]) -> Plan:
             continue
         query_idf += value
         code = any(_is_code(t) for t in concept.literals)
-        ideas.append(_Idea(value, alts, code, tuple(concept.literals)))
+        wordings = frozenset(t for wording, _w, _i in alts for t in wording)
+        ideas.append(_Idea(value, alts, code, tuple(concept.literals), wordings))
     ideas.sort(key=lambda idea: -idea.value)
     unit = math.log(1 + (n_docs - 0.5) / 1.5)  # a word only one entry uses
     return Plan(ideas[:MAX_QUERY_TERMS], query_idf, unit)
@@ -326,6 +328,8 @@ def evidence_of(
     # Run for every candidate of every search: one-term wordings (nearly all) are tested without
     # a generator, and the title in the same pass (the sums are those of one pass per question).
     for idea in plan.ideas:
+        if idea.terms and idea.terms.isdisjoint(found_terms) and idea.terms.isdisjoint(title_terms):
+            continue  # no wording of it here: it adds nothing (most ideas, for most candidates)
         best = 0.0
         in_title: float | None = None  # the best information of the wordings the title holds
         for terms, weight, info in idea.alts:

@@ -290,20 +290,18 @@ def _keep_best(tops: list[float], value: float, limit: int) -> None:
 def _scored(store: Store, searcher: Any, doc: dict[str, Any], bm25: float, ctx: _Scoring) -> SearchHit | None:
     """One candidate (a stored document) scored lexically, or None when the filters exclude it or
     another file holds its id."""
-    meta = json.loads(doc["meta"])
+    meta, found_terms, title_terms, copies = _read(searcher, doc)
     eid = meta["id"]
     if eid in ctx.targets and meta["status"] == Status.ACTIVE.value and _replaced(searcher, eid):
         # Superseded by an active entry, though its own file still says active (a write cut
         # short, a merge resolved by hand): as `inject` does, treat it as superseded.
-        meta["status"] = Status.SUPERSEDED.value
+        meta = {**meta, "status": Status.SUPERSEDED.value}
     if not ctx.request.filters.allows(meta):
         return None
-    if searcher.doc_frequency("id", meta["id"]) > 1 and not _first_of_id(searcher, meta["id"], doc["path"]):
+    if copies > 1 and not _first_of_id(searcher, meta["id"], doc["path"]):
         return None  # a copy of another file's id: the file updated last is the entry
     if ctx.runs and any(run in canonical(meta["title"]) for run in ctx.runs):
         bm25 *= CJK_WHOLE_BONUS  # 内存超时 in the title, not 内存 here and 超时 there
-    title_terms = frozenset(meta.get("title_terms") or ())
-    found_terms = set(doc["terms"].split())
     tools = meta.get("tool_names") or []
     errors = doc.get("error_terms") or ""
     other = ranking.other_tool(
@@ -322,6 +320,53 @@ def _scored(store: Store, searcher: Any, doc: dict[str, Any], bm25: float, ctx: 
     )
     signature = Signature(tuple(meta.get("error_words") or ()), tuple(meta.get("error_codes") or ()))
     return make_hit(store.entries_dir, doc["path"], meta, total, created, terms_shown, ev, signature)
+
+
+#: In the engine, what `_read` made of each stored document of the index as it stands (its
+#: segments, which never change once written, in order: the document numbers are theirs), so
+#: that a document met again is not decoded again; at most this many documents.
+_READ_MAX = 60_000
+_reads: dict[Any, Any] = {"segments": None}
+
+
+def _read(searcher: Any, doc: dict[str, Any]) -> tuple[dict[str, Any], set[str], frozenset[str], int]:
+    """A candidate's record, its terms, its title's terms, and how many documents hold its id
+    (term statistics: the old versions of edited entries count until segments merge). Kept
+    between searches in the engine (`collect.enabled`): read only, never changed."""
+    from errnote.search import collect
+
+    path = doc["path"]
+    held: dict[Any, Any] | None = None
+    segments = _segments(searcher) if collect.enabled() else None
+    if segments is not None:
+        if _reads["segments"] != segments or len(_reads) > _READ_MAX:
+            _reads.clear()
+            _reads["segments"] = segments
+        held = _reads
+        known = held.get((path, doc["meta"]))
+        if known is not None:
+            return known  # type: ignore[no-any-return]
+    meta = json.loads(doc["meta"])
+    read = (
+        meta,
+        set(doc["terms"].split()),
+        frozenset(meta.get("title_terms") or ()),
+        searcher.doc_frequency("id", meta["id"]),
+    )
+    if held is not None:
+        held[(path, doc["meta"])] = read
+    return read
+
+
+def _segments(searcher: Any) -> tuple[Any, ...] | None:
+    """The ids of the index's segments, in order (None when they cannot be told)."""
+    ids = []
+    for sub, _offset in searcher.leaf_searchers():
+        segment = getattr(sub.reader(), "segment", None)
+        if not callable(segment):
+            return None
+        ids.append(segment().segment_id())
+    return tuple(ids)
 
 
 def _first_of_id(searcher: Any, eid: str, path: str) -> bool:
