@@ -16,6 +16,7 @@ than it saves.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 _enabled = False
@@ -27,6 +28,12 @@ _lengths: dict[tuple[str, str], Any] = {}
 _stored: dict[Any, Any] = {"segments": None}
 #: At most this many documents' stored fields are kept.
 STORED_MAX = 60_000
+#: The scores of each term (or phrase) a search read, as (document numbers, scores) of its
+#: segment, for the index as it stands (`"index"`: every segment's id and live documents, which
+#: decide the idf and average lengths too); a term met again is not read and scored again.
+_scored: dict[Any, Any] = {"index": None}
+#: At most this many terms' scores are kept.
+SCORED_MAX = 4000
 
 
 def enable() -> None:
@@ -86,19 +93,29 @@ def top(
     scores: list[Any] = []
     seen: set[tuple[str, str]] = set()
     segments: list[str] = []
-    for sub, offset in searcher.leaf_searchers():
-        size = sub.doc_count_all()
+    leaves = list(searcher.leaf_searchers())
+    for sub, _offset in leaves:
         segment = getattr(sub.reader(), "segment", None)
         segments.append(segment().segment_id() if callable(segment) else "")
-        got = _evaluate(q.matcher(sub, context), sub, size, seen, kinds)
+    state = tuple(zip(segments, (sub.doc_count() for sub, _o in leaves), strict=True))
+    terms: dict[Any, Any] | None = None
+    if all(segments):
+        if _scored["index"] != state or len(_scored) > SCORED_MAX:
+            _scored.clear()
+            _scored["index"] = state
+        terms = _scored
+    for number, (sub, offset) in enumerate(leaves):
+        size = sub.doc_count_all()
+        run = _Run(sub, size, seen, kinds, terms, number)
+        got = _evaluate(q.matcher(sub, context), run)
         if got is None:
             return None
         values, present = got
         docs = np.flatnonzero(present)
         numbers.append(docs + offset)
         scores.append(values[docs])
-    for key in set(_lengths) - seen:
-        del _lengths[key]  # a segment merged away or a field no longer asked for
+    for key in [k for k in _lengths if k[0] not in segments]:
+        del _lengths[key]  # a segment merged away
     held: dict[Any, Any] | None = None
     if all(segments):
         if _stored["segments"] != tuple(segments) or len(_stored) > STORED_MAX:
@@ -116,29 +133,82 @@ def top(
     return [Hit(searcher, int(docnums[i]), float(values[i]), held) for i in order]
 
 
-def _evaluate(
-    m: Any, sub: Any, size: int, seen: set[tuple[str, str]], kinds: tuple[type, type]
-) -> tuple[Any, Any] | None:
+@dataclass(frozen=True)
+class _Run:
+    """One segment's evaluation: the segment's searcher and size, the fields whose lengths were
+    read, errnote's matcher kinds (see `top`), the terms' scores kept (None: none), the segment's
+    place among the index's."""
+
+    sub: Any
+    size: int
+    seen: set[tuple[str, str]]
+    kinds: tuple[type, type]
+    terms: dict[Any, Any] | None
+    number: int
+
+
+def _signature(m: Any) -> Any:
+    """What a term's (or a phrase's) matcher reads, as a key (None: not such a matcher)."""
+    from whoosh.matching import wrappers
+    from whoosh.query.spans import SpanNear2
+
+    kind = type(m)
+    if kind is wrappers.FilterMatcher or kind is wrappers.WrappingMatcher:
+        inner = _signature(m.child)
+        return None if inner is None else (kind.__name__, m.boost, getattr(m, "_exclude", None), inner)
+    if kind is SpanNear2.SpanNear2Matcher:
+        parts = tuple(_signature(x) for x in m.ms)
+        return None if None in parts else ("near", m.slop, m.ordered, m.mindist, parts)
+    term = getattr(m, "_term", None)
+    scorer = getattr(m, "scorer", None)
+    if not isinstance(term, tuple) or scorer is None or getattr(m, "_i", 1) != 0:
+        return None  # (a leaf moved on already: not read from its start)
+    return ("term", kind.__name__, type(scorer).__name__, term)
+
+
+def _evaluate(m: Any, run: _Run) -> tuple[Any, Any] | None:
     """(score of every document of the segment, which documents match) of matcher `m`."""
     import numpy as np
     from whoosh import matching
-    from whoosh.matching import wrappers
 
     kind = type(m)
-    union = kind is matching.UnionMatcher or kind is kinds[0]
+    size = run.size
+    union = kind is matching.UnionMatcher or kind is run.kinds[0]
     if not m.is_active():
         return np.zeros(size), np.zeros(size, dtype=bool)
-    if union or kind is kinds[1]:
-        a = _evaluate(m.a, sub, size, seen, kinds)
-        b = _evaluate(m.b, sub, size, seen, kinds)
+    if union or kind is run.kinds[1]:
+        a = _evaluate(m.a, run)
+        b = _evaluate(m.b, run)
         if a is None or b is None:
             return None
         # Scores are never negative (BM25F's idf is over 0): an absent 0 adds nothing, and the
         # best of a document's wordings is the maximum (`query._field_max`'s score).
         joined = a[0] + b[0] if union else np.maximum(a[0], b[0])
         return joined, a[1] | b[1]
+    key = _signature(m) if run.terms is not None else None
+    if key is not None and run.terms is not None:
+        kept = run.terms.get((run.number, key))
+        if kept is not None:
+            values, present = np.zeros(size), np.zeros(size, dtype=bool)
+            values[kept[0]] = kept[1]
+            present[kept[0]] = True
+            return values, present
+    got = _read_matcher(m, run)
+    if got is not None and key is not None and run.terms is not None:
+        docs = np.flatnonzero(got[1])
+        run.terms[(run.number, key)] = (docs, got[0][docs])
+    return got
+
+
+def _read_matcher(m: Any, run: _Run) -> tuple[Any, Any] | None:
+    """`_evaluate` of a matcher that is no union nor best of."""
+    import numpy as np
+    from whoosh.matching import wrappers
+
+    kind = type(m)
+    size = run.size
     if kind is wrappers.FilterMatcher and m._exclude:
-        got = _evaluate(m.child, sub, size, seen, kinds)
+        got = _read_matcher(m.child, run)  # (kept as the filtered whole only: a filter moves it on)
         if got is None:
             return None
         values, present = got[0] * m.boost, got[1].copy()
@@ -147,9 +217,9 @@ def _evaluate(
         values[gone] = 0.0
         return values, present
     if kind is wrappers.WrappingMatcher:
-        got = _evaluate(m.child, sub, size, seen, kinds)
+        got = _evaluate(m.child, run)
         return None if got is None else (got[0] * m.boost, got[1])
-    leaf = _postings(m, sub, size, seen)
+    leaf = _postings(m, run.sub, size, run.seen)
     if leaf is not None:
         return leaf
     return _one_by_one(m, size)
