@@ -116,7 +116,11 @@ def _search_text(store: Store, ix: Any, query: str, request: Request) -> list[Se
         # through translations ("index" for 索引) never gets to compete. Every idea selects then,
         # where that is cheap.
         wide = request.wide or (bool(runs) and searcher.doc_count() <= WIDE_MAX)
-        context = _Scoring(plan, literal, runs, named, query_terms, request, clock(), _targets(searcher))
+        from errnote.search import collect  # (the engine keeps what it read of each document)
+
+        segments = _segments(searcher) if collect.enabled() else None
+        targets = _targets(searcher)
+        context = _Scoring(plan, literal, runs, named, query_terms, request, clock(), targets, segments)
         lexical = candidates(searcher, plan, request.filters, request.limit, wide) if plan.ideas else []
         cosines: dict[str, float] = semantic.similarities(query) if semantic is not None else {}
         # The entries closest in meaning compete too, whatever words they share.
@@ -154,6 +158,7 @@ class _Scoring:
     request: Request
     now: datetime  # the clock freshness is read at (`ranking.freshness`)
     targets: frozenset[str]  # the ids some entry supersedes (the `supersedes` field's terms)
+    segments: tuple[str, ...] | None = None  # the index's segments, when `_read` keeps documents
 
 
 def _targets(searcher: Any) -> frozenset[str]:
@@ -168,7 +173,7 @@ def _score_all(
     in meaning that are not among them, with none. {file path: hit}"""
     scored: dict[str, SearchHit] = {}
     for hit in lexical:
-        found = _scored(store, searcher, dict(hit), float(hit.score), ctx)
+        found = _scored(store, searcher, hit.fields(), float(hit.score), ctx)
         if found is not None:
             scored[hit["path"]] = found
     for rel in closest:
@@ -209,7 +214,7 @@ def _score_best(
     scored: dict[str, SearchHit] = {}
     for hit in results:  # the closest in meaning among the lexical candidates, with their match
         if hit.docnum in near:
-            found = _scored(store, searcher, dict(hit), float(hit.score), ctx)
+            found = _scored(store, searcher, hit.fields(), float(hit.score), ctx)
             if found is not None:
                 scored[hit["path"]] = found
     for rel in closest:  # ... and the others, with none
@@ -249,7 +254,7 @@ def _score_best(
                 first = bool(cosines) and cosines.get(hit["path"], -1.0) >= best_cosine
                 if not first and _below(fused(top, best, 0.0 if cosine is None else cosine), tops[0]):
                     continue  # this one cannot, with its cosine
-        found = _scored(store, searcher, dict(hit), float(hit.score), ctx)
+        found = _scored(store, searcher, hit.fields(), float(hit.score), ctx)
         if found is None:
             continue
         rel = hit["path"]
@@ -290,7 +295,7 @@ def _keep_best(tops: list[float], value: float, limit: int) -> None:
 def _scored(store: Store, searcher: Any, doc: dict[str, Any], bm25: float, ctx: _Scoring) -> SearchHit | None:
     """One candidate (a stored document) scored lexically, or None when the filters exclude it or
     another file holds its id."""
-    meta, found_terms, title_terms, copies = _read(searcher, doc)
+    meta, found_terms, title_terms, copies = _read(searcher, doc, ctx.segments)
     eid = meta["id"]
     if eid in ctx.targets and meta["status"] == Status.ACTIVE.value and _replaced(searcher, eid):
         # Superseded by an active entry, though its own file still says active (a write cut
@@ -329,15 +334,14 @@ _READ_MAX = 60_000
 _reads: dict[Any, Any] = {"segments": None}
 
 
-def _read(searcher: Any, doc: dict[str, Any]) -> tuple[dict[str, Any], set[str], frozenset[str], int]:
+def _read(
+    searcher: Any, doc: dict[str, Any], segments: tuple[str, ...] | None
+) -> tuple[dict[str, Any], set[str], frozenset[str], int]:
     """A candidate's record, its terms, its title's terms, and how many documents hold its id
     (term statistics: the old versions of edited entries count until segments merge). Kept
-    between searches in the engine (`collect.enabled`): read only, never changed."""
-    from errnote.search import collect
-
+    between searches for the index's `segments` (the engine's; None: not kept): read only."""
     path = doc["path"]
     held: dict[Any, Any] | None = None
-    segments = _segments(searcher) if collect.enabled() else None
     if segments is not None:
         if _reads["segments"] != segments or len(_reads) > _READ_MAX:
             _reads.clear()
@@ -358,7 +362,7 @@ def _read(searcher: Any, doc: dict[str, Any]) -> tuple[dict[str, Any], set[str],
     return read
 
 
-def _segments(searcher: Any) -> tuple[Any, ...] | None:
+def _segments(searcher: Any) -> tuple[str, ...] | None:
     """The ids of the index's segments, in order (None when they cannot be told)."""
     ids = []
     for sub, _offset in searcher.leaf_searchers():
