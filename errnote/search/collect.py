@@ -91,7 +91,6 @@ def top(
     context = searcher.context()
     numbers: list[Any] = []
     scores: list[Any] = []
-    seen: set[tuple[str, str]] = set()
     segments: list[str] = []
     leaves = list(searcher.leaf_searchers())
     for sub, _offset in leaves:
@@ -106,7 +105,7 @@ def top(
         terms = _scored
     for number, (sub, offset) in enumerate(leaves):
         size = sub.doc_count_all()
-        run = _Run(sub, size, seen, kinds, terms, number)
+        run = _Run(sub, size, kinds, terms, number)
         got = _evaluate(q.matcher(sub, context), run)
         if got is None:
             return None
@@ -135,13 +134,11 @@ def top(
 
 @dataclass(frozen=True)
 class _Run:
-    """One segment's evaluation: the segment's searcher and size, the fields whose lengths were
-    read, errnote's matcher kinds (see `top`), the terms' scores kept (None: none), the segment's
-    place among the index's."""
+    """One segment's evaluation: the segment's searcher and size, errnote's matcher kinds (see
+    `top`), the terms' scores kept (None: none), the segment's place among the index's."""
 
     sub: Any
     size: int
-    seen: set[tuple[str, str]]
     kinds: tuple[type, type]
     terms: dict[Any, Any] | None
     number: int
@@ -219,13 +216,13 @@ def _read_matcher(m: Any, run: _Run) -> tuple[Any, Any] | None:
     if kind is wrappers.WrappingMatcher:
         got = _evaluate(m.child, run)
         return None if got is None else (got[0] * m.boost, got[1])
-    leaf = _postings(m, run.sub, size, run.seen)
+    leaf = _postings(m, run.sub, size)
     if leaf is not None:
         return leaf
     return _one_by_one(m, size)
 
 
-def _postings(m: Any, sub: Any, size: int, seen: set[tuple[str, str]]) -> tuple[Any, Any] | None:
+def _postings(m: Any, sub: Any, size: int) -> tuple[Any, Any] | None:
     """A term's postings scored by BM25F a block at a time (None: not such a matcher)."""
     import numpy as np
     from whoosh import scoring
@@ -249,7 +246,7 @@ def _postings(m: Any, sub: Any, size: int, seen: set[tuple[str, str]]) -> tuple[
         m._i = m._blocklength
         m._next_block()
     docs = np.array(ids, dtype=np.int64)
-    lengths = _field_lengths(sub, field, size, seen)
+    lengths = _field_lengths(sub, field, size)
     if lengths is None:
         return None
     fl = lengths[docs]
@@ -264,9 +261,9 @@ def _postings(m: Any, sub: Any, size: int, seen: set[tuple[str, str]]) -> tuple[
     return out, present
 
 
-def _field_lengths(sub: Any, field: str, size: int, seen: set[tuple[str, str]]) -> Any:
-    """Every document's length in `field`, as the scorer reads it (`doc_field_length(d, f, 1)`);
-    None when some document has none (Whoosh would then fail on it: let it)."""
+def _field_lengths(sub: Any, field: str, size: int) -> Any:
+    """Every document's length in `field`, as the scorer reads it (`doc_field_length(d, f, 1)`;
+    0 for a document without the field, which has no posting in it)."""
     import numpy as np
 
     reader = sub.reader()
@@ -274,7 +271,6 @@ def _field_lengths(sub: Any, field: str, size: int, seen: set[tuple[str, str]]) 
     key = (segment().segment_id(), field) if callable(segment) else None
     held = None
     if key is not None:
-        seen.add(key)
         held = _lengths.get(key)
     if held is not None and len(held) == size:
         return held
