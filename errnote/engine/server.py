@@ -170,6 +170,9 @@ class Engine:
         from errnote.search.searcher import search
 
         memo.enable()  # the entries read by one request serve the next while no file changes
+        from errnote.search import collect
+
+        collect.enable()  # a search's best hits a posting list at a time (numpy is paid here once)
         from errnote.notebook import Notebook
 
         with contextlib.suppress(ErrnoteError, OSError):

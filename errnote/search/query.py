@@ -107,6 +107,7 @@ class _Idea:
     alts: list[_Alt]
     code: bool
     literals: tuple[str, ...] = ()  # the query's own words it stands for (`docker images`: two)
+    terms: frozenset[str] = frozenset()  # every term of its wordings (empty: not known)
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,8 @@ def weigh(searcher: Any, concepts: list[Concept]) -> Plan:
             continue
         query_idf += value
         code = any(_is_code(t) for t in concept.literals)
-        ideas.append(_Idea(value, alts, code, tuple(concept.literals)))
+        wordings = frozenset(t for wording, _w, _i in alts for t in wording)
+        ideas.append(_Idea(value, alts, code, tuple(concept.literals), wordings))
     ideas.sort(key=lambda idea: -idea.value)
     unit = math.log(1 + (n_docs - 0.5) / 1.5)  # a word only one entry uses
     return Plan(ideas[:MAX_QUERY_TERMS], query_idf, unit)
@@ -193,6 +195,8 @@ def _field_max() -> Any:
             return float(a.score() if a_id < b_id else b.score())
 
     class FieldMax(wq.DisjunctionMax):  # type: ignore[misc]
+        matcher_class = Matcher
+
         def _matcher(self, subs: Any, searcher: Any, context: Any) -> Any:
             reader = searcher.reader()
             return self._tree_matcher(
@@ -200,6 +204,45 @@ def _field_max() -> Any:
             )
 
     return FieldMax
+
+
+def field_max_matcher() -> Any:
+    """The matcher class of `_field_max`'s query (`errnote.search.collect` evaluates it)."""
+    return _field_max().matcher_class
+
+
+@lru_cache(maxsize=1)
+def _any_of() -> Any:
+    """Whoosh's Or, with its union matchers kept whole: Whoosh's turn a union into an intersection
+    or an "and maybe" once one side alone cannot reach the least score that still enters the best
+    `limit`, and with this query's matchers that lost hits that belonged there (an entry holding
+    all six ideas of a query was missing from the best 50 at 50,000 entries). The tree and its
+    sums are Whoosh's; exhausted sides are still dropped, and blocks still skipped by quality."""
+    from whoosh import matching
+    from whoosh import query as wq
+
+    class Union(matching.UnionMatcher):  # type: ignore[misc]
+        def replace(self, minquality: float = 0) -> Any:
+            replaced = super().replace(0)
+            return _whole(replaced)
+
+    def _whole(m: Any) -> Any:
+        if type(m) is matching.UnionMatcher:
+            return Union(_whole(m.a), _whole(m.b))
+        return m
+
+    class AnyOf(wq.Or):  # type: ignore[misc]
+        matcher_class = Union
+
+        def _matcher(self, subs: Any, searcher: Any, context: Any) -> Any:
+            return _whole(super()._matcher(subs, searcher, context))
+
+    return AnyOf
+
+
+def union_matcher() -> Any:
+    """The matcher class of `_any_of`'s query (`errnote.search.collect` evaluates it)."""
+    return _any_of().matcher_class
 
 
 def _disjunction(ideas: list[_Idea], floor: float) -> Any:
@@ -221,11 +264,27 @@ def _disjunction(ideas: list[_Idea], floor: float) -> Any:
                     # Phrases are slow to match; in titles they matter most and the field is short.
                     leaves.append(wq.Phrase(f, list(terms), boost=boost))
         subqueries.append(_field_max()(leaves, tiebreak=0.1))
-    return wq.Or(subqueries)
+    return _any_of()(subqueries)
 
 
-def candidates(searcher: Any, plan: Plan, filters: Filters, limit: int, wide: bool) -> Any:
-    """The entries worth scoring, as Whoosh hits.
+def _top(searcher: Any, q: Any, limit: int, chosen: Any = None) -> list[Any]:
+    """The best `limit` hits of `q` (among the documents `chosen`, when given), best first.
+
+    Read by iterating: `list(results)` would ask Whoosh for the results' length first, and a
+    search that skipped blocks by quality (as a limited one does) counts its matches by running
+    the whole query again: a third to half of a hook's search at 10,000 entries. In the engine,
+    the same hits come from `errnote.search.collect` (a posting list at a time)."""
+    from errnote.search import collect
+
+    if collect.enabled():
+        found = collect.top(searcher, q, limit, chosen, (union_matcher(), field_max_matcher()))
+        if found is not None:
+            return found
+    return [hit for hit in searcher.search(q, limit=limit, filter=chosen)]
+
+
+def candidates(searcher: Any, plan: Plan, filters: Filters, limit: int, wide: bool) -> list[Any]:
+    """The entries worth scoring, as Whoosh hits, best text match first.
 
     Candidates come from the query's rarest ideas only: a common word's postings cover half the
     notebook and cost most of the time, yet rarely decide which entry is meant. Every idea still
@@ -236,18 +295,18 @@ def candidates(searcher: Any, plan: Plan, filters: Filters, limit: int, wide: bo
     want = max(limit * 5, 50)
     if wide:
         chosen = passing(searcher, filters) if filters.restrictive else None
-        return searcher.search(_disjunction(plan.ideas, 0.0), limit=max(want, 200), filter=chosen)
+        return _top(searcher, _disjunction(plan.ideas, 0.0), max(want, 200), chosen)
     if not filters.restrictive:
-        return searcher.search(q, limit=want)
+        return _top(searcher, q, want)
     # The same query read deeper, so a filter that excludes nothing changes no score. When it
     # leaves too few, the entries that pass may match only the query's lesser ideas: then every
     # idea selects candidates (one query, so the scores stay comparable).
-    results = list(searcher.search(q, limit=200))
+    results = _top(searcher, q, 200)
     allowed = sum(1 for h in results if filters.allows(json.loads(h["meta"])))
     if allowed < len(results) and allowed < want:
         # Only entries the filters allow may compete (in a big notebook the best 200 of all may
         # hold none of them): every idea selects, one query scores them all.
-        return searcher.search(_disjunction(plan.ideas, 0.0), limit=want, filter=passing(searcher, filters))
+        return _top(searcher, _disjunction(plan.ideas, 0.0), want, passing(searcher, filters))
     return results
 
 
@@ -269,6 +328,8 @@ def evidence_of(
     # Run for every candidate of every search: one-term wordings (nearly all) are tested without
     # a generator, and the title in the same pass (the sums are those of one pass per question).
     for idea in plan.ideas:
+        if idea.terms and idea.terms.isdisjoint(found_terms) and idea.terms.isdisjoint(title_terms):
+            continue  # no wording of it here: it adds nothing (most ideas, for most candidates)
         best = 0.0
         in_title: float | None = None  # the best information of the wordings the title holds
         for terms, weight, info in idea.alts:

@@ -116,8 +116,12 @@ def _search_text(store: Store, ix: Any, query: str, request: Request) -> list[Se
         # through translations ("index" for 索引) never gets to compete. Every idea selects then,
         # where that is cheap.
         wide = request.wide or (bool(runs) and searcher.doc_count() <= WIDE_MAX)
-        context = _Scoring(plan, literal, runs, named, query_terms, request, clock(), _targets(searcher))
-        lexical = candidates(searcher, plan, request.filters, request.limit, wide) if plan.ideas else ()
+        from errnote.search import collect  # (the engine keeps what it read of each document)
+
+        segments = _segments(searcher) if collect.enabled() else None
+        targets = _targets(searcher)
+        context = _Scoring(plan, literal, runs, named, query_terms, request, clock(), targets, segments)
+        lexical = candidates(searcher, plan, request.filters, request.limit, wide) if plan.ideas else []
         cosines: dict[str, float] = semantic.similarities(query) if semantic is not None else {}
         # The entries closest in meaning compete too, whatever words they share.
         closest = sorted(cosines, key=lambda r: -cosines[r])[:SEMANTIC_CANDIDATES]
@@ -154,6 +158,7 @@ class _Scoring:
     request: Request
     now: datetime  # the clock freshness is read at (`ranking.freshness`)
     targets: frozenset[str]  # the ids some entry supersedes (the `supersedes` field's terms)
+    segments: tuple[str, ...] | None = None  # the index's segments, when `_read` keeps documents
 
 
 def _targets(searcher: Any) -> frozenset[str]:
@@ -168,7 +173,7 @@ def _score_all(
     in meaning that are not among them, with none. {file path: hit}"""
     scored: dict[str, SearchHit] = {}
     for hit in lexical:
-        found = _scored(store, searcher, dict(hit), float(hit.score), ctx)
+        found = _scored(store, searcher, hit.fields(), float(hit.score), ctx)
         if found is not None:
             scored[hit["path"]] = found
     for rel in closest:
@@ -203,14 +208,14 @@ def _score_best(
     The entries closest in meaning are always scored, as `_score_all` does."""
     # (At least the best two: `applies` reads how far the first hit leads the second.)
     limit = max(ctx.request.limit, 2) if ctx.request.limit else 0
-    results = list(lexical)
+    results = list(lexical)  # a list already (`query.candidates`): no Whoosh count
     docnums = {hit.docnum for hit in results}
     numbers = {rel: searcher.document_number(path=rel) for rel in closest}  # (None: not indexed)
     near = {number for number in numbers.values() if number is not None}
     scored: dict[str, SearchHit] = {}
     for hit in results:  # the closest in meaning among the lexical candidates, with their match
         if hit.docnum in near:
-            found = _scored(store, searcher, dict(hit), float(hit.score), ctx)
+            found = _scored(store, searcher, hit.fields(), float(hit.score), ctx)
             if found is not None:
                 scored[hit["path"]] = found
     for rel in closest:  # ... and the others, with none
@@ -250,7 +255,7 @@ def _score_best(
                 first = bool(cosines) and cosines.get(hit["path"], -1.0) >= best_cosine
                 if not first and _below(fused(top, best, 0.0 if cosine is None else cosine), tops[0]):
                     continue  # this one cannot, with its cosine
-        found = _scored(store, searcher, dict(hit), float(hit.score), ctx)
+        found = _scored(store, searcher, hit.fields(), float(hit.score), ctx)
         if found is None:
             continue
         rel = hit["path"]
@@ -291,20 +296,18 @@ def _keep_best(tops: list[float], value: float, limit: int) -> None:
 def _scored(store: Store, searcher: Any, doc: dict[str, Any], bm25: float, ctx: _Scoring) -> SearchHit | None:
     """One candidate (a stored document) scored lexically, or None when the filters exclude it or
     another file holds its id."""
-    meta = json.loads(doc["meta"])
+    meta, found_terms, title_terms, copies = _read(searcher, doc, ctx.segments)
     eid = meta["id"]
     if eid in ctx.targets and meta["status"] == Status.ACTIVE.value and _replaced(searcher, eid):
         # Superseded by an active entry, though its own file still says active (a write cut
         # short, a merge resolved by hand): as `inject` does, treat it as superseded.
-        meta["status"] = Status.SUPERSEDED.value
+        meta = {**meta, "status": Status.SUPERSEDED.value}
     if not ctx.request.filters.allows(meta):
         return None
-    if searcher.doc_frequency("id", meta["id"]) > 1 and not _first_of_id(searcher, meta["id"], doc["path"]):
+    if copies > 1 and not _first_of_id(searcher, meta["id"], doc["path"]):
         return None  # a copy of another file's id: the file updated last is the entry
     if ctx.runs and any(run in canonical(meta["title"]) for run in ctx.runs):
         bm25 *= CJK_WHOLE_BONUS  # 内存超时 in the title, not 内存 here and 超时 there
-    title_terms = frozenset(meta.get("title_terms") or ())
-    found_terms = set(doc["terms"].split())
     tools = meta.get("tool_names") or []
     errors = doc.get("error_terms") or ""
     other = ranking.other_tool(
@@ -323,6 +326,52 @@ def _scored(store: Store, searcher: Any, doc: dict[str, Any], bm25: float, ctx: 
     )
     signature = Signature(tuple(meta.get("error_words") or ()), tuple(meta.get("error_codes") or ()))
     return make_hit(store.entries_dir, doc["path"], meta, total, created, terms_shown, ev, signature)
+
+
+#: In the engine, what `_read` made of each stored document of the index as it stands (its
+#: segments, which never change once written, in order: the document numbers are theirs), so
+#: that a document met again is not decoded again; at most this many documents.
+_READ_MAX = 60_000
+_reads: dict[Any, Any] = {"segments": None}
+
+
+def _read(
+    searcher: Any, doc: dict[str, Any], segments: tuple[str, ...] | None
+) -> tuple[dict[str, Any], set[str], frozenset[str], int]:
+    """A candidate's record, its terms, its title's terms, and how many documents hold its id
+    (term statistics: the old versions of edited entries count until segments merge). Kept
+    between searches for the index's `segments` (the engine's; None: not kept): read only."""
+    path = doc["path"]
+    held: dict[Any, Any] | None = None
+    if segments is not None:
+        if _reads["segments"] != segments or len(_reads) > _READ_MAX:
+            _reads.clear()
+            _reads["segments"] = segments
+        held = _reads
+        known = held.get((path, doc["meta"]))
+        if known is not None:
+            return known  # type: ignore[no-any-return]
+    meta = json.loads(doc["meta"])
+    read = (
+        meta,
+        set(doc["terms"].split()),
+        frozenset(meta.get("title_terms") or ()),
+        searcher.doc_frequency("id", meta["id"]),
+    )
+    if held is not None:
+        held[(path, doc["meta"])] = read
+    return read
+
+
+def _segments(searcher: Any) -> tuple[str, ...] | None:
+    """The ids of the index's segments, in order (None when they cannot be told)."""
+    ids = []
+    for sub, _offset in searcher.leaf_searchers():
+        segment = getattr(sub.reader(), "segment", None)
+        if not callable(segment):
+            return None
+        ids.append(segment().segment_id())
+    return tuple(ids)
 
 
 def _first_of_id(searcher: Any, eid: str, path: str) -> bool:
