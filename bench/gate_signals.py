@@ -6,10 +6,11 @@
 Builds the data set's notebook once, in process (`errnote init` and `errnote add` as
 `score_recall.py` runs them, in a temporary git repository), then searches every query as
 `errnote search QUERY --limit 10` does (`search_with_report`), capturing what `hits.judge` is
-handed: every scored candidate with its lexical evidence, the query's cosine with every entry, and
-whether the query is read as output. The fallback of `_run_search` (a paste that finds nothing
-searched again by its message lines) is captured too, always, so a gate that changes what is
-listed can be replayed without searching again.
+handed: every scored candidate with its lexical evidence, the query's cosine with every entry (and
+its cosines with the entry's title vector and whole-text vector apart: `Call.split`, for
+`rank_replay.py`), and whether the query is read as output. The fallback of `_run_search` (a
+paste that finds nothing searched again by its message lines) is captured too, always, so a gate
+that changes what is listed can be replayed without searching again.
 
 Each hit's signals (`--dump`, JSON Lines): lexical score and share of the best, injectable,
 relevant, near, cosine and its z-score over the notebook (this query's cosines with every entry),

@@ -47,8 +47,9 @@ The hybrid score ranks every candidate:
 
     score = (1 - SEMANTIC_WEIGHT) x lexical / best lexical of the query + SEMANTIC_WEIGHT x cosine
 
-with the lexical score of `ranking` (type, confidence and freshness included) and the cosine of
-the query's and the entry's sentence vectors (`errnote.semantic`). Search lists the hits that
+(`hybrid`; one candidate's, `fused`), with the lexical score of `ranking` (type, confidence and
+freshness included) and the cosine of the query's and the entry's sentence vectors
+(`errnote.semantic`: the better of its title's and its whole text's). Search lists the hits that
 apply first, then the related ones: those with lexical evidence (`ranking.relevant`, or
 `ranking.near`: a rare word's worth of the query) or a cosine of at least RELATED_COSINE, the
 best RELATED_LISTED of them. So it lists nothing at all when no entry shares a rare word with the
