@@ -6,10 +6,11 @@
 Builds the data set's notebook once, in process (`errnote init` and `errnote add` as
 `score_recall.py` runs them, in a temporary git repository), then searches every query as
 `errnote search QUERY --limit 10` does (`search_with_report`), capturing what `hits.judge` is
-handed: every scored candidate with its lexical evidence, the query's cosine with every entry, and
-whether the query is read as output. The fallback of `_run_search` (a paste that finds nothing
-searched again by its message lines) is captured too, always, so a gate that changes what is
-listed can be replayed without searching again.
+handed: every scored candidate with its lexical evidence, the query's cosine with every entry (and
+its cosines with the entry's title vector and whole-text vector apart: `Call.split`, for
+`rank_replay.py`), and whether the query is read as output. The fallback of `_run_search` (a
+paste that finds nothing searched again by its message lines) is captured too, always, so a gate
+that changes what is listed can be replayed without searching again.
 
 Each hit's signals (`--dump`, JSON Lines): lexical score and share of the best, injectable,
 relevant, near, cosine and its z-score over the notebook (this query's cosines with every entry),
@@ -99,6 +100,9 @@ class Call:
     scored: dict[str, Any]  # {file path: SearchHit}, lexical scores
     cosines: dict[str, float] | None
     output: bool
+    #: {file path: (cosine with the title's vector, with the whole text's)}: what `cosines` took
+    #: the better of (`VectorStore.similarities`); None without the model.
+    split: dict[str, tuple[float, float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -116,13 +120,35 @@ def capture(work: Path, queries: list[dict[str, Any]]) -> list[Captured]:
     from errnote.search.analysis import message_lines
     from errnote.search.query import bounded_query
     from errnote.search.searcher import search_with_report
+    from errnote.semantic.vectors import VectorStore
 
     nb = Notebook.locate(work)
     calls: list[Call] = []
     real_judge = searcher.judge
+    last_split: list[dict[str, tuple[float, float]]] = []
+
+    def split_similarities(self: Any, query_vector: Any) -> dict[str, float]:
+        # As `VectorStore.similarities`, keeping both cosines of each entry.
+        import numpy as np
+
+        self._load_table()
+        if not self._rows:
+            last_split.append({})
+            return {}
+        scores = self._table.astype(np.float32) @ np.asarray(query_vector, dtype=np.float32)
+        split: dict[str, tuple[float, float]] = {}
+        for rel, (_eid, kt, kf) in self.docs().items():
+            it, jf = self._rows.get(kt), self._rows.get(kf)
+            if it is not None and jf is not None:
+                split[rel] = (float(scores[it]), float(scores[jf]))
+        last_split.append(split)
+        return {rel: max(t, w) for rel, (t, w) in split.items()}
 
     def spy(query: str, scored: Any, cosines: Any, output: bool) -> Any:
-        calls.append(Call(query, dict(scored), None if cosines is None else dict(cosines), output))
+        split = last_split[-1] if cosines is not None and last_split else None
+        last_split.clear()
+        cos = None if cosines is None else dict(cosines)
+        calls.append(Call(query, dict(scored), cos, output, split))
         return real_judge(query, scored, cosines, output)
 
     def run_both(store: Any, ix: Any, query: str, request: Any) -> Any:
@@ -137,6 +163,7 @@ def capture(work: Path, queries: list[dict[str, Any]]) -> list[Captured]:
         return hits
 
     searcher.judge = spy  # type: ignore[assignment]
+    VectorStore.similarities = split_similarities  # type: ignore[method-assign]
     searcher._run_search = run_both  # type: ignore[assignment]
     out: list[Captured] = []
     for q in queries:
@@ -367,6 +394,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, help="keep the captured searches here (pickle), reuse them")
     parser.add_argument("--build-into", type=Path, help=argparse.SUPPRESS)
     opts = parser.parse_args()
+    opts.data = opts.data.resolve()  # the build runs in another folder
     if opts.build_into:
         return _build_into(opts.data, opts.build_into)
     queries = [json.loads(x) for x in (opts.data / "queries.jsonl").read_text("utf-8").splitlines() if x]

@@ -47,8 +47,9 @@ The hybrid score ranks every candidate:
 
     score = (1 - SEMANTIC_WEIGHT) x lexical / best lexical of the query + SEMANTIC_WEIGHT x cosine
 
-with the lexical score of `ranking` (type, confidence and freshness included) and the cosine of
-the query's and the entry's sentence vectors (`errnote.semantic`). Search lists the hits that
+(`hybrid`; one candidate's, `fused`), with the lexical score of `ranking` (type, confidence and
+freshness included) and the cosine of the query's and the entry's sentence vectors
+(`errnote.semantic`: the better of its title's and its whole text's). Search lists the hits that
 apply first, then the related ones: those with lexical evidence (`ranking.relevant`, or
 `ranking.near`: a rare word's worth of the query) or a cosine of at least RELATED_COSINE, the
 best RELATED_LISTED of them. So it lists nothing at all when no entry shares a rare word with the
@@ -58,6 +59,7 @@ query or comes close to its meaning.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 #: Share of the words of an entry's recorded error (masked) a query must hold to quote it.
@@ -170,3 +172,14 @@ def fused(lexical: float, best_lexical: float, cosine: float | None) -> float:
         return lexical
     share = lexical / best_lexical if best_lexical > 0 else 0.0
     return (1 - SEMANTIC_WEIGHT) * share + SEMANTIC_WEIGHT * cosine
+
+
+def hybrid(lexical: Mapping[str, float], cosines: Mapping[str, float] | None) -> dict[str, float]:
+    """The hybrid score of every candidate ({key: lexical score} -> {key: score}), `cosines` the
+    query's with every entry (None without semantic ranking). An entry without a vector (being
+    computed, or a cache that could not be written) is judged by words alone, and scored as far
+    in meaning."""
+    best = max(lexical.values(), default=0.0)
+    if cosines is None:
+        return dict(lexical)
+    return {key: fused(score, best, cosines.get(key, 0.0)) for key, score in lexical.items()}

@@ -105,13 +105,7 @@ def judge(
         semantic_first = max(items, key=lambda kv: (cosines.get(kv[0], -1.0), kv[1].id))[0]
         closest = sorted(items, key=lambda kv: (-cosines.get(kv[0], -1.0), kv[1].id))
         semantic_rank = {rel: i + 1 for i, (rel, _h) in enumerate(closest) if rel in cosines}
-    # An entry without a vector (being computed, or a cache that could not be written) is judged
-    # by words alone, and scored as far in meaning.
-    far = None if cosines is None else 0.0
-    fused = {
-        rel: gate.fused(hit.score, best_lexical, far if cosines is None else cosines.get(rel, 0.0))
-        for rel, hit in items
-    }
+    fused = gate.hybrid({rel: hit.score for rel, hit in items}, cosines)
     order = sorted(items, key=lambda kv: (-fused[kv[0]], kv[1].id))
     leader = order[0][0]
     lead = fused[leader] - (fused[order[1][0]] if len(order) > 1 else 0.0)

@@ -119,3 +119,39 @@ def test_judge_applies_the_head_not_its_close_neighbour() -> None:
     cosines = {"a.md": 0.60, "b.md": 0.55}  # both close in meaning, both hold most of the query
     assert _applying(scored, cosines) == {"a"}
     assert _applying(scored, None) == {"a", "b"}  # without the model, the lexical bar alone
+
+
+# --- the hybrid score: the one formula that orders the candidates --------------------------------
+
+
+def test_hybrid_is_the_documented_blend() -> None:
+    lexical = {"a.md": 10.0, "b.md": 5.0}
+    scores = applies.hybrid(lexical, {"a.md": 0.2, "b.md": 0.6})
+    w = applies.SEMANTIC_WEIGHT
+    assert scores["a.md"] == (1 - w) * 1.0 + w * 0.2
+    assert scores["b.md"] == (1 - w) * 0.5 + w * 0.6
+    assert scores["b.md"] > scores["a.md"]  # closer in meaning outweighs half the best's words
+
+
+def test_hybrid_reads_the_lexical_part_relative_to_the_query_best() -> None:
+    cosines = {"a.md": 0.2, "b.md": 0.6}
+    small = applies.hybrid({"a.md": 10.0, "b.md": 5.0}, cosines)
+    large = applies.hybrid({"a.md": 1000.0, "b.md": 500.0}, cosines)  # a bigger notebook's scale
+    assert small == large
+
+
+def test_hybrid_scores_an_entry_without_a_vector_as_far_in_meaning() -> None:
+    scores = applies.hybrid({"a.md": 10.0, "b.md": 10.0}, {"a.md": 0.5})
+    assert scores["b.md"] == (1 - applies.SEMANTIC_WEIGHT) * 1.0 < scores["a.md"]
+
+
+def test_hybrid_without_the_model_is_the_lexical_score() -> None:
+    assert applies.hybrid({"a.md": 10.0, "b.md": 5.0}, None) == {"a.md": 10.0, "b.md": 5.0}
+
+
+def test_judge_orders_by_the_hybrid_score() -> None:
+    scored = {"a.md": _hit("a", 10.0), "b.md": _hit("b", 5.0)}
+    cosines = {"a.md": 0.2, "b.md": 0.6}
+    judged = {h.id: h.score for h in judge("a question in words", scored, cosines, output=False)}
+    expected = applies.hybrid({"a.md": 10.0, "b.md": 5.0}, cosines)
+    assert judged == {"a": expected["a.md"], "b": expected["b.md"]}
