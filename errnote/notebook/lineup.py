@@ -8,9 +8,10 @@ first, the entries scoped to paths (grouped by scope) and to tools (by tool name
 and the entries whose links supersede or correct others. A hook walks these lists from the top
 and reads the files of the entries it picks, never the whole notebook.
 
-The lineup holds the stat scan it was made from (as a digest): when the notebook's files no
-longer give that scan, the notebook is read as before (`read_contents`, through the catalog) and
-the lineup is made again. Deleting it loses nothing.
+The lineup holds the stat scan it was made from, as a digest in its header and whole after its
+records: when the notebook's files no longer give that scan, the lineup is brought up to date from
+the files that changed (the whole scan is read only then), or made again from the notebook read
+as before (`read_contents`, through the catalog). Deleting it loses nothing.
 """
 
 from __future__ import annotations
@@ -318,7 +319,7 @@ def _in_memory(data: bytes) -> Callable[[int, int], bytes]:
 
 
 #: The type of each part of a stored lineup.
-_SHAPE = {"total": int, "newest": float, "problems": list, "inactive": dict, "scan": dict, "ids": list,
+_SHAPE = {"total": int, "newest": float, "problems": list, "inactive": dict, "scan_at": int, "ids": list,
           "created": bytes, "rows_at": bytes, "records_at": bytes, "rules": bytes, "pinned": bytes,
           "recent": bytes, "paths": list, "tools": dict, "superseded": list, "corrected": dict}  # fmt: skip
 

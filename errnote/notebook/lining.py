@@ -27,7 +27,7 @@ from errnote.storage.store import read_entry_digest
 from errnote.text import nfc
 
 #: The records are the catalog's: a new catalog record is a new lineup.
-LINEUP_VERSION = (7, CATALOG_VERSION)
+LINEUP_VERSION = (8, CATALOG_VERSION)
 #: Row fields, in order (`row[:11]` is what `Lineup.facts` reads).
 REL, TYPE, PINNED, CONFIDENCE, CONFIRMED, CREATED, LAST, EXPIRES, REVIEW, SCOPE, TOOL = range(11)
 FLAGS, PATHS, TOOLS, NEWEST, TITLE, LINKS = range(11, 17)
@@ -142,9 +142,11 @@ def assemble(
         "tools": {k: (_indices(a), _indices(b)) for k, (a, b) in tools.items()},
         "superseded": sorted(superseded),
         "corrected": {k: list(v) for k, v in corrected.items()},
-        "scan": dict(scan),
+        # The scan goes after the records, read only to bring the lineup up to date: it is most of
+        # the lineup's bytes (a path and a stat key per file), and a current lineup never needs it.
+        "scan_at": len(blobs) + len(records),
     }
-    return header, bytes(blobs + records)
+    return header, bytes(blobs + records) + marshal.dumps(dict(scan))
 
 
 def from_contents(
@@ -173,7 +175,9 @@ def updated(
     """The lineup `old` (whose rows and records are `blobs`) brought up to date with the files
     of `scan`, parsing only those whose stat changed; None when it cannot be (a file that does not
     read, an id two files hold, a lineup with problems, or too many changes): read it whole."""
-    known: Mapping[str, tuple[int, ...]] = old.get("scan") or {}
+    known = marshal.loads(memoryview(blobs)[old["scan_at"] :])
+    if not isinstance(known, dict):
+        raise ValueError("a damaged lineup scan")
     changed = [rel for rel, key in scan.items() if known.get(rel) != key]
     gone = set(known) - set(scan)
     if old["problems"] or len(changed) > max(UPDATE_MIN, UPDATE_SHARE * len(scan)):

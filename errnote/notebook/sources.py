@@ -198,10 +198,16 @@ def gather_beside(nb: Notebook, holds: Callable[[str], bool]) -> Gathered:
 
 def merge_hits(lists: Iterable[tuple[str, Sequence[SearchHit]]]) -> list[tuple[str, SearchHit]]:
     """Hits of several notebooks as one list, each with its notebook's name: hits that apply first,
-    then by score; on a tie, and for an id two notebooks hold, the notebook given first wins."""
-    ranked: list[tuple[bool, float, int, str, SearchHit]] = []
-    for order, (name, hits) in enumerate(lists):
-        ranked += [(not h.applies, -h.score, order, name, h) for h in hits]
+    then by score; on a tie, and for an id two notebooks hold, the notebook given first wins. What
+    applies is read as of one search (`errnote.search.hits.one_head`): one head for all of them."""
+    from errnote.search.hits import one_head
+
+    flat = [(order, name, h) for order, (name, hits) in enumerate(lists) for h in hits]
+    flat.sort(key=lambda r: (-r[2].score, r[0]))
+    judged = one_head([h for _order, _name, h in flat])
+    ranked = [
+        (not h.applies, -h.score, order, name, h) for (order, name, _h), h in zip(flat, judged, strict=True)
+    ]
     ranked.sort(key=lambda r: r[:3])
     seen: set[str] = set()
     merged: list[tuple[str, SearchHit]] = []

@@ -112,6 +112,7 @@ def notebook_search(
     entries were just read from, so the index's sync does not stat every file a second time."""
     from errnote.notebook.inbox import inbox_notebook
     from errnote.notebook.sources import REPO, merge_hits, search_beside
+    from errnote.search.hits import one_head
     from errnote.search.searcher import search  # Whoosh only when there is a query
 
     inbox = [found for found in (inbox_notebook(nb),) if found is not None]
@@ -125,6 +126,8 @@ def notebook_search(
             given: dict[str, Any] = {"report": synced[0]} if synced and where is nb else {}
             found += search(where.store, text, **{**given, **filters})
         found.sort(key=lambda h: -h.score)
+        if inbox:
+            found = one_head(found)  # the notebook and its inbox read as one search
         others = search_beside(nb, text, **filters) if beside else []
         if not others:
             return found

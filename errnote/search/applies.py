@@ -27,7 +27,10 @@ Rules 2 and 3 apply only to the **head** of the hybrid ranking (the hit with the
 score): on the rankers' evidence a query gets one rule, the best answer they know. A hit below
 the head is a neighbour of it by that same evidence (a lesson on the same topic, another failure
 of the same tool: the commonest wrong rules beside a right one), and applies only when the query
-quotes its own recorded error (rule 1).
+quotes its own recorded error (rule 1). A lone candidate leads nothing (rule 3 needs a next one
+to be ahead of). When several notebooks are searched for one query (the repository's, its inbox,
+the personal and extra notebooks), their hits read as one search's: one head for all of them
+(`hits.one_head`), ties to the repository.
 
 And two kinds of evidence against, which rules 2 and 3 cannot outweigh:
 - **Another signature.** When the query is a program's output (not a question in words,
@@ -41,7 +44,9 @@ And two kinds of evidence against, which rules 2 and 3 cannot outweigh:
 
 Without the model (not installed, or failing to load), or for an entry without a vector yet,
 rule 2 reads "clears the lexical threshold of what goes into a prompt" alone, as before
-semantic search, and rule 3 does not apply: without the model there is no second ranker to agree.
+semantic search, head or not, and rule 3 does not apply: without the model there is no second
+ranker to agree. (An entry added a moment ago, whose vector a hook has left to the background, is
+not kept out of the prompt meanwhile.)
 
 The hybrid score ranks every candidate:
 
@@ -135,9 +140,14 @@ class Signals:
     head: bool = True  # the first hit by hybrid score (of those scored; True for a lone hit)
 
 
+def quotes(s: Signals) -> bool:
+    """Rule 1: the query quotes the entry's recorded error (its signature)."""
+    return s.recorded_error and s.quoted >= QUOTED_SHARE
+
+
 def applies(s: Signals) -> bool:
     """Does the hit apply (see the module's rules)?"""
-    if s.recorded_error and s.quoted >= QUOTED_SHARE:
+    if quotes(s):
         return True
     if s.code_clash or (s.output and s.recorded_error):
         return False

@@ -45,6 +45,8 @@ class SearchHit:
     #: Cosine of the query's and the entry's sentence vectors; None without semantic ranking.
     cosine: float | None = None
     signature: Signature | None = None  # the entry's recorded error, as the gate reads it
+    #: It applies because the query quotes its recorded error (rule 1 of `errnote.search.applies`).
+    quotes: bool = False
 
     @property
     def relevant(self) -> bool:
@@ -98,17 +100,21 @@ def judge(
     if not items:
         return []
     best_lexical = max(h.score for _rel, h in items)
-    lexical_first = max(items, key=lambda kv: (kv[1].score, kv[1].id))[0] if best_lexical > 0 else None
+    # One order for every ranking, ties to the smaller id: the head, the first of each ranker and
+    # the ranks must agree on which of two equal hits comes first.
+    lexical_first = min(items, key=lambda kv: (-kv[1].score, kv[1].id))[0] if best_lexical > 0 else None
     semantic_first = None
     semantic_rank: dict[str, int] = {}
     if cosines:
-        semantic_first = max(items, key=lambda kv: (cosines.get(kv[0], -1.0), kv[1].id))[0]
         closest = sorted(items, key=lambda kv: (-cosines.get(kv[0], -1.0), kv[1].id))
+        semantic_first = closest[0][0]
         semantic_rank = {rel: i + 1 for i, (rel, _h) in enumerate(closest) if rel in cosines}
     fused = gate.hybrid({rel: hit.score for rel, hit in items}, cosines)
     order = sorted(items, key=lambda kv: (-fused[kv[0]], kv[1].id))
     leader = order[0][0]
-    lead = fused[leader] - (fused[order[1][0]] if len(order) > 1 else 0.0)
+    # A lone candidate leads nothing: "well ahead of the next" needs a next (a notebook of one
+    # entry, or one matching entry, says nothing about a crowd of near ties).
+    lead = fused[leader] - fused[order[1][0]] if len(order) > 1 else 0.0
     query_words = frozenset(gate.error_words(query))
     query_codes = gate.error_codes(query)
     judged: list[SearchHit] = []
@@ -130,8 +136,31 @@ def judge(
             lead=lead if rel == leader else 0.0,
             head=rel == leader,
         )
-        judged.append(replace(hit, score=fused[rel], applies=gate.applies(signals), cosine=cosine))
+        judged.append(
+            replace(
+                hit,
+                score=fused[rel],
+                applies=gate.applies(signals),
+                cosine=cosine,
+                quotes=gate.quotes(signals),
+            )
+        )
     return judged
+
+
+def one_head(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """Hits judged in several searches (a notebook, its inbox, the notebooks beside it), made to
+    read as one search's: rules 2 and 3 of `errnote.search.applies` make only the head of the
+    ranking apply, so of the hits that apply on the rankers' evidence, only the best-scored of all
+    keeps applying. A hit that quotes its own recorded error (rule 1) applies wherever it ranks,
+    and so does every hit of a search without the model (no cosine: words alone)."""
+    if len(hits) < 2:
+        return list(hits)
+    head = min(range(len(hits)), key=lambda n: (-hits[n].score, n))  # a tie: the search given first
+    return [
+        replace(h, applies=False) if h.applies and n != head and h.cosine is not None and not h.quotes else h
+        for n, h in enumerate(hits)
+    ]
 
 
 def listed(hits: Sequence[SearchHit]) -> list[SearchHit]:

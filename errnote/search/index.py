@@ -134,7 +134,7 @@ class _Lengths:
 def _writer(ix: Any, pool_mb: float = READ_POOL_MB, **options: Any) -> Any:
     """A Whoosh writer with errnote's postings pool (`search.pool`: the same postings in the same
     order, a tenth of the memory and work) whose flush reads field lengths through `_Lengths`.
-    The segment it writes is the one Whoosh's own writer would."""
+    The segment it writes reads as the one Whoosh's own writer would (its bytes may differ)."""
     from errnote.search.pool import CompactPool
 
     writer = ix.writer(**options)

@@ -6,7 +6,9 @@ postings) that was a third of a rebuild's time. This pool files postings by term
 document's postings arrive in document order, so each term's list is already sorted), in typed
 arrays of about 16 bytes a posting; past its limit it writes its terms as one sorted run of whole
 arrays (marshal, no per-posting work) and merges the runs term by term. It yields exactly the
-postings, in exactly the order, that Whoosh's pool would: the segment written is the same.
+postings, in exactly the order, that Whoosh's pool would: the segment reads the same through
+Whoosh (postings, weights, lengths, stored fields), though its bytes may differ (pickle shares
+equal values the two pools build apart).
 """
 
 from __future__ import annotations

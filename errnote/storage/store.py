@@ -99,6 +99,11 @@ def _read_bytes(path: Path) -> bytes:
 #: has a key of that scan alone, `Store.stat_files`).
 _PARSED: dict[tuple[str, tuple[int, ...]], tuple[Entry, bytes]] = {}
 PARSED_MAX = 2048
+#: ... and at most this many bytes of files in all (an entry file may be 1 MB: a long-running
+#: engine must not keep gigabytes); a file over PARSED_FILE_MAX is never kept.
+PARSED_BYTES_MAX = 16 * 1024 * 1024
+PARSED_FILE_MAX = 256 * 1024
+_parsed_bytes = 0
 #: Entry files this process has read and parsed (the tests count them).
 parsed_files = 0
 
@@ -107,17 +112,30 @@ def read_entry_digest(path: Path, key: Sequence[int] | None = None) -> tuple[Ent
     """`read_entry`, and the digest of the very bytes the entry was parsed from. `key`: the file's
     stat key in the scan the caller works from; a file read under the same key before (by another
     cache of this process) is not read and parsed again."""
+    global _parsed_bytes
     if key is None:
         return _parse_file(path)
     memo = (str(path), tuple(key))
     found = _PARSED.get(memo)
     if found is None:
         found = _parse_file(path)
+        size = _size_of(memo)
+        if size > PARSED_FILE_MAX:
+            return found
         with contextlib.suppress(KeyError, StopIteration, RuntimeError):  # another thread trimmed it
-            while len(_PARSED) >= PARSED_MAX:
-                del _PARSED[next(iter(_PARSED))]
+            while _PARSED and (len(_PARSED) >= PARSED_MAX or _parsed_bytes + size > PARSED_BYTES_MAX):
+                oldest = next(iter(_PARSED))
+                del _PARSED[oldest]
+                _parsed_bytes -= _size_of(oldest)
         _PARSED[memo] = found
+        _parsed_bytes += size
     return found
+
+
+def _size_of(memo: tuple[str, tuple[int, ...]]) -> int:
+    """The size of a kept file (its stat key's second field; a key without one counts as big)."""
+    key = memo[1]
+    return key[1] if len(key) > 1 else PARSED_FILE_MAX + 1
 
 
 def _parse_file(path: Path) -> tuple[Entry, bytes]:

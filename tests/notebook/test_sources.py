@@ -270,3 +270,27 @@ def test_a_file_written_into_the_repository_holds_its_own_notebook_only(here: No
     run("add", "--global", "lesson", "Another lesson of mine", "--reason", "mine", "--scope", "global")
     run("inject", "--write", "CLAUDE.md", "--check")  # still current
     assert pid in out("inject")  # what the agent is given directly still holds it
+
+
+def test_the_repository_and_the_personal_notebook_give_one_head(
+    in_repo: Path, nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two lessons for one situation, one in each notebook: on the rankers' evidence alone the
+    query gets one rule, as it does when both are in one notebook (the real model)."""
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "1")
+    query = "how do I apply the alembic migrations to the test database before running pytest"
+    run("add", "lesson", "Run database migrations with alembic upgrade head before the tests",
+        "--tool", "alembic", "--reason", "the test database starts empty")  # fmt: skip
+    run("add", "lesson", "Use pnpm install --frozen-lockfile in CI", "--tool", "pnpm")
+    run("add", "--global", "lesson", "Run alembic upgrade head on the test database before pytest",
+        "--tool", "alembic", "--reason", "migrations are not applied by fixtures")  # fmt: skip
+    hits = js("search", query)
+    assert isinstance(hits, list)
+    assert all(h.get("cosine") is not None for h in hits)  # the model ranked them
+    alembic = [h for h in hits if "alembic" in h["title"]]
+    assert len(alembic) == 2
+    assert sum(h["applies"] for h in alembic) == 1
+    assert alembic[0]["applies"]  # the better of the two
+    inject = js("inject", "--query", query)
+    assert isinstance(inject, dict)
+    assert sum(1 for e in inject["entries"] if "alembic" in e["title"] and e.get("section") == "query") <= 1

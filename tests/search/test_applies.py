@@ -155,3 +155,40 @@ def test_judge_orders_by_the_hybrid_score() -> None:
     judged = {h.id: h.score for h in judge("a question in words", scored, cosines, output=False)}
     expected = applies.hybrid({"a.md": 10.0, "b.md": 5.0}, cosines)
     assert judged == {"a": expected["a.md"], "b": expected["b.md"]}
+
+
+# --- one order for ties, a lone candidate, several notebooks read as one search -------------------
+
+
+def test_equal_hits_are_ordered_the_same_way_by_every_ranking() -> None:
+    """Two identical entries: the head is the first of both rankers too (ties to the smaller id),
+    so the clear-head rules can still apply to it."""
+    scored = {"b.md": _hit("bbbb", 10.0, MOST), "a.md": _hit("aaaa", 10.0, MOST)}
+    cosines = {"a.md": 0.30, "b.md": 0.30}  # not close enough in meaning for rule 2's cosine
+    assert _applying(scored, cosines) == {"aaaa"}
+
+
+def test_a_lone_candidate_leads_nothing() -> None:
+    """Rule 3 needs a next hit to be ahead of: a notebook's only match, holding part of the query
+    and far in meaning, is not a clear winner of a crowd."""
+    assert _applying({"a.md": _hit("a", 10.0)}, {"a.md": 0.35}) == set()
+    # Beside a distant second, the same hit is one.
+    assert _applying({"a.md": _hit("a", 10.0), "b.md": _hit("b", 2.0)}, {"a.md": 0.35, "b.md": 0.05}) == {"a"}
+
+
+def _judged(
+    eid: str, score: float, *, applies: bool = True, cosine: float | None = 0.5, quotes: bool = False
+) -> SearchHit:
+    return replace(_hit(eid, score), applies=applies, cosine=cosine, quotes=quotes)
+
+
+def test_hits_of_several_notebooks_have_one_head() -> None:
+    from errnote.search.hits import one_head
+
+    hits = [_judged("repo", 0.8), _judged("personal", 0.7), _judged("quoted", 0.6, quotes=True)]
+    assert [h.applies for h in one_head(hits)] == [True, False, True]  # a quoted error applies anywhere
+    words = [_judged("a", 0.8, cosine=None), _judged("b", 0.7, cosine=None)]
+    assert [h.applies for h in one_head(words)] == [True, True]  # without the model: words alone
+    below = [_judged("related", 0.9, applies=False), _judged("second", 0.7)]
+    assert [h.applies for h in one_head(below)] == [False, False]  # not the head of all of them
+    assert [h.applies for h in one_head([_judged("tie", 0.7), _judged("later", 0.7)])] == [True, False]

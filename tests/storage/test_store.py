@@ -6,6 +6,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from errnote.notebook import Notebook
 from tests.conftest import settle
 
@@ -72,6 +74,41 @@ def test_files_a_pull_brings_are_parsed_once_by_the_lineup_and_the_index(
     Index(nb.store).sync(current=scan)
     assert store_module.parsed_files - before == 6
     assert any(h.reason == "edited by hand" for h in nb.search("Pulled lesson"))
+
+
+def test_what_is_kept_of_parsed_files_is_bounded_in_bytes(
+    nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-running engine keeps parsed files by count and by bytes: a big file is not kept at
+    all, and the oldest go first once the bytes are spent."""
+    from errnote.storage import store as store_module
+
+    small = [nb.add("lesson", f"Small lesson {n}").id for n in range(6)]
+    big = nb.add("lesson", "A lesson with a long body", body="word " * 4000).id
+    settle(nb)
+    scan = nb.store.stat_files()
+    paths = {nb.locate_entry(eid)[1]: eid for eid in [*small, big]}
+    keys = {path: scan[str(path.relative_to(nb.store.entries_dir))] for path in paths}
+    sizes = [keys[nb.locate_entry(eid)[1]][1] for eid in small]
+    monkeypatch.setattr(store_module, "_PARSED", {})
+    monkeypatch.setattr(store_module, "_parsed_bytes", 0)
+    monkeypatch.setattr(store_module, "PARSED_FILE_MAX", 8 * 1024)
+    monkeypatch.setattr(store_module, "PARSED_BYTES_MAX", sum(sizes[:3]) + 1)
+
+    def parses(path: Path) -> int:
+        before = store_module.parsed_files
+        store_module.read_entry_digest(path, keys[path])
+        return store_module.parsed_files - before
+
+    big_path = nb.locate_entry(big)[1]
+    assert keys[big_path][1] > 8 * 1024
+    assert parses(big_path) == 1 and parses(big_path) == 1  # too big to keep: read each time
+    first = [nb.locate_entry(eid)[1] for eid in small]
+    assert [parses(p) for p in first[:3]] == [1, 1, 1]
+    assert [parses(p) for p in first[:3]] == [0, 0, 0]  # kept
+    assert parses(first[3]) == 1  # over the bytes: the oldest kept goes
+    assert parses(first[0]) == 1 and parses(first[3]) == 0
+    assert store_module._parsed_bytes <= store_module.PARSED_BYTES_MAX
 
 
 def test_the_ids_taken_follow_files_added_and_removed_by_hand(nb: Notebook, tmp_path: Path) -> None:
