@@ -130,8 +130,16 @@ def judge(
             lead=lead if rel == leader else 0.0,
             head=rel == leader,
         )
-        judged.append(replace(hit, score=fused[rel], applies=gate.applies(signals), cosine=cosine))
+        judged.append(_rescored(hit, fused[rel], gate.applies(signals), cosine))
     return judged
+
+
+def _rescored(hit: SearchHit, score: float, applies: bool, cosine: float | None) -> SearchHit:
+    """`dataclasses.replace(hit, score=, applies=, cosine=)` without its work per field (a hook
+    judges hundreds of candidates): SearchHit has no `__post_init__` and caches nothing."""
+    new = object.__new__(SearchHit)
+    new.__dict__.update(hit.__dict__, score=score, applies=applies, cosine=cosine)
+    return new
 
 
 def listed(hits: Sequence[SearchHit]) -> list[SearchHit]:

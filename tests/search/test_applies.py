@@ -155,3 +155,18 @@ def test_judge_orders_by_the_hybrid_score() -> None:
     judged = {h.id: h.score for h in judge("a question in words", scored, cosines, output=False)}
     expected = applies.hybrid({"a.md": 10.0, "b.md": 5.0}, cosines)
     assert judged == {"a": expected["a.md"], "b": expected["b.md"]}
+
+
+def test_judge_s_hits_are_what_dataclasses_replace_would_make() -> None:
+    """`judge` copies each hit without `dataclasses.replace`: every other field stays as it was."""
+    from errnote.search.applies import Signature
+
+    hit = replace(_hit("a", 10.0), tags=("x",), matched=("m",), signature=Signature(("boom",), ("E1",)))
+    scored = {"a.md": hit, "b.md": _hit("b", 5.0)}
+    cosines = {"a.md": 0.9, "b.md": 0.1}
+    for got in judge("boom E1 in words", scored, cosines, output=False):
+        before = scored[f"{got.id}.md"]
+        assert got == replace(before, score=got.score, applies=got.applies, cosine=got.cosine)
+        assert got is not before and got.cosine == cosines[f"{got.id}.md"]
+        assert type(got) is SearchHit and hash(got) == hash(replace(got))
+    assert hit.cosine is None and hit.score == 10.0  # the candidate itself is not changed
