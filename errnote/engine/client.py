@@ -12,21 +12,21 @@ nothing from standard input.
 
 from __future__ import annotations
 
-import contextlib
+import _socket  # `socket`'s C module: `socket` itself builds enums and imports `selectors`
 import io
 import json
 import os
-import socket
 import sys
 import time
-from pathlib import Path
 
 from errnote.engine import protocol, settings
 
 TYPE_CHECKING = False  # not `typing`'s: this module is a hook's whole start-up
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from typing import Any
+
+# No `pathlib` and no `contextlib` either (10-30 ms of a hook's start between them): paths are
+# strings here, and the few `with` blocks are written out.
 
 #: The hook events (errnote.integrations.claude_hooks.HOOK_EVENTS; a test checks they agree).
 HOOK_EVENTS = ("session-start", "user-prompt", "pre-tool-use", "post-tool-use-failure", "after-tool")
@@ -48,10 +48,12 @@ def through_engine(argv: list[str]) -> int | None:
         return None
     if answer is None:
         return None
-    with contextlib.suppress(OSError, ValueError, AttributeError):
+    try:
         _write(sys.stdout, str(answer.get("stdout", "")))
         if message["kind"] == "cli":  # a hook's stderr is for a person at a terminal: none here
             _write(sys.stderr, str(answer.get("stderr", "")))
+    except (OSError, ValueError, AttributeError):
+        pass
     code = answer.get("code", 0)
     return code if isinstance(code, int) else 1
 
@@ -73,7 +75,7 @@ def _utf8(stream: Any) -> bool:
     return str(getattr(stream, "encoding", "") or "").lower().replace("-", "") == "utf8"
 
 
-def _request(argv: list[str]) -> tuple[Path, dict[str, Any]] | None:
+def _request(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
     """The notebook and the message for a call the engine can answer, or None."""
     if len(argv) == 2 and argv[0] == "hook" and argv[1] in HOOK_EVENTS:
         if _tty(sys.stdin) or _tty(sys.__stderr__):
@@ -87,8 +89,8 @@ def _request(argv: list[str]) -> tuple[Path, dict[str, Any]] | None:
         except ValueError:
             return None
         cwd = data.get("cwd") if isinstance(data, dict) else None
-        start = Path(cwd) if isinstance(cwd, str) and cwd and os.path.isabs(cwd) else None
-        root = settings.locate_root(start)
+        start = cwd if isinstance(cwd, str) and cwd and os.path.isabs(cwd) else None
+        root = settings.find_root(start)
         kind, stdin = "hook", text
     else:
         override, rest = None, argv
@@ -98,7 +100,7 @@ def _request(argv: list[str]) -> tuple[Path, dict[str, Any]] | None:
             return None
         if _tty(sys.stdout) or _tty(sys.stderr) or not (_utf8(sys.stdout) and _utf8(sys.stderr)):
             return None  # colours, widths and encodings of a terminal: in process
-        root = settings.locate_root(None, override)
+        root = settings.find_root(None, override)
         kind, stdin = "cli", None
     if root is None:
         return None
@@ -111,17 +113,17 @@ def _request(argv: list[str]) -> tuple[Path, dict[str, Any]] | None:
         "stdin": stdin,
         "cwd": os.getcwd(),
         "env": settings.fingerprint(),
-        "root": str(root),
+        "root": root,
         "autostart": config.autostart,
         "timeout": config.timeout,
     }
     return root, message
 
 
-def ask(root: Path, message: dict[str, Any]) -> dict[str, Any] | None:
+def ask(root: str | os.PathLike[str], message: dict[str, Any]) -> dict[str, Any] | None:
     """Send one request to `root`'s engine: its answer, or None (then answer in process). Starts
     an engine in the background when none is running and `message["autostart"]`."""
-    path = settings.socket_path(root)
+    path = settings.socket_name(os.fspath(root))
     ack_timeout = settings.ACK_TIMEOUT
     timeout = float(message.pop("timeout", settings.DEFAULT_TIMEOUT))
     autostart = bool(message.pop("autostart", False))
@@ -131,68 +133,64 @@ def ask(root: Path, message: dict[str, Any]) -> dict[str, Any] | None:
         if autostart:
             start_in_background(root)
         return None
-    with sock:
-        try:
-            now = time.time()
-            protocol.send(sock, {**message, "ack_by": now + ack_timeout})
-            sock.settimeout(ack_timeout)
-            ack = protocol.receive(sock)
-            if not ack.get("ok"):
-                return None
-            sock.settimeout(max(timeout - (time.time() - now), 0.05))
-            answer = protocol.receive(sock)
-        except (OSError, protocol.ProtocolError):  # socket.timeout is an OSError
+    try:
+        now = time.time()
+        protocol.send(sock, {**message, "ack_by": now + ack_timeout})
+        sock.settimeout(ack_timeout)
+        ack = protocol.receive(sock)
+        if not ack.get("ok"):
             return None
+        sock.settimeout(max(timeout - (time.time() - now), 0.05))
+        answer = protocol.receive(sock)
+    except (OSError, protocol.ProtocolError):  # a timeout is an OSError
+        return None
+    finally:
+        sock.close()
     return answer if answer.get("ok") else None
 
 
-def connect(path: Path, timeout: float) -> socket.socket:
+def connect(path: str | os.PathLike[str], timeout: float) -> _socket.socket:
     """A connected socket to `path` (a long path reached by its name in its folder)."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    name = os.fspath(path)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
-        if len(os.fsencode(path)) <= settings.SOCKET_PATH_MAX:
-            sock.connect(str(path))
+        if len(os.fsencode(name)) <= settings.SOCKET_PATH_MAX:
+            sock.connect(name)
         else:
-            with _inside(path.parent):
-                sock.connect(path.name)
+            # Unix socket names are short: a long path is named relative to its folder.
+            here = os.open(".", os.O_RDONLY)
+            try:
+                os.chdir(os.path.dirname(name))
+                sock.connect(os.path.basename(name))
+            finally:
+                os.fchdir(here)
+                os.close(here)
     except BaseException:
         sock.close()
         raise
     return sock
 
 
-@contextlib.contextmanager
-def _inside(folder: Path) -> Iterator[None]:
-    """Run with `folder` as the working folder (Unix socket names are short: a long path is named
-    relative to it), then go back."""
-    here = os.open(".", os.O_RDONLY)
-    try:
-        os.chdir(folder)
-        yield
-    finally:
-        os.fchdir(here)
-        os.close(here)
-
-
-def start_in_background(root: Path) -> bool:
+def start_in_background(root: str | os.PathLike[str]) -> bool:
     """Start `errnote serve` for `root`, detached, unless a client did moments ago; never waits."""
-    folder = settings.engine_dir(root)
-    mark = folder / "starting"
+    root = os.fspath(root)
+    folder = settings.engine_folder(root)
+    mark = os.path.join(folder, "starting")
     try:
-        if time.time() - mark.stat().st_mtime < settings.START_MARK_AGE:
+        if time.time() - os.stat(mark).st_mtime < settings.START_MARK_AGE:
             return False
     except OSError:
         pass
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
         fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.write(fd, f"{os.getpid()}\n".encode())
         os.close(fd)
         import subprocess  # only when starting one: 15 ms of every other call
 
         subprocess.Popen(
-            [sys.executable, "-m", "errnote", "--notebook", str(root), "serve", "--background"],
+            [sys.executable, "-m", "errnote", "--notebook", root, "serve", "--background"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -204,30 +202,32 @@ def start_in_background(root: Path) -> bool:
     return True
 
 
-def status(root: Path, timeout: float = 1.0) -> dict[str, Any] | None:
+def status(root: str | os.PathLike[str], timeout: float = 1.0) -> dict[str, Any] | None:
     """The running engine's own account (pid, requests answered, idle limit), or None."""
     try:
-        sock = connect(settings.socket_path(root), timeout)
+        sock = connect(settings.socket_name(os.fspath(root)), timeout)
     except OSError:
         return None
-    with sock:
-        try:
-            protocol.send(sock, {"kind": "status"})
-            answer = protocol.receive(sock)
-        except (OSError, protocol.ProtocolError):
-            return None
+    try:
+        protocol.send(sock, {"kind": "status"})
+        answer = protocol.receive(sock)
+    except (OSError, protocol.ProtocolError):
+        return None
+    finally:
+        sock.close()
     return answer if answer.get("ok") else None
 
 
-def stop(root: Path, timeout: float = 2.0) -> bool:
+def stop(root: str | os.PathLike[str], timeout: float = 2.0) -> bool:
     """Ask the running engine to exit; True when one answered."""
     try:
-        sock = connect(settings.socket_path(root), timeout)
+        sock = connect(settings.socket_name(os.fspath(root)), timeout)
     except OSError:
         return False
-    with sock:
-        try:
-            protocol.send(sock, {"kind": "stop"})
-            return bool(protocol.receive(sock).get("ok"))
-        except (OSError, protocol.ProtocolError):
-            return False
+    try:
+        protocol.send(sock, {"kind": "stop"})
+        return bool(protocol.receive(sock).get("ok"))
+    except (OSError, protocol.ProtocolError):
+        return False
+    finally:
+        sock.close()

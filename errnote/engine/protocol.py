@@ -11,17 +11,23 @@ with `why`: the client then answers in its own process. Standard library only.
 from __future__ import annotations
 
 import json
-import socket
-import struct
 
 TYPE_CHECKING = False  # not `typing`'s: this module is on a hook's path through the engine
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
+
+    class Connection(Protocol):
+        """What a message goes over: a `socket.socket`, or the client's bare `_socket.socket`."""
+
+        def sendall(self, data: bytes, /) -> None: ...
+        def recv(self, size: int, /) -> bytes: ...
+
 
 VERSION = 1
 #: Largest message either side accepts (a hook's input holds a prompt; 64 MiB is far past any).
 MAX_MESSAGE = 64 * 1024 * 1024
-_HEADER = struct.Struct(">I")
+#: Bytes of the length before each message (big-endian; `int.to_bytes`: `struct` is an import).
+HEADER_SIZE = 4
 
 
 class ProtocolError(Exception):
@@ -33,15 +39,15 @@ def encode(message: dict[str, Any]) -> bytes:
     body = json.dumps({**message, "v": VERSION}, ensure_ascii=False).encode("utf-8", "surrogatepass")
     if len(body) > MAX_MESSAGE:
         raise ProtocolError(f"message of {len(body)} bytes is over the limit")
-    return _HEADER.pack(len(body)) + body
+    return len(body).to_bytes(HEADER_SIZE, "big") + body
 
 
-def send(sock: socket.socket, message: dict[str, Any]) -> None:
+def send(sock: Connection, message: dict[str, Any]) -> None:
     """Send one message."""
     sock.sendall(encode(message))
 
 
-def _exactly(sock: socket.socket, size: int) -> bytes:
+def _exactly(sock: Connection, size: int) -> bytes:
     chunks: list[bytes] = []
     left = size
     while left:
@@ -53,9 +59,9 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def receive(sock: socket.socket) -> dict[str, Any]:
+def receive(sock: Connection) -> dict[str, Any]:
     """Read one message; ProtocolError for anything else (a wrong version included)."""
-    (size,) = _HEADER.unpack(_exactly(sock, _HEADER.size))
+    size = int.from_bytes(_exactly(sock, HEADER_SIZE), "big")
     if size > MAX_MESSAGE:
         raise ProtocolError(f"message of {size} bytes is over the limit")
     try:

@@ -53,6 +53,19 @@ REFRESH_WHILE = 120.0
 READ_TIMEOUT = 5.0
 
 
+@contextlib.contextmanager
+def _inside(folder: Path) -> Iterator[None]:
+    """Run with `folder` as the working folder (Unix socket names are short: a long path is named
+    relative to it), then go back."""
+    here = os.open(".", os.O_RDONLY)
+    try:
+        os.chdir(folder)
+        yield
+    finally:
+        os.fchdir(here)
+        os.close(here)
+
+
 def prepare_folder(root: Path) -> Path:
     """The engine's folder, made (0700) and checked: the user's own, nobody else may enter it."""
     from errnote.storage.files import make_cache_dir
@@ -112,8 +125,6 @@ class Engine:
             if len(os.fsencode(self.path)) <= settings.SOCKET_PATH_MAX:
                 sock.bind(str(self.path))
             else:
-                from errnote.engine.client import _inside
-
                 with _inside(self.folder):
                     sock.bind(self.path.name)
         finally:

@@ -19,13 +19,15 @@ Settings, in the notebook's config.yaml (block style, one `key: value` a line; e
 from __future__ import annotations
 
 import os
-import socket
 import sys
-from pathlib import Path
 
 TYPE_CHECKING = False  # not `typing`'s, nor dataclasses: this module is on the client's path
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from pathlib import Path
+
+# The client works on plain strings (os.path): `pathlib` is 10-30 ms of a hook's start-up, `socket`
+# (its enums, `selectors`) several more. The `Path` functions below are for the engine and the CLI.
 
 # The same names as errnote.storage.store's (a test checks): the client may not import the store.
 NOTEBOOK_DIRNAME = ".errnote"
@@ -72,7 +74,9 @@ class EngineSettings:
 
 def available() -> bool:
     """Can this platform run an engine (Unix sockets, fork)? Elsewhere every call answers in process."""
-    return hasattr(socket, "AF_UNIX") and os.name == "posix"
+    import _socket  # the C module `socket` wraps: no enums to build
+
+    return hasattr(_socket, "AF_UNIX") and os.name == "posix"
 
 
 def switched_off(env: Mapping[str, str] | None = None) -> bool:
@@ -80,43 +84,81 @@ def switched_off(env: Mapping[str, str] | None = None) -> bool:
     return (env if env is not None else os.environ).get(ENV_SWITCH, "").strip().lower() in OFF
 
 
-def engine_dir(root: Path) -> Path:
+def engine_dir(root: str | os.PathLike[str]) -> Path:
     """The engine's folder under a notebook's (`.errnote/`) cache."""
-    return root / CACHE_DIRNAME / ENGINE_DIRNAME
+    from pathlib import Path
+
+    return Path(engine_folder(os.fspath(root)))
 
 
-def socket_path(root: Path) -> Path:
-    return engine_dir(root) / "sock"
+def socket_path(root: str | os.PathLike[str]) -> Path:
+    from pathlib import Path
+
+    return Path(socket_name(os.fspath(root)))
 
 
-def locate_root(start: Path | None = None, override: str | None = None) -> Path | None:
+def engine_folder(root: str) -> str:
+    """`engine_dir` as a string (the client's)."""
+    return os.path.join(root, CACHE_DIRNAME, ENGINE_DIRNAME)
+
+
+def socket_name(root: str) -> str:
+    """`socket_path` as a string (the client's)."""
+    return os.path.join(root, CACHE_DIRNAME, ENGINE_DIRNAME, "sock")
+
+
+def locate_root(start: str | os.PathLike[str] | None = None, override: str | None = None) -> Path | None:
     """The notebook folder `errnote.notebook.Notebook.locate` would find, or None (then the call is
     answered in process, which reports why). Kept to the common cases: an odd one answers in process."""
+    found = find_root(None if start is None else os.fspath(start), override)
+    if found is None:
+        return None
+    from pathlib import Path
+
+    return Path(found)
+
+
+def find_root(start: str | None = None, override: str | None = None) -> str | None:
+    """`locate_root` as a string, with `os.path` alone (the client's; what `Path` would give)."""
     chosen = override or os.environ.get("ERRNOTE_DIR")
     if chosen:
-        path = Path(chosen).expanduser().absolute()
-        path = path.parent.resolve() / path.name if path.name == NOTEBOOK_DIRNAME else path.resolve()
-        bare = (path / ENTRIES_DIRNAME).is_dir() and (path / CONFIG_NAME).is_file()  # a notebook folder
-        if path.name != NOTEBOOK_DIRNAME and ((path / NOTEBOOK_DIRNAME).is_dir() or not bare):
-            path = path / NOTEBOOK_DIRNAME
-        return path if path.is_dir() else None
+        path = os.path.expanduser(chosen)
+        if not os.path.isabs(path):
+            path = os.path.join(os.getcwd(), path)
+        # As `Path.name` and `.parent` read it: "." and empty parts dropped, ".." kept.
+        parts = [part for part in path.split(os.sep) if part not in ("", ".")]
+        if parts and parts[-1] == NOTEBOOK_DIRNAME:
+            path = os.path.join(os.path.realpath(os.sep + os.sep.join(parts[:-1])), NOTEBOOK_DIRNAME)
+        else:
+            path = os.path.realpath(path)
+        bare = os.path.isdir(os.path.join(path, ENTRIES_DIRNAME)) and os.path.isfile(
+            os.path.join(path, CONFIG_NAME)
+        )  # a notebook folder
+        inside = os.path.join(path, NOTEBOOK_DIRNAME)
+        if os.path.basename(path) != NOTEBOOK_DIRNAME and (os.path.isdir(inside) or not bare):
+            path = inside
+        return path if os.path.isdir(path) else None
     try:
-        here = (start or Path.cwd()).expanduser().resolve()
-    except OSError:
+        here = os.path.realpath(os.path.expanduser(start) if start else os.getcwd(), strict=False)
+    except (OSError, ValueError):
         return None
-    for parent in (here, *here.parents):
-        candidate = parent / NOTEBOOK_DIRNAME
-        if candidate.is_dir():
+    while True:
+        candidate = os.path.join(here, NOTEBOOK_DIRNAME)
+        if os.path.isdir(candidate):
             return candidate
-        if candidate.exists():
+        if os.path.exists(candidate):
             return None  # a file named .errnote: the in-process call says what is wrong
-    return None
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
-def read_settings(root: Path) -> EngineSettings:
+def read_settings(root: str | os.PathLike[str]) -> EngineSettings:
     """The engine's settings from `root/config.yaml` (defaults when the block or the file is missing)."""
     try:
-        text = (root / CONFIG_NAME).read_text(encoding="utf-8")
+        with open(os.path.join(os.fspath(root), CONFIG_NAME), encoding="utf-8") as handle:
+            text = handle.read()
     except (OSError, UnicodeDecodeError):
         return EngineSettings()  # the in-process commands report an unreadable file
     return parse_settings(text)
@@ -192,16 +234,16 @@ def fingerprint(env: Mapping[str, str] | None = None) -> dict[str, str]:
         for k, v in env.items()
         if (k in _NAMES or k.startswith(_PREFIXES)) and not k.startswith(ENV_SWITCH)
     }
-    code = Path(__file__).resolve().parent.parent
+    code = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     found["(python)"] = f"{sys.prefix} {os.path.realpath(sys.executable)}"  # python and python3 alike
     found["(errnote)"] = f"{code} {_stamp(code)}"
     return found
 
 
-def _stamp(code: Path) -> str:
+def _stamp(code: str) -> str:
     """When errnote's code last changed, roughly: its version file's and folder's times."""
     parts = []
-    for path in (code, code / "__init__.py", code / "engine"):
+    for path in (code, os.path.join(code, "__init__.py"), os.path.join(code, "engine")):
         try:
             parts.append(str(os.stat(path).st_mtime_ns))
         except OSError:

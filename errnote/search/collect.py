@@ -295,3 +295,37 @@ def _one_by_one(m: Any, size: int) -> tuple[Any, Any]:
         present[d] = True
         m.next()
     return values, present
+
+
+#: The engine's searcher of the index on disk, kept between searches with what names the index as
+#: it stands (`"key"`): opening one copies each segment's term table out of its file (about 3 ms
+#: at 50,000 entries, and a hook searches twice).
+_held: dict[str, Any] = {"key": None, "searcher": None}
+
+
+def searcher(ix: Any) -> Any:
+    """`ix.searcher()` as a context manager; in the engine, the one kept while the index on disk is
+    the same (its folder, its latest generation and that generation's table of contents)."""
+    import contextlib
+    import os
+
+    folder = getattr(getattr(ix, "storage", None), "folder", None)
+    if not _enabled or not isinstance(folder, str):
+        return ix.searcher()  # a one-shot command, or an index in memory
+    try:
+        generation = ix.latest_generation()
+        where, toc = os.stat(folder), os.stat(os.path.join(folder, f"_{ix.indexname}_{generation}.toc"))
+    except (OSError, AttributeError):
+        return ix.searcher()
+    key = (folder, where.st_dev, where.st_ino, generation, toc.st_ino, toc.st_mtime_ns, toc.st_size)
+    if _held["key"] == key:
+        return contextlib.nullcontext(_held["searcher"])
+    old, _held["key"], _held["searcher"] = _held["searcher"], None, None
+    if old is not None:
+        with contextlib.suppress(Exception):
+            old.close()
+    fresh = ix.searcher()
+    if fresh.reader().generation() != generation:
+        return fresh  # written meanwhile: this one serves one search, the next is keyed again
+    _held["key"], _held["searcher"] = key, fresh
+    return contextlib.nullcontext(fresh)

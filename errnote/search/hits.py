@@ -136,16 +136,16 @@ def judge(
             lead=lead if rel == leader else 0.0,
             head=rel == leader,
         )
-        judged.append(
-            replace(
-                hit,
-                score=fused[rel],
-                applies=gate.applies(signals),
-                cosine=cosine,
-                quotes=gate.quotes(signals),
-            )
-        )
+        judged.append(_rescored(hit, fused[rel], gate.applies(signals), cosine, gate.quotes(signals)))
     return judged
+
+
+def _rescored(hit: SearchHit, score: float, applies: bool, cosine: float | None, quotes: bool) -> SearchHit:
+    """`dataclasses.replace(hit, score=, applies=, cosine=, quotes=)` without its work per field (a
+    hook judges hundreds of candidates): SearchHit has no `__post_init__` and caches nothing."""
+    new = object.__new__(SearchHit)
+    new.__dict__.update(hit.__dict__, score=score, applies=applies, cosine=cosine, quotes=quotes)
+    return new
 
 
 def one_head(hits: Sequence[SearchHit]) -> list[SearchHit]:

@@ -101,7 +101,9 @@ def _search_text(store: Store, ix: Any, query: str, request: Request) -> list[Se
         return []
     runs = cjk_runs(query)
     semantic = request.semantic
-    with ix.searcher() as searcher:
+    from errnote.search import collect  # (the engine keeps its searcher and what it read)
+
+    with collect.searcher(ix) as searcher:
         plan = weigh(searcher, concepts)
         if not plan.ideas and semantic is None:
             return []
@@ -116,8 +118,6 @@ def _search_text(store: Store, ix: Any, query: str, request: Request) -> list[Se
         # through translations ("index" for 索引) never gets to compete. Every idea selects then,
         # where that is cheap.
         wide = request.wide or (bool(runs) and searcher.doc_count() <= WIDE_MAX)
-        from errnote.search import collect  # (the engine keeps what it read of each document)
-
         segments = _segments(searcher) if collect.enabled() else None
         targets = _targets(searcher)
         context = _Scoring(plan, literal, runs, named, query_terms, request, clock(), targets, segments)

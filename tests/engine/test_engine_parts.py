@@ -88,6 +88,61 @@ def test_the_client_finds_the_notebook_as_notebook_locate_does(tmp_path: Path) -
     assert settings.locate_root(tmp_path) is None
 
 
+def test_the_client_s_string_paths_are_the_ones_path_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`find_root` (os.path, the client's) names the notebook as `Notebook.locate` (pathlib) does:
+    relative names, "." and ".." parts, trailing slashes, symlinks and a folder named .errnote."""
+    from errnote.notebook import Notebook
+
+    nb, _ = Notebook.init(tmp_path / "repo")
+    (tmp_path / "repo" / "src").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "repo")
+    (tmp_path / "bare").symlink_to(nb.root)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ERRNOTE_DIR", raising=False)
+    overrides = ["repo", "repo/", "./repo/./", "repo/src/..", "link", "link/.errnote", "repo/.errnote/",
+                 "bare", str(nb.root), "bare/", "./link/./.errnote", "repo/src/../.errnote"]  # fmt: skip
+    for override in overrides:
+        got = settings.find_root(None, override)
+        assert got == str(Notebook.locate(None, override).root), override
+        assert settings.locate_root(None, override) == Path(got), override
+    for start in ("repo/src", "link/src", "link/src/", "repo/src/.."):
+        assert settings.find_root(str(tmp_path / start)) == str(Notebook.locate(tmp_path / start).root), start
+    assert settings.find_root(None, "nowhere") is None
+    assert settings.find_root(str(tmp_path)) is None
+    (tmp_path / "plain" / ".errnote").parent.mkdir()
+    (tmp_path / "plain" / ".errnote").write_text("", encoding="utf-8")
+    assert settings.find_root(str(tmp_path / "plain")) is None  # a file: the in-process call explains
+    assert settings.socket_path(nb.root) == Path(settings.socket_name(str(nb.root)))
+    assert settings.socket_path(nb.root) == nb.root / "cache" / "engine" / "sock"
+
+
+def test_a_hook_s_client_work_loads_no_pathlib_socket_or_contextlib(tmp_path: Path) -> None:
+    """Without `site` (so without an editable install's finder), the client's whole path, up to
+    asking an engine that is not there, imports none of the modules it was made to avoid."""
+    from errnote.notebook import Notebook
+
+    nb, _ = Notebook.init(tmp_path / "repo")
+    code = (
+        "import sys\n"
+        "from errnote.engine import client, settings\n"
+        f"root = settings.find_root({str(tmp_path / 'repo')!r})\n"
+        "assert root is not None and settings.read_settings(root).enabled\n"
+        "settings.fingerprint()\n"
+        "assert client.ask(root, {'kind': 'hook', 'autostart': False}) is None\n"
+        "print(' '.join(m for m in ('pathlib', 'socket', 'contextlib', 'struct', 'selectors', 'typing')"
+        " if m in sys.modules))\n"
+    )
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.strip() == ""
+    assert nb.root.is_dir()
+
+
 def test_the_client_path_imports_only_the_standard_library() -> None:
     code = "import sys\nimport errnote.engine.client\nprint('\\n'.join(sorted(sys.modules)))\n"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -192,3 +192,20 @@ def test_hits_of_several_notebooks_have_one_head() -> None:
     below = [_judged("related", 0.9, applies=False), _judged("second", 0.7)]
     assert [h.applies for h in one_head(below)] == [False, False]  # not the head of all of them
     assert [h.applies for h in one_head([_judged("tie", 0.7), _judged("later", 0.7)])] == [True, False]
+
+
+def test_judge_s_hits_are_what_dataclasses_replace_would_make() -> None:
+    """`judge` copies each hit without `dataclasses.replace`: every other field stays as it was."""
+    from errnote.search.applies import Signature
+
+    hit = replace(_hit("a", 10.0), tags=("x",), matched=("m",), signature=Signature(("boom",), ("E1",)))
+    scored = {"a.md": hit, "b.md": _hit("b", 5.0)}
+    cosines = {"a.md": 0.9, "b.md": 0.1}
+    for got in judge("boom E1 in words", scored, cosines, output=False):
+        before = scored[f"{got.id}.md"]
+        assert got == replace(
+            before, score=got.score, applies=got.applies, cosine=got.cosine, quotes=got.quotes
+        )
+        assert got is not before and got.cosine == cosines[f"{got.id}.md"]
+        assert type(got) is SearchHit and hash(got) == hash(replace(got))
+    assert hit.cosine is None and hit.score == 10.0  # the candidate itself is not changed

@@ -124,3 +124,40 @@ def test_a_search_gives_the_same_hits_either_way(nb: Notebook, monkeypatch: pyte
         ]
     assert answers[True] == answers[False]
     assert any(answers[True])
+
+
+def test_the_engine_s_kept_searcher_follows_writes_and_rebuilds(
+    nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The searcher kept between searches serves only the index it was opened on: an add, an edit
+    by hand and a full rebuild are each searched on the index as it now is."""
+    monkeypatch.setattr(collect, "_enabled", True)
+    monkeypatch.setattr(collect, "_held", {"key": None, "searcher": None})
+    _fill(nb, 2)
+
+    def both(text: str) -> list[tuple[str, float, bool]]:
+        got = [(h.id, h.score, h.applies) for h in search(nb.store, text, threshold=False)]
+        monkeypatch.setattr(collect, "_enabled", False)
+        plain = [(h.id, h.score, h.applies) for h in search(nb.store, text, threshold=False)]
+        monkeypatch.setattr(collect, "_enabled", True)
+        assert got == plain, text
+        return got
+
+    both(QUERIES[0])
+    kept = collect._held["searcher"]
+    assert kept is not None
+    both(QUERIES[1])
+    assert collect._held["searcher"] is kept  # nothing changed: the same one, still open
+    added = nb.add("lesson", "zeppelin mooring mast corrodes in salt air", body="paint it yearly")
+    settle(nb)
+    assert both("zeppelin mooring mast")[0][0] == added.id
+    assert collect._held["searcher"] is not kept and kept.is_closed
+    path = next(Path(nb.store.entries_dir).rglob(f"*{added.id}*.md"))
+    path.write_text(path.read_text(encoding="utf-8").replace("zeppelin", "blimp"), encoding="utf-8")
+    settle(nb)
+    assert both("blimp mooring mast")[0][0] == added.id
+    assert all(eid != added.id for eid, _s, _a in both("zeppelin"))
+    before = collect._held["searcher"]
+    Index(nb.store).sync(rebuild=True)
+    assert both("blimp mooring mast")[0][0] == added.id
+    assert collect._held["searcher"] is not before
