@@ -187,6 +187,19 @@ class Store:
         #: The folders the last `named_ids` walk listed, with their listings (kept or new).
         self._visited: dict[str, _Listing] = {}
 
+    def _homes(self) -> set[str] | None:
+        """Where a walk of `entries/` may lead (the notebook and its entries folder, resolved), or
+        None when there is no `entries/` yet; an `entries` that is no folder is an error."""
+        try:
+            top = os.stat(self.entries_dir)
+        except FileNotFoundError:
+            return None
+        if not stat.S_ISDIR(top.st_mode):
+            raise ErrnoteError(
+                f"{self.entries_dir} is not a folder", "move it aside and run 'errnote init' again"
+            )
+        return {os.path.realpath(self.root), os.path.realpath(self.entries_dir)}
+
     def _walk(self) -> Iterator[tuple[os.DirEntry[str], bool]]:
         """Every `*.md` file below `entries/`, skipping hidden and temporary files, and whether it
         is a symbolic link. The walk stays inside the notebook: a link to a folder is never followed
@@ -195,15 +208,9 @@ class Store:
         notebook, and a folder that cannot be read is skipped. Each of those is kept in `skipped`
         (the problems of the last walk), for the commands to warn about."""
         self.skipped = []
-        try:
-            top = os.stat(self.entries_dir)
-        except FileNotFoundError:
+        homes = self._homes()
+        if homes is None:
             return
-        if not stat.S_ISDIR(top.st_mode):
-            raise ErrnoteError(
-                f"{self.entries_dir} is not a folder", "move it aside and run 'errnote init' again"
-            )
-        homes = {os.path.realpath(self.root), os.path.realpath(self.entries_dir)}
         stack = [str(self.entries_dir)]
         while stack:
             folder = stack.pop()
@@ -288,15 +295,9 @@ class Store:
         """The listing of every folder below `entries/` (see `named_ids`), filling `_visited`."""
         self.skipped = []
         self._visited = {}
-        try:
-            top = os.stat(self.entries_dir)
-        except FileNotFoundError:
+        homes = self._homes()
+        if homes is None:
             return
-        if not stat.S_ISDIR(top.st_mode):
-            raise ErrnoteError(
-                f"{self.entries_dir} is not a folder", "move it aside and run 'errnote init' again"
-            )
-        homes = {os.path.realpath(self.root), os.path.realpath(self.entries_dir)}
         stack = [str(self.entries_dir)]
         while stack:
             folder = stack.pop()
@@ -311,8 +312,8 @@ class Store:
     def taken_ids(self) -> Mapping[str, int]:
         """The ids entry file names start with, each also cut to a new id's length (a new id must
         be none of these, nor start with one: `layout.new_id(..., cut=True)`), with how many files
-        give each. Kept up to date folder by folder: only a folder listed anew is counted again, so
-        an add costs about the same in a notebook of 100 entries or of 10,000."""
+        give each. Kept up to date folder by folder: only a folder listed anew is counted again (the
+        folder an add writes to is, each time; the other type folders are not)."""
         for _listing in self._listings_walk():
             pass  # the walk lists the folders that changed and fills `_visited`
         for folder, listing in self._visited.items():
