@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from errnote.model.entry import Entry, EntryType
@@ -73,6 +74,7 @@ def entry_filename(entry: Entry) -> str:
     return f"{entry.id}-{slug}.md" if slug else f"{entry.id}.md"
 
 
+@lru_cache(maxsize=1 << 16)  # a folder is listed again after each add into it: names repeat
 def file_id(name: str) -> str:
     """The id an entry file's name starts with (`<id>-<slug>.md` or `<id>.md`), or ""."""
     match = _FILE_ID.match(name)

@@ -325,20 +325,26 @@ class Store:
         return self._taken
 
     def _count(self, folder: str, listing: _Listing | None) -> None:
+        """Count a folder's ids anew (None: the folder is gone), in proportion to what changed in
+        it: the ids it lost are taken off, those it gained added (an add changes one)."""
+        from collections import Counter
+
+        was = Counter(self._counted.pop(folder, (None, []))[1])
+        ids = [eid for eid, _path in listing[0] if eid] if listing is not None else []
+        now = Counter(ids)
+        self._tally(was - now, -1)
+        self._tally(now - was, 1)
+        if listing is not None:
+            self._counted[folder] = (listing, ids)
+
+    def _tally(self, ids: Mapping[str, int], sign: int) -> None:
         from errnote.storage.layout import ID_LENGTH
 
-        for eid in self._counted.pop(folder, (None, []))[1]:
+        for eid, times in ids.items():
             for form in {eid, eid[:ID_LENGTH]}:
-                left = self._taken.pop(form, 0) - 1
+                left = self._taken.pop(form, 0) + sign * times
                 if left > 0:
                     self._taken[form] = left
-        if listing is None:
-            return
-        ids = [eid for eid, _path in listing[0] if eid]
-        for eid in ids:
-            for form in {eid, eid[:ID_LENGTH]}:
-                self._taken[form] = self._taken.get(form, 0) + 1
-        self._counted[folder] = (listing, ids)
 
     def _listing(self, folder: str, homes: set[str]) -> _Listing | None:
         """One folder's entry files (by the id their name starts with), subfolders and problems,

@@ -138,6 +138,26 @@ def test_the_ids_taken_follow_files_added_and_removed_by_hand(nb: Notebook, tmp_
     assert {first.id, pulled.id, linked.id} == set(nb.store.taken_ids())
 
 
+def test_the_ids_taken_count_each_file_that_gives_an_id(nb: Notebook) -> None:
+    """Two files with one id (a copy by hand) count twice; each removal takes one off, and a
+    folder's count follows its changes, not a recount from nothing."""
+    import shutil
+
+    entry = nb.add("lesson", "Kept in two files")
+    keep = nb.add("lesson", "Another lesson in the folder")
+    path = nb.locate_entry(entry.id)[1]
+    copy = path.with_name(f"{entry.id}-a-copy-by-hand.md")
+    shutil.copyfile(path, copy)
+    settle(nb)
+    assert nb.store.taken_ids()[entry.id] == 2
+    copy.unlink()
+    assert nb.store.taken_ids()[entry.id] == 1
+    path.unlink()
+    taken = nb.store.taken_ids()
+    assert entry.id not in taken
+    assert taken[keep.id] == 1
+
+
 def test_a_new_id_is_no_prefix_of_an_id_taken_and_starts_with_none() -> None:
     from errnote.storage.layout import ID_LENGTH, new_id
 
