@@ -103,6 +103,11 @@ class Call:
     #: {file path: (cosine with the title's vector, with the whole text's)}: what `cosines` took
     #: the better of (`VectorStore.similarities`); None without the model.
     split: dict[str, tuple[float, float]] | None = None
+    #: The same split for a second model (`--second minilm`: `add_second`), None without one.
+    split2: dict[str, tuple[float, float]] | None = None
+    #: With `--wide-pool`: the lexical candidates; `scored` then holds every entry (not only the
+    #: SEMANTIC_CANDIDATES closest), so a replay can draw the closest by another cosine.
+    lexical_rels: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -113,8 +118,10 @@ class Captured:
     fallback: Call | None
 
 
-def capture(work: Path, queries: list[dict[str, Any]]) -> list[Captured]:
-    """Search every query as the CLI does, capturing the calls of `hits.judge`."""
+def capture(work: Path, queries: list[dict[str, Any]], wide_pool: bool = False) -> list[Captured]:
+    """Search every query as the CLI does, capturing the calls of `hits.judge`. `wide_pool`:
+    every entry is scored, and each call records which were the lexical candidates
+    (`Call.lexical_rels`; `pool` restores the search's own candidates)."""
     from errnote.notebook import Notebook
     from errnote.search import searcher
     from errnote.search.analysis import message_lines
@@ -144,11 +151,21 @@ def capture(work: Path, queries: list[dict[str, Any]]) -> list[Captured]:
         last_split.append(split)
         return {rel: max(t, w) for rel, (t, w) in split.items()}
 
+    real_score_all = searcher._score_all
+    last_lexical: list[frozenset[str]] = []
+
+    def score_all(store: Any, searcher_: Any, lexical: Any, closest: Any, ctx: Any) -> Any:
+        lexical = list(lexical)
+        last_lexical.append(frozenset(h["path"] for h in lexical))
+        return real_score_all(store, searcher_, lexical, closest, ctx)
+
     def spy(query: str, scored: Any, cosines: Any, output: bool) -> Any:
         split = last_split[-1] if cosines is not None and last_split else None
         last_split.clear()
         cos = None if cosines is None else dict(cosines)
-        calls.append(Call(query, dict(scored), cos, output, split))
+        lex = last_lexical[-1] if wide_pool and last_lexical else None
+        last_lexical.clear()
+        calls.append(Call(query, dict(scored), cos, output, split, lexical_rels=lex))
         return real_judge(query, scored, cosines, output)
 
     def run_both(store: Any, ix: Any, query: str, request: Any) -> Any:
@@ -163,6 +180,9 @@ def capture(work: Path, queries: list[dict[str, Any]]) -> list[Captured]:
         return hits
 
     searcher.judge = spy  # type: ignore[assignment]
+    if wide_pool:
+        searcher._score_all = score_all  # type: ignore[assignment]
+        searcher.SEMANTIC_CANDIDATES = 10**9
     VectorStore.similarities = split_similarities  # type: ignore[method-assign]
     searcher._run_search = run_both  # type: ignore[assignment]
     out: list[Captured] = []
@@ -173,6 +193,47 @@ def capture(work: Path, queries: list[dict[str, Any]]) -> list[Captured]:
         before, after = calls[:cut], calls[cut + 1 :]
         out.append(Captured(before[0] if before else None, after[0] if after else None))
     return out
+
+
+def add_second(work: Path, caps: list[Captured], model: Any) -> list[Captured]:
+    """Each captured call with `split2`: the query's cosines with every entry's title and whole
+    text under a second model (`model.encode(texts)`: unit rows), the texts and the query's head
+    exactly as `semantic.vectors` embeds them for the first."""
+    import numpy as np
+
+    from errnote.notebook import Notebook
+    from errnote.semantic.vectors import QUERY_HEAD, VectorStore, entry_texts
+    from errnote.storage.store import read_entry
+
+    store = Notebook.locate(work).store
+    docs = VectorStore(store.cache_dir).docs()
+    rels = sorted(docs)
+    texts = [entry_texts(read_entry(store.entries_dir / rel)) for rel in rels]
+    titles = model.encode([t for t, _w in texts])
+    wholes = model.encode([w for _t, w in texts])
+    queries = sorted(
+        {c.query for cap in caps for c in (cap.first, cap.fallback) if c and c.cosines is not None}
+    )
+    qvec = dict(zip(queries, model.encode([q[:QUERY_HEAD] for q in queries]), strict=True))
+
+    def with_second(call: Call | None) -> Call | None:
+        if call is None or call.cosines is None:
+            return call
+        v = np.asarray(qvec[call.query], dtype=np.float32)
+        t, w = titles @ v, wholes @ v
+        return replace(call, split2={rel: (float(t[i]), float(w[i])) for i, rel in enumerate(rels)})
+
+    return [Captured(with_second(c.first), with_second(c.fallback)) for c in caps]
+
+
+def pool(call: Call, cosines: Mapping[str, float] | None, closest: int = 30) -> Call:
+    """A wide-pool call as the search would have it with `cosines`: the lexical candidates and
+    the `closest` (searcher.SEMANTIC_CANDIDATES) by these cosines; other calls as they are."""
+    if call.lexical_rels is None:
+        return call
+    near = set(sorted(cosines or {}, key=lambda r: -(cosines or {})[r])[:closest])
+    keep = call.lexical_rels | near
+    return replace(call, scored={r: h for r, h in call.scored.items() if r in keep}, lexical_rels=None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -339,6 +400,7 @@ def replay(cap: Captured, gate: Gate | None) -> list[Any]:
     def one(call: Call | None) -> list[Any]:
         if call is None:
             return []
+        call = pool(call, call.cosines)
         if gate is None:
             judged = judge(call.query, call.scored, call.cosines, call.output)
         else:
@@ -392,6 +454,11 @@ def main() -> None:
     parser.add_argument("--gate", action="append", default=[], choices=sorted(GATES))
     parser.add_argument("--dump", type=Path, help="write every hit's signals here (JSON Lines)")
     parser.add_argument("--cache", type=Path, help="keep the captured searches here (pickle), reuse them")
+    parser.add_argument("--second", choices=["minilm"], help="also capture a second model's cosines (split2)")
+    parser.add_argument("--vocab", type=Path, help="--second minilm: the model's vocab.txt")
+    parser.add_argument(
+        "--wide-pool", action="store_true", help="score every entry, record the lexical candidates"
+    )
     parser.add_argument("--build-into", type=Path, help=argparse.SUPPRESS)
     opts = parser.parse_args()
     opts.data = opts.data.resolve()  # the build runs in another folder
@@ -405,7 +472,12 @@ def main() -> None:
         key_of, caps = pickle.loads(opts.cache.read_bytes())
     else:
         work, key_of = build(opts.data)
-        caps = capture(work, queries)
+        caps = capture(work, queries, wide_pool=opts.wide_pool)
+        if opts.second == "minilm":
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            import minilm
+
+            caps = add_second(work, caps, minilm.load(str(opts.vocab)))
         shutil.rmtree(work, ignore_errors=True)
         if opts.cache:
             opts.cache.write_bytes(pickle.dumps((key_of, caps)))

@@ -160,6 +160,46 @@ def type_prior(weight: float) -> Score:
 
 
 TYPES: dict[str, str] = {}  # {file path: entry type} of the call being scored (type_prior)
+#: {file path: the two-model cosine} of the call being scored (`on_blend`, the "-usegate" rows).
+BLEND: dict[str, float] = {}
+
+
+def on_blend(weight: float) -> Score:
+    """The linear blend on the two-model cosine (`BLEND`), whatever cosine the gate is handed."""
+
+    def score(lex: Mapping[str, float], _cos: Mapping[str, float], s: Split) -> dict[str, float]:
+        return linear(weight)(lex, BLEND, s)
+
+    return score
+
+
+def two_models(b: float | None) -> Callable[[gs.Call], dict[str, float] | None]:
+    """The entry's cosine from both models, each the better of its title's and whole text's:
+    (1 - b) x USE + b x MiniLM, or the larger of the two (`b` None)."""
+
+    def cosines(call: gs.Call) -> dict[str, float] | None:
+        if call.split is None or call.split2 is None:
+            return None
+        out = {}
+        for rel, (t, w) in call.split.items():
+            t2, w2 = call.split2.get(rel, (t, w))
+            use, mini = max(t, w), max(t2, w2)
+            out[rel] = max(use, mini) if b is None else (1 - b) * use + b * mini
+        return out
+
+    return cosines
+
+
+#: The two-model family (issue 19, h23), fixed before any miss was read: one free parameter, the
+#: weight `b` of MiniLM's cosine against USE's (0: this tree), or the larger of the two; the
+#: ranking formula is this tree's (linear, 0.7 on the cosine). "two-B": the gate reads the
+#: two-model cosine too (its CLOSE_COSINE, semantic ranks and rule 3's lead on that scale);
+#: "two-B-usegate": the gate reads USE's cosine and rule 3 its lead on this tree's blend, only
+#: the order (and the head) come from the two-model cosine.
+TWO: dict[str, Callable[[gs.Call], dict[str, float] | None]] = {
+    **{f"two-{b}": two_models(b) for b in (0.25, 0.5, 0.75, 1.0)},
+    "two-max": two_models(None),
+}
 
 #: How the title's and the whole text's cosines make an entry's cosine (this tree: the better).
 COMBINE: dict[str, Callable[[float, float], float]] = {
@@ -179,21 +219,38 @@ RANKINGS: dict[str, tuple[Score, str]] = {
     **{f"cosscaled-{w}": (cosine_scaled(w), "max") for w in (0.3, 0.5, 0.7)},
     **{f"cosz-{w}-{s}": (cosine_z(w, s), "max") for w in (0.7,) for s in (0.05, 0.1)},
     "typeprior-0.7": (type_prior(0.7), "max"),
+    **{name: (linear(0.7), name) for name in TWO},
+    **{f"{name}-usegate": (on_blend(0.7), name) for name in TWO},
     **{f"vec-{name}": (linear(0.7), name) for name in COMBINE if name != "max"},
 }
 
 
-def replay_with(cap: gs.Captured, score: Score, combine: str, linear_lead: bool = False) -> list[Any]:
+def replay_with(
+    cap: gs.Captured, score: Score, combine: str, linear_lead: bool = False, rank: str | None = None
+) -> list[Any]:
     """The hits `errnote search --limit 10` returns with this ranking (the gate of this tree).
     `linear_lead`: rule 3 reads the head's lead on this tree's linear blend, not on the new
     score (whose scale CLEAR_LEAD was not chosen for), so only the order changes."""
     from errnote.search import applies
 
+    usegate = rank is not None and rank.endswith("-usegate")
+    linear_lead = linear_lead or usegate
+
     def adapt(call: gs.Call | None) -> gs.Call | None:
-        if call is None or call.cosines is None or combine == "max" or call.split is None:
-            return call
+        if call is None or call.cosines is None or call.split is None:
+            return None if call is None else gs.pool(call, call.cosines)
+        if combine in TWO:
+            two = TWO[combine](call)
+            if two is None:
+                raise SystemExit("this capture has no second model: gate_signals.py --second minilm")
+            # The search's candidates are the closest by the cosine it ranks with.
+            pooled = gs.pool(call, two)
+            return pooled if usegate else replace(pooled, cosines=two)
+        if combine == "max":
+            return gs.pool(call, call.cosines)
         how = COMBINE[combine]
-        return replace(call, cosines={k: how(t, w) for k, (t, w) in call.split.items()})
+        new = {k: how(t, w) for k, (t, w) in call.split.items()}
+        return replace(gs.pool(call, new), cosines=new)
 
     first, fallback = adapt(cap.first), adapt(cap.fallback)
     real, real_clear = applies.hybrid, applies.clear_winner
@@ -206,6 +263,9 @@ def replay_with(cap: gs.Captured, score: Score, combine: str, linear_lead: bool 
             return real(lexical, cosines)
         TYPES.clear()
         TYPES.update({k: h.type for k, h in call.scored.items()})
+        if combine in TWO:
+            BLEND.clear()
+            BLEND.update(TWO[combine](call) or {})
         new = score(lexical, cosines, call.split or {})
         old = real(lexical, cosines)
         head = min(new, key=lambda k: (-new[k], call.scored[k].id))
@@ -279,7 +339,7 @@ def main() -> None:
     for name in opts.rank or list(RANKINGS):
         score, combine = RANKINGS[name]
         rows = [
-            (q, replay_with(cap, score, combine, opts.linear_lead))
+            (q, replay_with(cap, score, combine, opts.linear_lead, name))
             for q, cap in zip(queries, caps, strict=True)
         ]
         for half, keep in (
