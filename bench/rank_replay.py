@@ -11,6 +11,10 @@ its lead, its semantic ranks). Figures, as `score_recall.py` computes them over 
 false injection, on the whole set and its halves (`fit`: even lines of queries.jsonl, where a
 formula may be chosen; `held`: odd lines, only reported). `current` must give score_recall.py's
 figures (the check that the replay is faithful).
+
+The `two-*` rankings need a capture with a second model (`gate_signals.py --second minilm
+--wide-pool`): the entry's cosine from both models (`two_models`), the candidates drawn by it
+(`gate_signals.pool`). `--close-cosine` and `--clear-lead` replay the gate with other thresholds.
 """
 
 from __future__ import annotations
@@ -333,7 +337,15 @@ def main() -> None:
     parser.add_argument(
         "--json", action="store_true", help="every figure, one JSON line per ranking and half"
     )
+    parser.add_argument("--close-cosine", type=float, help="the gate's CLOSE_COSINE (rule 2) instead")
+    parser.add_argument("--clear-lead", type=float, help="the gate's CLEAR_LEAD (rule 3) instead")
     opts = parser.parse_args()
+    from errnote.search import applies
+
+    if opts.close_cosine is not None:
+        applies.CLOSE_COSINE = opts.close_cosine
+    if opts.clear_lead is not None:
+        applies.CLEAR_LEAD = opts.clear_lead
     queries = [json.loads(x) for x in (opts.data / "queries.jsonl").read_text("utf-8").splitlines() if x]
     key_of, caps = load(opts.cache)
     for name in opts.rank or list(RANKINGS):
