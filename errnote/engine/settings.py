@@ -224,6 +224,13 @@ _NAMES = (
     "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONHASHSEED", "PYTHONPATH",
 )  # fmt: skip
 _PREFIXES = ("ERRNOTE_", "GIT_", "XDG_", "LC_")
+#: Of those, the ones that change only how a terminal or an editor shows things, or only a hook
+#: (CLAUDE_PROJECT_DIR): an MCP tool's JSON answer is the same whatever they say, so an engine
+#: started by a hook, in its environment, also answers the MCP server started beside it.
+_NOT_FOR_TOOLS = (
+    "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES", "TERM",
+    "CLAUDE_PROJECT_DIR", "VISUAL", "EDITOR", "PYTHONIOENCODING",
+)  # fmt: skip
 
 
 def fingerprint(env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -249,3 +256,8 @@ def _stamp(code: str) -> str:
         except OSError:
             parts.append("-")
     return ".".join(parts)
+
+
+def for_tools(found: Mapping[str, str]) -> dict[str, str]:
+    """Of a `fingerprint`, what can change an MCP tool's answer (the engine compares these)."""
+    return {k: v for k, v in found.items() if k not in _NOT_FOR_TOOLS}
