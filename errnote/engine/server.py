@@ -198,6 +198,8 @@ class Engine:
         for argv in (["--notebook", str(self.root), "search", "--json", "--", "error"], ["inject"]):
             with contextlib.suppress(Exception), _working_folder(str(self.root)), _streams(""):
                 self.command(argv)
+        with contextlib.suppress(Exception), _streams(""):  # and the MCP server's search tool
+            run_tool(NotebookTools(str(self.root)), "search", {"query": "error", "limit": 1})
 
     def run(self) -> str:
         """Answer requests until it is time to stop; return why it stopped."""
