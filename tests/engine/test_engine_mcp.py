@@ -78,6 +78,21 @@ async def ids(session: Any, query: str) -> list[str]:
     return found
 
 
+async def served_ids(session: Any, root: Path, query: str) -> list[str]:
+    """A search the engine answers: on a machine loaded past the client's patience (1 s) a call
+    answers in the server, rightly; the same call again, up to 5 times, until the engine does. Every
+    answer must be the same."""
+    first: list[str] | None = None
+    for _attempt in range(5):
+        before = served(root)
+        found = await ids(session, query)
+        assert first is None or found == first
+        first = found
+        if served(root) == before + 1:
+            return found
+    raise AssertionError(f"the engine answered none of 5 searches for {query!r}")
+
+
 async def until(check: Callable[[], object], seconds: float = 60.0) -> None:
     """`wait_for` inside the session's event loop (the client keeps reading meanwhile)."""
     import anyio
@@ -119,7 +134,7 @@ def test_the_read_tools_answer_the_same_through_the_engine_and_the_server_loads_
     assert served(root) == 0
     # Whoosh (the index), the searcher and the model are for the engine alone. On a machine loaded
     # past the client's patience (1 s) a call answers itself, as it should: then try again.
-    for attempt in range(3):
+    for attempt in range(5):
         log = tmp_path / f"imports-{attempt}.log"
         before = served(root)
         drive(project, session_of("engine"), engine_env(), log=log, flags=("-X", "importtime"))
@@ -146,15 +161,11 @@ def test_an_engine_started_on_demand_serves_the_next_call(project: Path, engines
     async def steps(session: Any) -> None:
         seen["first"] = await ids(session, query)  # no engine yet: answered anyway, never waiting
         await until(lambda: client.status(root))
-        seen["pid"] = _pid(root)
-        before = served(root)
-        seen["second"] = await ids(session, query)
-        seen["served"] = served(root) - before
+        seen["second"] = await served_ids(session, root, query)
 
     assert client.status(root) is None
     drive(project, steps, engine_env())
     assert seen["first"] == seen["second"] and seen["first"]
-    assert seen["served"] == 1
     assert not (settings.engine_dir(root) / "starting").exists()  # the engine took its mark away
 
 
@@ -173,18 +184,25 @@ def test_a_write_through_mcp_is_seen_by_the_next_search_through_the_engine(
         assert not failed, text
         seen["id"] = json.loads(text)["id"]
         before = served(root)
-        seen["found"] = await ids(session, "quokka hibernation")
         failed, text = await answer(session, "confirm", {"id": seen["id"]})
         assert not failed, text
-        failed, text = await answer(session, "show", {"id": seen["id"]})
+        seen["writes_served"] = served(root) - before
+        seen["found"] = await served_ids(session, root, "quokka hibernation")
+        for _attempt in range(5):
+            before = served(root)
+            failed, text = await answer(session, "show", {"id": seen["id"]})
+            assert not failed, text
+            if served(root) == before + 1:
+                break
+        else:
+            raise AssertionError("the engine answered none of 5 shows")
         seen["shown"] = json.loads(text)
-        seen["served"] = served(root) - before
 
     drive(project, steps, engine_env())
+    assert seen["writes_served"] == 0  # the writes stayed in the server
     assert seen["found"] == [seen["id"]]
     assert seen["shown"]["confirmed"] == 1  # the engine read the file the server had just changed
-    assert seen["served"] == 2  # the search and the show; the writes stayed in the server
-    assert (root / "entries").rglob(f"{seen['id']}-*.md")
+    assert len(list((root / "entries").rglob(f"{seen['id']}-*.md"))) == 1
 
 
 def test_an_engine_killed_mid_session_is_answered_around_then_replaced(
@@ -196,18 +214,15 @@ def test_an_engine_killed_mid_session_is_answered_around_then_replaced(
     seen: dict[str, Any] = {}
 
     async def steps(session: Any) -> None:
-        seen["want"] = await ids(session, query)
-        assert served(root) == 1
+        seen["want"] = await served_ids(session, root, query)
         os.kill(first, signal.SIGKILL)
         engines.procs[-1].wait(timeout=30)
         seen["after_kill"] = await ids(session, query)  # answered by the server itself
         await until(lambda: _pid(root) not in (None, first))
-        seen["again"] = await ids(session, query)
-        seen["served"] = served(root)
+        seen["again"] = await served_ids(session, root, query)  # by the engine it started
 
     drive(project, steps, engine_env())
     assert seen["want"] and seen["after_kill"] == seen["want"] == seen["again"]
-    assert seen["served"] == 1  # the new engine answered the last call
 
 
 def test_a_hung_engine_is_given_up_on_quickly_and_the_server_answers(project: Path, engines: Engines) -> None:
@@ -218,7 +233,8 @@ def test_a_hung_engine_is_given_up_on_quickly_and_the_server_answers(project: Pa
     seen: dict[str, Any] = {}
 
     async def steps(session: Any) -> None:
-        seen["want"] = await ids(session, "cargo build")
+        seen["want"] = await served_ids(session, root, "cargo build")
+        seen["served"] = served(root)
         os.kill(pid, signal.SIGSTOP)  # it still holds the socket: a request is queued, never taken up
         try:
             started = time.monotonic()
@@ -230,7 +246,7 @@ def test_a_hung_engine_is_given_up_on_quickly_and_the_server_answers(project: Pa
     drive(project, steps, engine_env())
     assert seen["hung"] == seen["want"] and seen["want"]
     assert seen["seconds"] < 30  # not the 60 s answer timeout: the engine never took it up
-    assert served(root) == 1  # the first call; the request it found on waking was given up on
+    assert served(root) == seen["served"]  # the request it found on waking was given up on
 
 
 def test_errnote_engine_0_keeps_every_call_in_the_server(project: Path, engines: Engines) -> None:
@@ -261,12 +277,15 @@ def test_an_engine_in_a_hook_s_environment_answers_the_server_one_with_another_c
     engines.start(project, env=engine_env(COLUMNS="80", TERM="dumb", CLAUDE_PROJECT_DIR=str(project)))
     seen: dict[str, Any] = {}
 
-    async def steps(session: Any) -> None:
-        before = served(root)
-        seen.setdefault("found", []).append(await ids(session, "cargo build"))
-        seen.setdefault("served", []).append(served(root) - before)
+    async def answered(session: Any) -> None:
+        seen["found"] = await served_ids(session, root, "cargo build")
 
-    drive(project, steps, engine_env(COLUMNS="200"))
-    drive(project, steps, engine_env(ERRNOTE_NOW="2027-06-01T12:00:00Z"))
-    assert seen["found"][0] == seen["found"][1] and seen["found"][0]
-    assert seen["served"] == [1, 0]
+    async def refused(session: Any) -> None:
+        before = served(root)
+        seen["other"] = [await ids(session, "cargo build") for _ in range(3)]
+        seen["served"] = served(root) - before
+
+    drive(project, answered, engine_env(COLUMNS="200"))
+    drive(project, refused, engine_env(ERRNOTE_NOW="2027-06-01T12:00:00Z"))
+    assert seen["found"] and seen["other"] == [seen["found"]] * 3
+    assert seen["served"] == 0
