@@ -15,7 +15,8 @@ memory of each process after the calls. Every variant must find the same ids.
     .venv/bin/python bench/mcp_search.py --n 1000 --cli      # generate 1,000 entries; also the CLI process
 
 Without --project a notebook of `--n` synthetic entries (bench/generate.py, seed 7) is written under
---workdir. Needs the extra: pip install -e '.[mcp]'. Semantic search is off (ERRNOTE_SEMANTIC=0).
+--workdir. Needs the extra: pip install -e '.[mcp]'. Semantic search is off (ERRNOTE_SEMANTIC=0)
+unless --semantic.
 Results: bench/results/mcp-latest.json.
 """
 
@@ -169,12 +170,11 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=3, help="rounds of every variant, interleaved")
     parser.add_argument("--repeat", type=int, default=9, help="timed calls per query and round")
     parser.add_argument("--cli", action="store_true", help="also `errnote search --json`, a process each")
+    parser.add_argument("--semantic", action="store_true", help="semantic search as the notebook says")
     args = parser.parse_args()
 
-    env = {k: v for k, v in os.environ.items() if k != "ERRNOTE_DIR"} | {
-        "NO_COLOR": "1",
-        "ERRNOTE_SEMANTIC": "0",
-    }
+    env = {k: v for k, v in os.environ.items() if k not in ("ERRNOTE_DIR", "ERRNOTE_SEMANTIC")}
+    env |= {"NO_COLOR": "1"} if args.semantic else {"NO_COLOR": "1", "ERRNOTE_SEMANTIC": "0"}
     if args.project is None:
         folder = args.workdir / f"n{args.n}"
         shutil.rmtree(folder, ignore_errors=True)
