@@ -279,9 +279,9 @@ class Engine:
     def _refusal(self, message: dict[str, Any]) -> str:
         """Why this engine must not answer the request ("" when it may)."""
         env = message.get("env")
-        if message.get("kind") == "mcp":
-            # A tool's answer is JSON: what only changes a terminal's view of it may differ.
-            same = isinstance(env, dict) and settings.for_tools(env) == settings.for_tools(self.env)
+        if message.get("kind") in ("hook", "mcp"):
+            # Their answers are JSON: what only changes rich's view of a command's may differ.
+            same = isinstance(env, dict) and settings.for_json(env) == settings.for_json(self.env)
         else:
             same = env == self.env
         if not same:

@@ -224,10 +224,12 @@ _NAMES = (
     "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONHASHSEED", "PYTHONPATH",
 )  # fmt: skip
 _PREFIXES = ("ERRNOTE_", "GIT_", "XDG_", "LC_")
-#: Of those, the ones that change only how a terminal or an editor shows things, or only a hook
-#: (CLAUDE_PROJECT_DIR): an MCP tool's JSON answer is the same whatever they say, so an engine
-#: started by a hook, in its environment, also answers the MCP server started beside it.
-_NOT_FOR_TOOLS = (
+#: Of those, the ones that change only how rich or an editor shows things, and CLAUDE_PROJECT_DIR
+#: (read only when no notebook is found from the hook's folder: then no engine is asked). A hook's
+#: or an MCP tool's answer is JSON, made without rich, the same whatever they say: so an engine
+#: started by a hook answers the MCP server beside it, and one the server started answers the
+#: hooks, though Claude Code gives the two different environments. `search` and `inject` compare all.
+_VIEW_ONLY = (
     "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES", "TERM",
     "CLAUDE_PROJECT_DIR", "VISUAL", "EDITOR", "PYTHONIOENCODING",
 )  # fmt: skip
@@ -258,6 +260,6 @@ def _stamp(code: str) -> str:
     return ".".join(parts)
 
 
-def for_tools(found: Mapping[str, str]) -> dict[str, str]:
-    """Of a `fingerprint`, what can change an MCP tool's answer (the engine compares these)."""
-    return {k: v for k, v in found.items() if k not in _NOT_FOR_TOOLS}
+def for_json(found: Mapping[str, str]) -> dict[str, str]:
+    """Of a `fingerprint`, what can change a hook's or an MCP tool's answer (the engine compares these)."""
+    return {k: v for k, v in found.items() if k not in _VIEW_ONLY}

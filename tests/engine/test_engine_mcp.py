@@ -271,8 +271,8 @@ def test_errnote_engine_0_keeps_every_call_in_the_server(project: Path, engines:
 def test_an_engine_in_a_hook_s_environment_answers_the_server_one_with_another_clock_does_not(
     project: Path, engines: Engines
 ) -> None:
-    """What only changes a terminal's view (COLUMNS, TERM) or only a hook (CLAUDE_PROJECT_DIR) does
-    not change a tool's JSON answer; ERRNOTE_NOW, say, does."""
+    """What only changes rich's view (COLUMNS, TERM) or a hook without a notebook in its folder
+    (CLAUDE_PROJECT_DIR) does not change a tool's JSON answer; ERRNOTE_NOW, say, does."""
     root = project / ".errnote"
     engines.start(project, env=engine_env(COLUMNS="80", TERM="dumb", CLAUDE_PROJECT_DIR=str(project)))
     seen: dict[str, Any] = {}
