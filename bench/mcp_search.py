@@ -7,7 +7,8 @@ or `engine` (an engine of that installation started first, untimed; the server a
 variants run in interleaved pairs (A, B, B, A, ...: each round starts a fresh server, and a fresh
 engine for `engine`), every query asked once untimed, then `--repeat` times: medians of wall time
 per call and of CPU time per call (the server's and the engine's, from /proc), and the resident
-memory of each process after the calls. Every variant must find the same ids.
+memory of each process after the calls. Every variant must find the same ids. `--tool inject`
+times the inject tool instead, each query as the task.
 
     .venv/bin/python bench/mcp_search.py --project /tmp/nb10000                 # this venv, alone vs engine
     .venv/bin/python bench/mcp_search.py --project P --variant before=/v0/bin/errnote:alone \\
@@ -95,7 +96,9 @@ def start_engine(errnote: str, project: Path, env: dict[str, str]) -> subprocess
     return proc
 
 
-def one_round(errnote: str, mode: str, project: Path, env: dict[str, str], repeat: int) -> dict[str, Any]:
+def one_round(
+    errnote: str, mode: str, project: Path, env: dict[str, str], repeat: int, tool: str = "search"
+) -> dict[str, Any]:
     """A fresh server (and engine): per query the wall and CPU time per call, the ids; memory."""
     import anyio
     from mcp import ClientSession, StdioServerParameters
@@ -113,14 +116,15 @@ def one_round(errnote: str, mode: str, project: Path, env: dict[str, str], repea
             pid = server_pid()
             before = client.status(project / ".errnote") if engine else None
             for name, query in QUERIES.items():
-                warm = await session.call_tool("search", {"query": query})
+                arguments = {"query": query} if tool == "search" else {"task": query}
+                warm = await session.call_tool(tool, arguments)
                 assert not warm.is_error, warm.content[0].text
                 out["ids"][name] = json.loads(warm.content[0].text)["ids"]
                 walls = []
                 c0 = cpu_of(pid) + cpu_of(engine.pid if engine else None)
                 for _ in range(repeat):
                     t0 = time.perf_counter()
-                    result = await session.call_tool("search", {"query": query})
+                    result = await session.call_tool(tool, arguments)
                     walls.append(time.perf_counter() - t0)
                     assert not result.is_error
                 c1 = cpu_of(pid) + cpu_of(engine.pid if engine else None)
@@ -171,6 +175,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=9, help="timed calls per query and round")
     parser.add_argument("--cli", action="store_true", help="also `errnote search --json`, a process each")
     parser.add_argument("--semantic", action="store_true", help="semantic search as the notebook says")
+    parser.add_argument(
+        "--tool", choices=("search", "inject"), default="search", help="inject: QUERY as the task"
+    )
     args = parser.parse_args()
 
     env = {k: v for k, v in os.environ.items() if k not in ("ERRNOTE_DIR", "ERRNOTE_SEMANTIC")}
@@ -196,7 +203,7 @@ def main() -> None:
         order = variants if i % 2 == 0 else variants[::-1]
         for label, errnote, mode in order:
             print(f"round {i + 1}/{args.pairs}: {label}", flush=True)
-            rounds[label].append(one_round(errnote, mode, folder, env, args.repeat))
+            rounds[label].append(one_round(errnote, mode, folder, env, args.repeat, args.tool))
     ids = {label: runs[0]["ids"] for label, runs in rounds.items()}
     first = next(iter(ids.values()))
     assert all(found == first for found in ids.values()), "every variant must find the same entries"
@@ -206,7 +213,9 @@ def main() -> None:
         return statistics.median(statistics.median(r[key].values()) for r in rounds[label]) * 1000
 
     summary: dict[str, Any] = {}
-    print(f"\nsearch through errnote mcp, {folder}: median per call, {args.pairs} rounds x {args.repeat}")
+    print(
+        f"\n{args.tool} through errnote mcp, {folder}: median per call, {args.pairs} rounds x {args.repeat}"
+    )
     print(f"{'variant':<10}{'wall ms':>10}{'CPU ms':>10}{'server MiB':>12}{'engine MiB':>12}")
     for label, _errnote, mode in variants:
         row = {
@@ -236,7 +245,7 @@ def main() -> None:
         "repeat": args.repeat,
         "variants": summary,
     }
-    if args.cli:
+    if args.cli and args.tool == "search":
         cli, cli_ids = through_cli(folder, 5, env)
         assert cli_ids == first, "the server and the CLI must find the same entries"
         print(f"CLI process (search --json, engine off): {statistics.median(cli.values()) * 1000:.1f} ms")
