@@ -8,6 +8,9 @@ background, and this call answers in process: never waiting for it), hung, busy 
 another notebook. Only calls whose output the engine can reproduce exactly go to it: a hook whose
 stderr is not a terminal (an agent's), and `search` / `inject` writing to pipes in UTF-8, reading
 nothing from standard input.
+
+`ToolClient` does the same for the read tools of `errnote mcp` (the CLI hands one to the MCP
+server, which may not import this layer): the engine runs the tool and sends back its answer.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ TYPE_CHECKING = False  # not `typing`'s: this module is a hook's whole start-up
 if TYPE_CHECKING:
     from typing import Any
 
+    from errnote.engine.settings import EngineSettings
+
 # No `pathlib` and no `contextlib` either (10-30 ms of a hook's start between them): paths are
 # strings here, and the few `with` blocks are written out.
 
@@ -32,6 +37,8 @@ if TYPE_CHECKING:
 HOOK_EVENTS = ("session-start", "user-prompt", "pre-tool-use", "post-tool-use-failure", "after-tool")
 #: Commands the engine runs.
 COMMANDS = ("search", "inject")
+#: The MCP server's tools the engine answers (errnote.integrations.mcp_server.READS; a test checks).
+TOOLS = ("search", "inject", "show")
 
 
 def through_engine(argv: list[str]) -> int | None:
@@ -118,6 +125,68 @@ def _request(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
         "timeout": config.timeout,
     }
     return root, message
+
+
+class ToolClient:
+    """The warm engine as `errnote mcp` asks it (`errnote.integrations.mcp_server.Engine`): the
+    notebook is found for each call as the server finds it (`override`, $ERRNOTE_DIR, else from
+    its working folder), so a notebook made after the server started is served too."""
+
+    def __init__(self, override: str | None = None) -> None:
+        self.override = override
+
+    def _target(self) -> tuple[str, EngineSettings] | None:
+        if not settings.available() or settings.switched_off():
+            return None
+        root = settings.find_root(None, self.override)
+        if root is None:
+            return None
+        config = settings.read_settings(root)
+        return (root, config) if config.enabled else None
+
+    def start(self) -> None:
+        """Start the notebook's engine in the background unless one answers (or it is off)."""
+        try:
+            target = self._target()
+        except Exception:  # noqa: BLE001 - the calls answer in process, as without an engine
+            return
+        if target is None or not target[1].autostart:
+            return
+        try:
+            sock = connect(settings.socket_name(target[0]), settings.ACK_TIMEOUT)
+        except OSError:  # none listens (no socket, or a crashed engine's)
+            start_in_background(target[0])
+            return
+        sock.close()  # one listens: an empty connection, which it drops
+
+    def answer(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+        """The engine's outcome of an MCP read tool (`{"result": ...}` or `{"error": ...}`, with
+        `stderr`), or None to answer in process: on the same terms as `through_engine`."""
+        if tool not in TOOLS:
+            return None
+        try:
+            target = self._target()
+            if target is None:
+                return None
+            root, config = target
+            message = {
+                "kind": "mcp",
+                "tool": tool,
+                "arguments": arguments,
+                "override": self.override,
+                "cwd": os.getcwd(),
+                "env": settings.fingerprint(),
+                "root": root,
+                "autostart": config.autostart,
+                "timeout": config.timeout,
+            }
+            answer = ask(root, message)
+        except Exception:  # noqa: BLE001 - anything unexpected: the server answers as it always did
+            return None
+        if answer is None:
+            return None
+        result, error = answer.get("result"), answer.get("error")
+        return answer if isinstance(result, dict) or (result is None and isinstance(error, str)) else None
 
 
 def ask(root: str | os.PathLike[str], message: dict[str, Any]) -> dict[str, Any] | None:

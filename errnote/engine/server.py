@@ -1,13 +1,15 @@
-"""The warm engine: one process per notebook that answers hooks, `search` and `inject` on a Unix socket.
+"""The warm engine: one process per notebook that answers hooks, `search`, `inject` and the read
+tools of `errnote mcp` on a Unix socket.
 
 It keeps what a one-shot command pays for on every call: the interpreter and errnote's modules,
 typer, Whoosh, the open index, the thesaurus tables and, with semantic search on, the embedding
 model. Every request is answered by the very code the command runs in its own process (the hook's
 `run_stdio`; for `search` and `inject` the typer app, which the CLI layer hands over: the core
-imports no CLI), in the client's working folder, so the output is the same byte for byte.
-Requests are taken one at a time (which is what makes changing folder safe), and each search
-first syncs the index with the files, trusting the kernel watch of `errnote.storage.watch` while it
-reports nothing (an edit by hand, a `git pull` or a checkout is seen at the next request).
+imports no CLI; for an MCP tool `mcp_server.run_tool`), in the client's working folder, so the
+output is the same byte for byte. Requests are taken one at a time (which is what makes changing
+folder safe), and each search first syncs the index with the files, trusting the kernel watch of
+`errnote.storage.watch` while it reports nothing (an edit by hand, a `git pull` or a checkout is
+seen at the next request).
 
 Life cycle: the engine holds `engine/lock` while it runs (a second one exits at once), removes a
 stale socket file left by a crashed one, warms up, then binds `engine/sock` (mode 0600, in a 0700
@@ -33,6 +35,7 @@ from typing import IO, Any
 
 from errnote.engine import protocol, settings
 from errnote.errors import ErrnoteError
+from errnote.integrations.mcp_server import READS, NotebookTools, run_tool
 
 
 class EngineError(ErrnoteError):
@@ -195,6 +198,8 @@ class Engine:
         for argv in (["--notebook", str(self.root), "search", "--json", "--", "error"], ["inject"]):
             with contextlib.suppress(Exception), _working_folder(str(self.root)), _streams(""):
                 self.command(argv)
+        with contextlib.suppress(Exception), _streams(""):  # and the MCP server's search tool
+            run_tool(NotebookTools(str(self.root)), "search", {"query": "error", "limit": 1})
 
     def run(self) -> str:
         """Answer requests until it is time to stop; return why it stopped."""
@@ -273,25 +278,43 @@ class Engine:
 
     def _refusal(self, message: dict[str, Any]) -> str:
         """Why this engine must not answer the request ("" when it may)."""
-        if message.get("env") != self.env:
+        env = message.get("env")
+        if message.get("kind") in ("hook", "mcp"):
+            # Their answers are JSON: what only changes rich's view of a command's may differ.
+            same = isinstance(env, dict) and settings.for_json(env) == settings.for_json(self.env)
+        else:
+            same = env == self.env
+        if not same:
             return "the engine runs with another environment or another errnote"
         if message.get("root") != str(self.root):
             return "the request is for another notebook"
         cwd = message.get("cwd")
         if not isinstance(cwd, str) or not os.path.isdir(cwd):
             return "no working folder"
+        if message.get("kind") == "mcp":
+            override = message.get("override")
+            if message.get("tool") not in READS or not isinstance(message.get("arguments"), dict):
+                return "no tool"
+            if override is not None and not isinstance(override, str):
+                return "no notebook"
+            return ""
         argv = message.get("argv")
         if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
             return "no command"
         return ""
 
     def _answer(self, message: dict[str, Any]) -> dict[str, Any]:
-        argv: list[str] = message["argv"]
+        argv: list[str] = message.get("argv") or []
         stdin = message.get("stdin") if isinstance(message.get("stdin"), str) else ""
         try:
             with _working_folder(message["cwd"]):
                 if not self._same_notebook(message, stdin or ""):
                     return {"ok": False, "why": "the call's notebook is not this engine's"}
+                if message["kind"] == "mcp":  # an MCP read tool: its answer, as the server's own
+                    tools = NotebookTools(message.get("override"))
+                    with _streams("") as (_out, err):
+                        outcome = run_tool(tools, message["tool"], message["arguments"])
+                    return {"ok": True, **outcome, "stderr": err()}
                 with _streams(stdin or "") as (out, err):
                     code = _run_hook(argv[1]) if message["kind"] == "hook" else self.command(argv)
                 return {"ok": True, "stdout": out(), "stderr": err(), "code": code}
@@ -305,11 +328,13 @@ class Engine:
 
         override: str | None = None
         start: Path | None = None
-        argv = message["argv"]
+        argv = message.get("argv") or []
         if message["kind"] == "hook":
             with contextlib.suppress(ValueError, AttributeError):
                 cwd = json.loads(stdin).get("cwd")
                 start = Path(cwd) if isinstance(cwd, str) and cwd else None
+        elif message["kind"] == "mcp":
+            override = message.get("override")
         elif len(argv) >= 2 and argv[0] == "--notebook":
             override = argv[1]
         try:

@@ -224,6 +224,15 @@ _NAMES = (
     "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONHASHSEED", "PYTHONPATH",
 )  # fmt: skip
 _PREFIXES = ("ERRNOTE_", "GIT_", "XDG_", "LC_")
+#: Of those, the ones that change only how rich or an editor shows things, and CLAUDE_PROJECT_DIR
+#: (read only when no notebook is found from the hook's folder: then no engine is asked). A hook's
+#: or an MCP tool's answer is JSON, made without rich, the same whatever they say: so an engine
+#: started by a hook answers the MCP server beside it, and one the server started answers the
+#: hooks, though Claude Code gives the two different environments. `search` and `inject` compare all.
+_VIEW_ONLY = (
+    "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "COLUMNS", "LINES", "TERM",
+    "CLAUDE_PROJECT_DIR", "VISUAL", "EDITOR", "PYTHONIOENCODING",
+)  # fmt: skip
 
 
 def fingerprint(env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -249,3 +258,8 @@ def _stamp(code: str) -> str:
         except OSError:
             parts.append("-")
     return ".".join(parts)
+
+
+def for_json(found: Mapping[str, str]) -> dict[str, str]:
+    """Of a `fingerprint`, what can change a hook's or an MCP tool's answer (the engine compares these)."""
+    return {k: v for k, v in found.items() if k not in _VIEW_ONLY}

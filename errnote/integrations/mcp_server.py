@@ -6,6 +6,11 @@ same notebook calls. `build_server` wraps them for the official SDK (`pip instal
 which this module imports only there: nothing else in errnote loads it, and a bare `import
 errnote.integrations.mcp_server` costs nothing. A problem the caller can fix (a bad type, an id
 that names nothing, no notebook) is answered as an MCP tool error, never a crash of the server.
+
+The tools that only read (`READS`) are asked of the notebook's warm engine first, through the
+`Engine` the CLI hands in (`errnote.engine.client.ToolClient`: this layer may not import the
+engine): it runs the same method in its own process (`run_tool`) and sends back the same answer,
+so this process opens no index and loads no model. Writes stay here; the engine sees their files.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import importlib.util
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from errnote.errors import ErrnoteError, InvalidEntry, UsageError
 from errnote.model.codec import entry_to_json
@@ -51,19 +56,42 @@ INSTRUCTIONS = (
 
 _T = TypeVar("_T")
 
+#: The tools that read the notebook, answered by the warm engine when one runs: each reads the
+#: index, the model or every entry, which the engine holds already. The writes stay in this process.
+READS = ("search", "inject", "show")
+
+
+class Engine(Protocol):
+    """The notebook's warm engine as this server sees it (the CLI hands one in, from
+    `errnote.engine.client`: the layer above, which this one may not import)."""
+
+    def start(self) -> None:
+        """Start an engine in the background if none runs (never waits for it)."""
+
+    def answer(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+        """`run_tool`'s outcome for a read tool, computed by the engine (with `stderr`, what it
+        wrote there), or None: then this process answers the call itself."""
+
 
 def sdk_installed() -> bool:
     """Is the MCP SDK importable (the `mcp` extra installed)?"""
     return importlib.util.find_spec("mcp") is not None
 
 
+@functools.lru_cache(maxsize=4096)
+def _redacted(text: str) -> str:
+    """`redact(text)`, kept: a long-running server (or the engine) masks the same titles, reasons
+    and fixes call after call, and masking was half of a warm search's time at 10,000 entries."""
+    from errnote.redact.secrets import redact
+
+    return redact(text)
+
+
 def _masked(data: _T) -> _T:
     """`data` with secrets masked in every string: entry files written by hand may hold what errnote
     would have masked, and what a tool answers goes straight into a model's context."""
-    from errnote.redact.secrets import redact
-
     if isinstance(data, str):
-        return redact(data)  # type: ignore[return-value]
+        return _redacted(data)  # type: ignore[return-value]
     if isinstance(data, list):
         return [_masked(v) for v in data]  # type: ignore[return-value]
     if isinstance(data, dict):
@@ -84,8 +112,9 @@ class NotebookTools:
     server's working directory. It is located at the first call, so that a server started where no
     notebook is yet answers each call with the next step instead of failing to start."""
 
-    def __init__(self, override: str | Path | None = None) -> None:
+    def __init__(self, override: str | Path | None = None, engine: Engine | None = None) -> None:
         self._override = override
+        self.engine = engine  # asked first for the read tools; None: every call answers here
         self._nb: Notebook | None = None
         # The SDK runs each call in a worker thread; the notebook's file lock is one per process,
         # so calls are taken one at a time here (two records must not pick ids together).
@@ -344,22 +373,50 @@ def _skipped(report: Any) -> list[str]:
     return [str(problem) for _rel, problem in sorted(report.problems.items())]
 
 
+def run_tool(tools: NotebookTools, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Call the tool `name`: `{"result": its answer}`, or `{"error": message}` for the problems a
+    caller can fix (errnote's own errors, a refused file, text that is not UTF-8). The engine
+    answers a read tool with this very function, so both processes say the same."""
+    method = getattr(tools, name)
+    try:
+        return {"result": method(**arguments)}
+    except ErrnoteError as exc:
+        return {"error": str(exc)}
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        return {"error": f"{exc.strerror or exc}{where}"}
+    except UnicodeError:
+        return {"error": "the text is not valid UTF-8; nothing was written"}
+
+
+def _outcome(tools: NotebookTools, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The engine's outcome of a read tool when it gives one, else this process's."""
+    if tools.engine is not None and name in READS:
+        answer = tools.engine.answer(name, arguments)
+        if answer is not None:
+            said = answer.get("stderr")
+            if isinstance(said, str) and said:
+                import sys
+
+                sys.stderr.write(said)  # what the call would have said here (the client's log)
+                sys.stderr.flush()
+            return answer
+    return run_tool(tools, name, arguments)
+
+
 def _guarded(tools: NotebookTools, method: Callable[..., dict[str, Any]], tool_error: type[Exception]) -> Any:
-    """`method` as an MCP tool: one call at a time, and the problems a caller can fix (errnote's own
-    errors, a refused file, text that is not UTF-8) answered as tool errors with errnote's message."""
+    """`method` as an MCP tool: one call at a time, a read asked of the engine first, and the
+    problems a caller can fix answered as tool errors with errnote's message."""
+    name = method.__name__
 
     @functools.wraps(method)
     def call(**arguments: Any) -> dict[str, Any]:
         with tools.lock:
-            try:
-                return method(**arguments)
-            except ErrnoteError as exc:
-                raise tool_error(str(exc)) from None
-            except OSError as exc:
-                where = f": {exc.filename}" if exc.filename else ""
-                raise tool_error(f"{exc.strerror or exc}{where}") from None
-            except UnicodeError:
-                raise tool_error("the text is not valid UTF-8; nothing was written") from None
+            outcome = _outcome(tools, name, arguments)
+        if "error" in outcome:
+            raise tool_error(str(outcome["error"]))
+        result: dict[str, Any] = outcome["result"]
+        return result
 
     return call
 
@@ -377,13 +434,16 @@ def build_server(tools: NotebookTools) -> Any:
     return server
 
 
-def serve(override: str | Path | None = None) -> None:
-    """Run the server on standard input and output until the client closes them."""
+def serve(override: str | Path | None = None, engine: Engine | None = None) -> None:
+    """Run the server on standard input and output until the client closes them; the read tools
+    are asked of `engine` first (started now in the background when none runs)."""
     if not sdk_installed():
         raise ErrnoteError(f"errnote mcp needs the MCP SDK: {install_command()}")
     from errnote.notebook import memo
 
-    # A long-running process, as the engine is: what one call read serves the next while no file
-    # changes (and a quiet kernel watch spares the stat scan).
+    # A long-running process, as the engine is: when this one answers a call itself, what it read
+    # serves the next while no file changes (and a quiet kernel watch spares the stat scan).
     memo.enable()
-    build_server(NotebookTools(override)).run("stdio")
+    if engine is not None:
+        engine.start()  # while the client starts up: its first read may find the engine warm
+    build_server(NotebookTools(override, engine)).run("stdio")

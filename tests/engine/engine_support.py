@@ -51,7 +51,8 @@ def engine_env(**extra: str) -> dict[str, str]:
     for name in ("ERRNOTE_DIR", "ERRNOTE_AUTHOR", "VISUAL", "EDITOR"):
         env.pop(name, None)
     # A fixed clock (ERRNOTE_NOW): `inject --json` says when it was made, to the second.
-    env.update(ERRNOTE_SEMANTIC="0", NO_COLOR="1", COLUMNS="200", ERRNOTE_NOW="2026-12-01T12:00:00Z", **extra)
+    env.update(ERRNOTE_SEMANTIC="0", NO_COLOR="1", COLUMNS="200", ERRNOTE_NOW="2026-12-01T12:00:00Z")
+    env.update(extra)
     return env
 
 

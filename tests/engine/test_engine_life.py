@@ -244,6 +244,28 @@ def test_an_engine_started_with_another_environment_does_not_answer(project: Pat
     assert served(root) == 0 and client.status(root) is not None
 
 
+def test_what_only_changes_rich_s_view_keeps_the_hooks_answered_not_search(
+    project: Path, engines: Engines
+) -> None:
+    """A hook's answer is JSON made without rich: an engine started with another COLUMNS and TERM,
+    without CLAUDE_PROJECT_DIR (as the MCP server may start it), answers the hooks; `search`, whose
+    output rich lays out, only in the very same environment."""
+    root = project / ".errnote"
+    engines.start(project, env=engine_env(COLUMNS="80", TERM="dumb"))
+    hook_env = engine_env(CLAUDE_PROJECT_DIR=str(project))
+    want = off(["hook", "user-prompt"], project, _prompt(project, "ref"))
+    for attempt in range(5):  # a loaded machine may let a call answer itself: then the next one
+        got = run(["hook", "user-prompt"], project, _prompt(project, f"s{attempt}"), env=hook_env)
+        assert (got.code, got.out) == (want.code, want.out)
+        if served(root):
+            break
+    assert served(root) >= 1
+    before = served(root)
+    query = ["search", "--", "all-features"]
+    assert run(query, project).out == off(query, project).out  # COLUMNS=200 here
+    assert served(root) == before
+
+
 def test_a_platform_without_unix_sockets_answers_in_process(project: Path) -> None:
     code = (
         "import _socket, socket, sys\n"

@@ -74,6 +74,9 @@ def test_the_client_knows_the_store_s_names_and_the_hook_events() -> None:
         store.CACHE_DIRNAME,
     )
     assert tuple(client.HOOK_EVENTS) == tuple(HOOK_EVENTS)
+    from errnote.integrations.mcp_server import READS
+
+    assert tuple(client.TOOLS) == tuple(READS)
 
 
 def test_the_client_finds_the_notebook_as_notebook_locate_does(tmp_path: Path) -> None:

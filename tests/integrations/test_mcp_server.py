@@ -25,8 +25,9 @@ def drive(cwd: Path, steps: Callable[[Any], Awaitable[None]], *args: str) -> Non
     import anyio
     from mcp.client.stdio import stdio_client
 
+    env = {"NO_COLOR": "1", "ERRNOTE_ENGINE": "0"}  # the engine's part: tests/engine/test_engine_mcp.py
     params = mcp.StdioServerParameters(
-        command=sys.executable, args=["-m", "errnote", *args, "mcp"], cwd=str(cwd), env={"NO_COLOR": "1"}
+        command=sys.executable, args=["-m", "errnote", *args, "mcp"], cwd=str(cwd), env=env
     )
 
     async def main() -> None:

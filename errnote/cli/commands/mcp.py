@@ -1,4 +1,6 @@
-"""`errnote mcp`: serve the notebook to MCP clients (the server lives in errnote.integrations)."""
+"""`errnote mcp`: serve the notebook to MCP clients (the server lives in errnote.integrations; the
+warm engine it asks for its read tools, `errnote.engine.client.ToolClient`, is handed in from here:
+the integrations layer may not import the engine)."""
 
 from __future__ import annotations
 
@@ -14,12 +16,19 @@ its correction and the lesson, linked). Every answer is JSON with
 the ids it names; a bad argument is answered as a tool error.
 
 \b
+Reads (inject, search, show) are answered by the notebook's warm
+engine (errnote serve), started in the background when none runs;
+writes stay in this process. ERRNOTE_ENGINE=0 answers every call here.
+
+\b
 Needs the MCP SDK: pip install 'errnote[mcp]'. A client starts it
 itself, e.g. Claude Code: claude mcp add errnote -- errnote mcp
 """
 
 
 def mcp(ctx: typer.Context) -> None:
+    from errnote.engine.client import ToolClient
     from errnote.integrations.mcp_server import serve
 
-    serve((ctx.find_root().obj or {}).get("notebook"))
+    override = (ctx.find_root().obj or {}).get("notebook")
+    serve(override, ToolClient(None if override is None else str(override)))
