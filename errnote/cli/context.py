@@ -32,9 +32,9 @@ def notebook_of(ctx: typer.Context) -> Notebook:
 
 def warn_problems(problems: Any) -> None:
     """Name each entry file that could not be read, on stderr: the rest are still served."""
-    from errnote.redact.secrets import redact
-
     for problem in problems:
+        from errnote.redact.secrets import redact  # only for a problem: most calls have none
+
         text = (
             problem.message if str(problem.path) in problem.message else f"{problem.path}: {problem.message}"
         )
