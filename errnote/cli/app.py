@@ -21,6 +21,7 @@ from typer.core import TyperGroup
 
 from errnote import __version__
 from errnote.cli.output import fail
+from errnote.cli.reading import reported
 from errnote.errors import ErrnoteError
 
 
@@ -174,50 +175,9 @@ class ErrnoteGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:  # typer's vendored click Context
         try:
             return super().invoke(ctx)
-        except BrokenPipeError:
-            # The reader went away (`errnote list | head`): nothing to report, nothing more to write.
-            with contextlib.suppress(OSError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise typer.Exit(1) from None
-        except ErrnoteError as exc:
-            fail(str(exc))
-            raise typer.Exit(exc.exit_code) from None
-        except UnicodeEncodeError as exc:
-            if exc.encoding.lower().replace("-", "") == "utf8":  # a stray byte of the input (surrogate)
-                fail("the input is not valid UTF-8 text; nothing was written")
-            else:
-                fail(f"the output cannot be shown in {exc.encoding}; set PYTHONIOENCODING=utf-8")
-            raise typer.Exit(1) from None
-        except UnicodeError:
-            fail("the input is not valid UTF-8 text; nothing was written")
-            raise typer.Exit(1) from None
-        except OverflowError:
-            fail("a number given is too large")
-            raise typer.Exit(2) from None
-        except OSError as exc:
-            # A file system refusal (permissions, full disk) is the user's to fix, not a crash.
-            fail(_os_problem(exc))
-            raise typer.Exit(1) from None
-        except KeyboardInterrupt:
-            fail("interrupted")
-            raise typer.Exit(130) from None
-
-
-def _os_problem(exc: OSError) -> str:
-    """A file system refusal as one line: what happened, where, and what to do about it."""
-    import errno
-
-    where = f": {exc.filename}" if exc.filename else ""
-    hint = {
-        errno.EACCES: "check the permissions of that path",
-        errno.EPERM: "check the permissions of that path",
-        errno.ENOSPC: "free some disk space and run the command again",
-        errno.EROFS: "the file system is read-only: run errnote where it can write",
-        errno.EEXIST: "a file is in the way where errnote needs a folder: move it aside",
-        errno.ENOTDIR: "a file is in the way where errnote needs a folder: move it aside",
-        errno.EISDIR: "a folder is in the way where errnote needs a file: move it aside",
-    }.get(exc.errno or 0, "")
-    return f"{exc.strerror or exc}{where}" + (f" ({hint})" if hint else "")
+        except (ErrnoteError, UnicodeError, OverflowError, OSError, KeyboardInterrupt) as exc:
+            code = reported(exc)  # every one of these is said in one line
+            raise typer.Exit(1 if code is None else code) from None
 
 
 app = typer.Typer(
