@@ -37,14 +37,14 @@ def main() -> None:
         # instead of failing halfway through the output.
         if stream is not None and hasattr(stream, "reconfigure") and not _utf8(stream):
             stream.reconfigure(errors="replace")
-    if "search" in args:
-        # A search of plain words (what agents and scripts run) needs no typer, click or command
-        # tree: about 25 ms of every such call. Anything else on its command line goes to typer.
-        from errnote.cli.reading import answer_plain, plain_search
+    if "search" in args or "inject" in args:
+        # A search of plain words and a plain inject (what agents and scripts run) need no typer,
+        # click or command tree: about 25 ms of every such call. Any option goes to typer.
+        from errnote.cli.reading import answer_plain, plain_command
 
-        plain = plain_search(args)
+        plain = plain_command(args)
         if plain is not None:
-            sys.exit(answer_plain(*plain))
+            sys.exit(answer_plain(plain))
     from errnote.cli.app import app
 
     # Standard input is a terminal only for a person trying a hook; an agent pipes it (or closes it).

@@ -5,11 +5,12 @@ shell completion, how broken entry files and an empty notebook are reported, sta
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from errnote.cli.output import warn
+from errnote.cli.reading import empty_notebook as empty_notebook
 from errnote.cli.reading import filters_of as filters_of
 from errnote.cli.reading import option_error as option_error
 from errnote.cli.reading import warn_config as warn_config
@@ -30,17 +31,6 @@ def notebook_of(ctx: typer.Context) -> Notebook:
 
     override = (ctx.find_root().obj or {}).get("notebook")
     return Notebook.locate(override=override)
-
-
-def empty_notebook(contents: Any, empty: str) -> str:
-    """Why nothing was shown: an empty notebook (`empty` says so), or one whose every file is broken."""
-    if not contents.problems:
-        return empty
-    count = len(contents.problems)
-    return (
-        f"No entry could be read: {count} entry file{'s are' if count > 1 else ' is'} broken (see above); "
-        "repair one with 'errnote edit ID' or delete it with 'errnote rm --force ID'."
-    )
 
 
 def read_stdin(name: str, *, replace: bool) -> str:

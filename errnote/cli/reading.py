@@ -8,13 +8,15 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errnote.cli.output import emit_json, fail, say, warn
 from errnote.errors import ErrnoteError, InvalidEntry, UsageError
 from errnote.model.entry import EntryType
+from errnote.model.timespec import resolve_now
 
 if TYPE_CHECKING:
     from errnote.notebook import Notebook
@@ -23,11 +25,22 @@ if TYPE_CHECKING:
 SEARCH_ALL = 100_000
 
 
-def plain_search(args: list[str]) -> tuple[Path | None, list[str], bool] | None:
-    """(the `--notebook` given, the query words, `--json`) of `errnote [--notebook P] search [--json]
-    [--] WORDS...` holding nothing else; None for any other command line, which typer reads (its
-    options, `-` for standard input, help, usage errors). No word starts with a dash, so click
-    would read each as query text, and no option near miss is there to warn about."""
+@dataclass(frozen=True)
+class Plain:
+    """A command line of plain words `plain_command` found: `errnote [--notebook P] search [--json]
+    [--] WORDS...` or `errnote [--notebook P] inject [--json]`."""
+
+    command: str
+    notebook: Path | None
+    words: tuple[str, ...]
+    as_json: bool
+
+
+def plain_command(args: list[str]) -> Plain | None:
+    """The plain `search` or `inject` of `args`, holding nothing else; None for any other command
+    line, which typer reads (any other option, `-` for standard input, help, usage errors). No
+    word starts with a dash, so click would read each as query text, and no option near miss is
+    there to warn about."""
     if "_ERRNOTE_COMPLETE" in os.environ:  # shell completion asks typer
         return None
     at, notebook = 0, None
@@ -35,42 +48,107 @@ def plain_search(args: list[str]) -> tuple[Path | None, list[str], bool] | None:
         if len(args) < 2 or not args[1] or args[1].startswith("-"):
             return None
         at, notebook = 2, args[1]
-    if args[at : at + 1] != ["search"]:
-        return None
+    command = args[at] if at < len(args) else ""
     words: list[str] = []
     as_json = ended = False
     for word in args[at + 1 :]:
         if word == "--json" and not ended:
             as_json = True
-        elif word == "--" and not ended:
+        elif word == "--" and not ended and command == "search":
             ended = True
-        elif word.startswith("-"):
+        elif word.startswith("-") or command != "search":
             return None
         else:
             words.append(word)
-    if not words:
+    if command not in ("search", "inject") or (command == "search" and not words):
         return None
     if notebook is None:
         notebook = os.environ.get("ERRNOTE_DIR") or None  # `--notebook`'s variable (empty: unset)
     if notebook is not None and os.path.exists(notebook) and not os.access(notebook, os.R_OK):
         return None  # typer refuses an unreadable path in its own words
-    return (None if notebook is None else Path(notebook)), words, as_json
+    return Plain(command, None if notebook is None else Path(notebook), tuple(words), as_json)
 
 
-def answer_plain(notebook: Path | None, words: list[str], as_json: bool) -> int:
-    """The exit code of `errnote search` of `plain_search`'s command line, answered here."""
+def answer_plain(plain: Plain) -> int:
+    """The exit code of the command `plain_command` found, answered here as typer's would."""
     try:
-        from errnote.notebook import Notebook
+        if plain.command == "inject":
+            from errnote.prompt.selection import SECTIONS
 
-        nb = Notebook.locate(override=notebook)
-        filters = filters_of(nb, None, None, None, None, None, None, 0.0, None, False, None)
-        answer(nb, " ".join(words), filters, None, json_=as_json)
+            chosen = "json" if plain.as_json else "markdown"
+            when = resolve_now(None)  # before the notebook, as `errnote inject` does
+            nb = _notebook(plain.notebook)
+            print_selection(nb, inject_options(nb, "", [], [], SECTIONS, chosen), when, chosen)
+        else:
+            nb = _notebook(plain.notebook)
+            filters = filters_of(nb, None, None, None, None, None, None, 0.0, None, False, None)
+            answer(nb, " ".join(plain.words), filters, None, json_=plain.as_json)
     except BaseException as exc:  # said as the typer command says it, or raised as it raises it
         code = reported(exc)
         if code is None:
             raise
         return code
     return 0
+
+
+def _notebook(override: Path | None) -> Notebook:
+    from errnote.notebook import Notebook
+
+    return Notebook.locate(override=override)
+
+
+def inject_options(
+    nb: Any,
+    text: str,
+    paths: list[str],
+    tools: list[str],
+    sections: Collection[str],
+    chosen: str,
+    *,
+    max_: int | None = None,
+    budget: int | None = None,
+    floor: float | None = None,
+    recent_days: int | None = None,
+    dated: bool = False,
+) -> Any:
+    """The selection options of `errnote inject`: the config's, with what the command line says."""
+    from errnote.notebook.paths import repo_paths
+    from errnote.prompt.selection import Options
+
+    return Options.from_config(
+        nb.config,
+        query=text if "query" in sections else "",
+        paths=repo_paths(paths, nb.repo_root) if "path" in sections else (),
+        tools=tuple(tools) if "tool" in sections else (),
+        always="always" in sections,
+        recent="recent" in sections,
+        max_per_section=max_,
+        budget=budget,
+        floor=floor,
+        recent_days=recent_days,
+        fmt=chosen,
+        dated=dated,
+    )
+
+
+def print_selection(nb: Any, options: Any, when: Any, chosen: str) -> None:
+    """What `errnote inject` prints (no `--write`): the entries that matter now, rendered."""
+    from errnote.notebook.lineup import load_lineup
+    from errnote.prompt.inject import select
+    from errnote.prompt.render import render
+
+    lineup, scan = load_lineup(nb.store)  # what selection reads of each entry, from one stat scan
+    warn_problems(lineup.problems)
+    warn_config(nb)
+    selection = select(nb, options, when, scan=scan, beside=True, lineup=lineup)
+    if not lineup.total and not selection.picked:
+        empty = "The notebook is empty: nothing to inject yet ('errnote add --help' shows how to record one)."
+        say(empty_notebook(lineup, empty))
+        if chosen != "json":
+            return
+    if selection.dropped and chosen != "json":
+        warn(f"{len(selection.dropped)} entries left out to fit the budget ({options.budget} characters)")
+    sys.stdout.write(render(selection, chosen))
 
 
 def answer(nb: Any, text: str, filters: Any, limit: int | None, *, json_: bool) -> None:
@@ -288,3 +366,14 @@ def filters_of(
         types=types or [], tags=tags or [], tool=tools or [], scope=scope or "", path=where,
         since=when, min_confidence=min_confidence, status=statuses, include_all=include_all,
     )  # fmt: skip
+
+
+def empty_notebook(contents: Any, empty: str) -> str:
+    """Why nothing was shown: an empty notebook (`empty` says so), or one whose every file is broken."""
+    if not contents.problems:
+        return empty
+    count = len(contents.problems)
+    return (
+        f"No entry could be read: {count} entry file{'s are' if count > 1 else ' is'} broken (see above); "
+        "repair one with 'errnote edit ID' or delete it with 'errnote rm --force ID'."
+    )
