@@ -35,58 +35,40 @@ def indented_json(data: Any, *, ascii_only: bool) -> str:
     from json.encoder import encode_basestring, encode_basestring_ascii
 
     quote = encode_basestring_ascii if ascii_only else encode_basestring
-    parts: list[str] = []
-    add = parts.append
 
-    def walk(value: Any, indent: str) -> None:
+    def text(value: Any, indent: str) -> str:
+        # Each container joined on its own: a few large strings held, not millions of small ones.
         if isinstance(value, str):
-            add(quote(value))
-        elif value is None:
-            add("null")
-        elif value is True:
-            add("true")
-        elif value is False:
-            add("false")
-        elif isinstance(value, int):
-            add(int.__repr__(value))
-        elif isinstance(value, float):
-            add(_float_json(value))
-        elif isinstance(value, dict):
+            return quote(value)
+        if value is None:
+            return "null"
+        if value is True:
+            return "true"
+        if value is False:
+            return "false"
+        if isinstance(value, int):
+            return int.__repr__(value)
+        if isinstance(value, float):
+            return _float_json(value)
+        inner = indent + "  "
+        if isinstance(value, dict):
             if not value:
-                add("{}")
-                return
-            inner = indent + "  "
-            add("{")
-            between = "\n" + inner
-            for key, item in value.items():
-                if not isinstance(key, str):
-                    raise _NotPlain
-                add(between)
-                add(quote(key))
-                add(": ")
-                walk(item, inner)
-                between = ",\n" + inner
-            add("\n" + indent + "}")
-        elif isinstance(value, (list, tuple)):
+                return "{}"
+            if not all(isinstance(key, str) for key in value):
+                raise _NotPlain
+            items = [f"{quote(key)}: {text(item, inner)}" for key, item in value.items()]
+            return f"{{\n{inner}" + f",\n{inner}".join(items) + f"\n{indent}}}"
+        if isinstance(value, (list, tuple)):
             if not value:
-                add("[]")
-                return
-            inner = indent + "  "
-            add("[")
-            between = "\n" + inner
-            for item in value:
-                add(between)
-                walk(item, inner)
-                between = ",\n" + inner
-            add("\n" + indent + "]")
-        else:
-            raise _NotPlain
+                return "[]"
+            items = [text(item, inner) for item in value]
+            return f"[\n{inner}" + f",\n{inner}".join(items) + f"\n{indent}]"
+        raise _NotPlain
 
     try:
-        walk(data, "")
+        return text(data, "")
     except (_NotPlain, RecursionError):
         return json.dumps(data, ensure_ascii=ascii_only, indent=2)
-    return "".join(parts)
 
 
 def _float_json(value: float) -> str:
