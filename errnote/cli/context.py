@@ -4,14 +4,17 @@ shell completion, how broken entry files and an empty notebook are reported, sta
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from errnote.cli.output import warn
+from errnote.cli.reading import empty_notebook as empty_notebook
+from errnote.cli.reading import filters_of as filters_of
+from errnote.cli.reading import option_error as option_error
+from errnote.cli.reading import warn_config as warn_config
+from errnote.cli.reading import warn_problems as warn_problems
 from errnote.errors import InvalidEntry, UsageError
 from errnote.model.entry import EntryType, Relation
 from errnote.model.scope import ScopeItem
@@ -28,39 +31,6 @@ def notebook_of(ctx: typer.Context) -> Notebook:
 
     override = (ctx.find_root().obj or {}).get("notebook")
     return Notebook.locate(override=override)
-
-
-def warn_problems(problems: Any) -> None:
-    """Name each entry file that could not be read, on stderr: the rest are still served."""
-    from errnote.redact.secrets import redact
-
-    for problem in problems:
-        text = (
-            problem.message if str(problem.path) in problem.message else f"{problem.path}: {problem.message}"
-        )
-        warn(f"skipped {redact(text)}")  # a message may quote a value of the file
-
-
-def warn_config(nb: Any) -> None:
-    """Name each refused value of config.yaml (its default is used instead) and the keys that are
-    no setting (a misspelt key would be ignored unseen)."""
-    from errnote.config import SETTINGS
-
-    for message in nb.config.warnings():
-        warn(message)
-    for key in nb.config.unknown:
-        warn(f"{nb.root / 'config.yaml'}: {key} is not a setting, ignored (settings: {', '.join(SETTINGS)})")
-
-
-def empty_notebook(contents: Any, empty: str) -> str:
-    """Why nothing was shown: an empty notebook (`empty` says so), or one whose every file is broken."""
-    if not contents.problems:
-        return empty
-    count = len(contents.problems)
-    return (
-        f"No entry could be read: {count} entry file{'s are' if count > 1 else ' is'} broken (see above); "
-        "repair one with 'errnote edit ID' or delete it with 'errnote rm --force ID'."
-    )
 
 
 def read_stdin(name: str, *, replace: bool) -> str:
@@ -84,16 +54,6 @@ TYPES_HELP = ", ".join(t.value for t in EntryType)
 RELATIONS_HELP = ", ".join(r.value for r in Relation)
 
 
-@contextlib.contextmanager
-def option_error(name: str) -> Iterator[None]:
-    """Report a bad value given on the command line as a usage error (exit 2) naming the option."""
-    try:
-        yield
-    except InvalidEntry as exc:
-        message = exc.message if exc.message.startswith(name) else f"{name}: {exc.message}"
-        raise UsageError(message, exc.hint) from None
-
-
 def check_scopes(scope: list[str] | None, tags: list[str] | None = None) -> None:
     """Scope and tag values given on the command line, checked as entries read them (a file drops
     an empty item; typed on the command line, `--scope ""` and `--scope "!"` alike, it is a mistake)."""
@@ -108,52 +68,6 @@ def check_scopes(scope: list[str] | None, tags: list[str] | None = None) -> None
         for tag in tags or []:
             if not tag.strip():
                 raise InvalidEntry(f"tag {tag!r} is empty", "give a word, e.g. --tag cargo")
-
-
-def filters_of(
-    nb: Notebook,
-    types: list[str] | None,
-    tags: list[str] | None,
-    tools: list[str] | None,
-    scope: str | None,
-    paths: list[str] | None,
-    since: str | None,
-    min_confidence: float,
-    status: list[str] | None,
-    include_all: bool,
-    limit: int | None,
-) -> Any:
-    """The filters of `search` and `list`, each bad value reported under its own option."""
-    from errnote.model.timespec import parse_since
-    from errnote.notebook.paths import repo_paths
-    from errnote.search.filters import filter_values, make_filters, parse_statuses
-
-    if not 0.0 <= min_confidence <= 1.0:
-        raise UsageError("--min-confidence must be between 0 and 1")
-    filter_values("scope", [] if scope is None else [scope])
-    if limit is not None and limit < 0:
-        raise UsageError(f"--limit must be 0 or more, not {limit}")
-    with option_error("--type"):
-        for t in filter_values("type", types or []):
-            EntryType.parse(t)
-    if include_all and status:
-        raise UsageError("--all and --status disagree", "--all shows every status; give only one of them")
-    statuses = status or ["active"]
-    with option_error("--status"):
-        parse_statuses(statuses)
-    with option_error("--since"):
-        when = parse_since(since) if since else None
-    # A path as the user sees it (from here, or absolute), as the scopes see it: from the repository top.
-    where: list[str] = []
-    for path in filter_values("path", paths or []):
-        seen = repo_paths([path], nb.repo_root)
-        if not seen:
-            raise UsageError(f"--path {path} is outside the repository {nb.repo_root}: no scope covers it")
-        where.extend(seen)
-    return make_filters(
-        types=types or [], tags=tags or [], tool=tools or [], scope=scope or "", path=where,
-        since=when, min_confidence=min_confidence, status=statuses, include_all=include_all,
-    )  # fmt: skip
 
 
 def stdin_or(value: str | None, name: str, *, captured: bool = False) -> str:

@@ -15,7 +15,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +27,6 @@ INBOX_DIRNAME = "inbox"
 UNREVIEWED = "unreviewed"
 #: Two texts name the same thing when this share of their content words is common to both.
 SAME_THING = 0.6
-_WORD = re.compile(r"[\u4e00-\u9fff]+|[^\W_\u4e00-\u9fff]+")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True)
@@ -45,8 +42,9 @@ def words(text: str) -> frozenset[str]:
     """Content words, lower case (Chinese, written without spaces, as pairs of characters): how two
     captures are compared."""
     found: set[str] = set()
-    for word in _WORD.findall(text.lower()):
-        if _CJK.match(word):
+    word_re, cjk_re = _word_patterns()
+    for word in word_re.findall(text.lower()):
+        if cjk_re.match(word):
             found.update(word[i : i + 2] for i in range(max(len(word) - 1, 1)))
         elif word not in _stop_words():
             found.add(word)
@@ -54,8 +52,18 @@ def words(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def _word_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A content word, and a Chinese character: compiled on first use, since the first (Unicode
+    classes) takes about 10 ms to compile and a search or a hook that compares no captures never
+    needs it."""
+    return re.compile(r"[\u4e00-\u9fff]+|[^\W_\u4e00-\u9fff]+"), re.compile(r"[\u4e00-\u9fff]")
+
+
+@lru_cache(maxsize=1)
 def _stop_words() -> frozenset[str]:
     """Words too common to tell two captures apart (package data, read on first use)."""
+    from importlib import resources  # 1 ms of imports, which a search that compares nothing skips
+
     text = resources.files("errnote.notebook").joinpath("data/stopwords.txt").read_text("utf-8")
     return frozenset(w for line in text.splitlines() if not line.startswith("#") for w in line.split())
 

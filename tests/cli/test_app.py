@@ -224,3 +224,55 @@ def test_usage_errors_point_to_the_right_help(
 ) -> None:
     code, _, err = run(runner, *args)
     assert code == 2 and said in err and len(err.strip().splitlines()) == 1
+
+
+def test_every_command_builds_under_its_name_in_the_help_order(runner: CliRunner) -> None:
+    """The root lists every command at once, in the order of `errnote --help`, and each one built
+    (on first use) carries the name it is listed under."""
+    import typer
+
+    from errnote.cli.app import app
+
+    group = typer.main.get_command(app)
+    ctx = group.make_context("errnote", ["list"], resilient_parsing=True)
+    names = group.list_commands(ctx)  # type: ignore[attr-defined]
+    _, out, _ = run(runner, "--help")
+    rows = out.split("Commands:")[1].split("\n\n")[0].splitlines()
+    listed = [line.split()[0] for line in rows if line.startswith("  ") and line[2:3] != " "]
+    assert names == listed and len(names) == len(set(names)) > 30
+    for name in names:
+        built = group.get_command(ctx, name)  # type: ignore[attr-defined]
+        assert built is not None and built.name == name
+
+
+def test_a_command_builds_and_imports_only_itself(tmp_path: Path) -> None:
+    """`errnote search` (with an option: typer reads it) reads no other command's signature nor
+    imports its module (building all of them cost every call about 30 ms); the collector is off in
+    such a one-shot read command."""
+    import subprocess
+
+    Notebook.init(tmp_path)[0].add("lesson", "Pin the toolchain", scope=["repo"])
+    code = (
+        "import gc, sys\n"
+        "from errnote.cli import main\n"
+        f"sys.argv = ['errnote', '--notebook', {str(tmp_path)!r}, 'search', '--limit', '5', '--json', "
+        "'--', 'toolchain']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('errnote.cli.commands.')), gc.isenabled(),"
+        " file=sys.stderr)\n"
+    )
+    env = {**__import__("os").environ, "ERRNOTE_ENGINE": "0", "ERRNOTE_SEMANTIC": "0"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert json.loads(done.stdout)[0]["title"] == "Pin the toolchain"
+    modules, collector = done.stderr.strip().splitlines()[-1].rsplit(" ", 1)
+    assert modules == "['errnote.cli.commands.search']"
+    assert collector == "False"
+
+
+def test_long_running_commands_keep_the_collector() -> None:
+    """`serve` and `mcp` run for hours: their cycles must be collected."""
+    from errnote.cli import _ONE_SHOT, _command
+
+    assert _command(["--notebook", "x", "serve", "--idle", "5"]) == "serve"
+    assert _command(["--version"]) == "" and _command([]) == ""
+    assert not {"serve", "mcp", "reindex", "import"} & _ONE_SHOT

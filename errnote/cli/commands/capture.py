@@ -169,31 +169,6 @@ def _message(text: str | None) -> str:
     return text
 
 
-def with_inbox_hits(
-    nb: Any, text: str, filters: Any, hits: Any, limit: int | None
-) -> tuple[list[Any], set[str]]:
-    """`errnote search`'s hits with the inbox's among them (by score), and the ids of those."""
-    from errnote.notebook.inbox import inbox_notebook
-
-    inbox = inbox_notebook(nb)
-    if inbox is None:
-        return list(hits), set()
-    from errnote.search.searcher import search_with_report
-
-    wanted = (nb.config.search_limit if limit is None else limit) or 100_000
-    extra = search_with_report(inbox.store, text, filters=filters, limit=wanted).hits
-    # What applies first, from either notebook, as `errnote search` lists it (`errnote.search.applies`).
-    merged = sorted([*hits, *extra], key=lambda h: (not h.applies, -h.score))[:wanted]
-    return merged, {h.id for h in extra}
-
-
-def marked(hits: list[Any], inboxed: set[str]) -> list[Any]:
-    """Hits for the table, an inbox entry's title marked `[unreviewed]`."""
-    from dataclasses import replace
-
-    return [replace(h, title=f"[unreviewed] {h.title}") if h.id in inboxed else h for h in hits]
-
-
 RUN_HELP = """\
 Run a command as it is, and learn from its failures.
 

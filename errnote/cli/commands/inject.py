@@ -10,13 +10,13 @@ import typer
 
 from errnote.cli.context import (
     JsonOpt,
-    empty_notebook,
     notebook_of,
     read_stdin,
     warn_config,
     warn_problems,
 )
 from errnote.cli.output import say, warn
+from errnote.cli.reading import inject_options, print_selection
 from errnote.errors import ErrnoteError, UsageError
 
 INJECT_HELP = """\
@@ -170,8 +170,8 @@ def inject(
     from errnote.notebook.paths import repo_paths
     from errnote.prompt.block import check_target, format_for_file
     from errnote.prompt.inject import select
-    from errnote.prompt.render import FORMATS, render
-    from errnote.prompt.selection import SECTIONS, Options
+    from errnote.prompt.render import FORMATS
+    from errnote.prompt.selection import SECTIONS
     from errnote.prompt.shell import program_names
 
     fmt = fmt.strip().lower() if fmt is not None else None  # as --type and --status: any case
@@ -215,20 +215,13 @@ def inject(
     if sections - set(SECTIONS):
         bad = ", ".join(sorted(sections - set(SECTIONS)))
         raise UsageError(f"unknown section {bad} for --only", f"use one of: {', '.join(SECTIONS)}")
-    options = Options.from_config(
-        nb.config,
-        query=text if "query" in sections else "",
-        paths=repo_paths(paths, nb.repo_root) if "path" in sections else (),
-        tools=tuple(tools) if "tool" in sections else (),
-        always="always" in sections,
-        recent="recent" in sections,
-        max_per_section=max_,
-        budget=budget,
-        floor=floor,
-        recent_days=recent_days,
-        fmt=chosen,
-        dated=write is not None,
-    )
+    options = inject_options(
+        nb, text, paths, tools, sections, chosen, max_=max_, budget=budget, floor=floor,
+        recent_days=recent_days, dated=write is not None,
+    )  # fmt: skip
+    if write is None:
+        print_selection(nb, options, when, chosen)
+        return
     from errnote.notebook.lineup import load_lineup
 
     lineup, scan = load_lineup(nb.store)  # what selection reads of each entry, from one stat scan
@@ -238,21 +231,11 @@ def inject(
         when = lineup.newest  # notebook_time of the entries
     # A file written into the repository holds its notebook alone (personal entries reach your own
     # agent through the hooks): it must read the same in every clone, for --check too.
-    selection = select(nb, options, when, scan=scan, beside=write is None, lineup=lineup)
-    if not lineup.total and not selection.picked and write is None:
-        empty = "The notebook is empty: nothing to inject yet ('errnote add --help' shows how to record one)."
-        say(empty_notebook(lineup, empty))
-        if chosen != "json":
-            return
-    if write is not None and split:
+    selection = select(nb, options, when, scan=scan, beside=False, lineup=lineup)
+    if split:
         _write_split(write, selection, nb.load().entries, check)
         return
-    if write is not None:
-        _write(write, selection, chosen, check)
-        return
-    if selection.dropped and chosen != "json":
-        warn(f"{len(selection.dropped)} entries left out to fit the budget ({options.budget} characters)")
-    sys.stdout.write(render(selection, chosen))
+    _write(write, selection, chosen, check)
 
 
 def _write(target: Path, selection: Any, fmt: str, check: bool) -> None:

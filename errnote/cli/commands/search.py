@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
-from errnote.cli.commands import capture
 from errnote.cli.context import (
     AllFilter,
     JsonOpt,
@@ -22,10 +21,9 @@ from errnote.cli.context import (
     filters_of,
     notebook_of,
     read_stdin,
-    warn_config,
-    warn_problems,
 )
 from errnote.cli.output import emit_json, say, warn
+from errnote.cli.reading import answer, report_sync
 from errnote.errors import ErrnoteError, UsageError
 
 #: Options of `search` that take a value (the word after them is that value, whatever it looks like).
@@ -74,18 +72,7 @@ def dash_query_last(args: list[str]) -> list[str]:
     return [*rest, "--", *[args[i] for i in dashed], *args[end + 1 :]]
 
 
-#: `search --limit 0` (as `list --limit 0`): every hit that clears the threshold.
-SEARCH_ALL = 100_000
-
-
 # --- search / reindex -----------------------------------------------------------------------
-
-
-def _report_sync(report: Any) -> None:
-    for notice in report.notices:
-        say(f"errnote: {notice}")
-    for _rel, problem in sorted(report.problems.items()):
-        warn(f"skipped {problem}")
 
 
 def _warn_near_options(ctx: typer.Context, words: list[str]) -> None:
@@ -138,9 +125,6 @@ def search(
     (related) ("applies": false); they are never put into a prompt as rules. Superseded and
     retired entries are left out unless --all.
     """
-    from errnote.search.query import bounded_query
-    from errnote.search.searcher import search_with_report
-
     nb = notebook_of(ctx)
     filters = filters_of(nb, type, tag, tool, scope, path, since, min_confidence, status, all_, limit)
     _warn_near_options(ctx, query)
@@ -149,55 +133,7 @@ def search(
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError("the query is '-' but nothing is piped to standard input")
         text = read_stdin("the query", replace=True)
-    warn_config(nb)
-    result = search_with_report(
-        nb.store,
-        text,
-        filters=filters,
-        limit=(nb.config.search_limit if limit is None else limit) or SEARCH_ALL,
-    )
-    _report_sync(result.report)
-    warn_problems(nb.store.skipped)  # links and unreadable folders the walk left out
-    hits, inboxed = capture.with_inbox_hits(nb, text, filters, result.hits, limit)
-    hits, origin = _with_beside(nb, text, filters, hits, (nb.config.search_limit if limit is None else limit))
-    if json_:
-        emit_json(
-            [
-                {
-                    **h.to_json(),
-                    "notebook": origin.get(h.id, "repo"),
-                    **({"unreviewed": True} if h.id in inboxed else {}),
-                }
-                for h in hits
-            ]
-        )
-        return
-    if not hits:
-        say("No entry applies.")
-        return
-    from dataclasses import replace
-
-    from errnote.cli.output import hit_table
-
-    shown = [replace(h, title=f"[{origin[h.id]}] {h.title}") if h.id in origin else h for h in hits]
-    hit_table(
-        capture.marked(shown, inboxed), bounded_query(text)
-    )  # the text the search read (a log can be megabytes)
-
-
-def _with_beside(
-    nb: Any, text: str, filters: Any, hits: list[Any], limit: int
-) -> tuple[list[Any], dict[str, str]]:
-    """The repository's hits and those of the notebooks read beside it (personal, extra), merged:
-    what applies first, then by score, the repository's hit winning a tie; with each hit's notebook
-    when it is not the repository's."""
-    from errnote.notebook.sources import REPO, merge_hits, search_beside
-
-    beside = search_beside(nb, text, filters=filters, limit=limit or SEARCH_ALL)
-    if not beside:
-        return hits, {}
-    merged = merge_hits([(REPO, hits), *beside])[: limit or SEARCH_ALL]
-    return [h for _name, h in merged], {h.id: name for name, h in merged if name != REPO}
+    answer(nb, text, filters, limit, json_=json_)
 
 
 def reindex(
@@ -255,7 +191,7 @@ def reindex(
             }
         )
         return
-    _report_sync(report)
+    report_sync(report)
     say(f"Indexed {report.added} entries in {seconds:.2f} s.")
     if leftovers:
         say(f"Removed {len(leftovers)} temporary file(s) left by interrupted writes.")
