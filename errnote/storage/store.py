@@ -49,6 +49,27 @@ RACY_FUTURE_NS = 60_000_000_000
 _SCANS = itertools.count()
 
 
+#: The last scan `scan_digest` was asked about, and its digest (the scan is held, so its id is its own).
+_DIGESTED: list[tuple[Mapping[str, tuple[int, ...]], bytes]] = []
+
+
+def scan_digest(scan: Mapping[str, tuple[int, ...]]) -> bytes:
+    """A digest of a `Store.stat_files` scan, in its walk order: equal digests, the same files with
+    the same stat keys. A hook's lineup and its index sync ask about the same scan: made once."""
+    import hashlib
+    import marshal
+
+    for held, digest in _DIGESTED:
+        if held is scan:
+            return digest
+    # Version 2: no references between objects, whose choice depends on reference counts (who
+    # else holds a stat key), so equal scans give equal bytes.
+    data = marshal.dumps(scan if type(scan) is dict else dict(scan), 2)
+    digest = hashlib.blake2b(data, digest_size=16).digest()
+    _DIGESTED[:] = [(scan, digest)]
+    return digest
+
+
 def read_entry(path: Path) -> Entry:
     """Read and validate one entry file (InvalidEntry names the file and the problem)."""
     return read_entry_digest(path)[0]
