@@ -103,7 +103,13 @@ def _postings(m: Any, sub: Any) -> Scores | None:
     field = getattr(m._term, "__getitem__", None) and m._term[0]
     if not isinstance(field, str):
         return None
-    length = sub.reader().doc_field_length  # what the scorer's `dfl` asks, document by document
+    from whoosh.util.numeric import byte_to_length
+
+    from errnote.search.reading import length_bytes
+
+    reader = sub.reader()
+    length = reader.doc_field_length  # what the scorer's `dfl` asks, document by document ...
+    column = length_bytes(reader, field) or bytes(0)  # ... read from the column at once
     idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
     out: Scores = {}
     while m.is_active():  # from where the matcher stands (a filter may have moved it on)
@@ -113,7 +119,8 @@ def _postings(m: Any, sub: Any) -> Scores | None:
             m._read_weights()
         start, end = m._i, m._blocklength
         for doc, tf in zip(m._ids[start:end], m._weights[start:end], strict=True):
-            fl = length(doc, field, 1)
+            stored = column[doc] if doc < len(column) else 0
+            fl = byte_to_length(stored) if stored else length(doc, field, 1)
             # whoosh.scoring.bm25, operation for operation.
             out[doc] = idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * fl / avgfl)))
         m._i = end
