@@ -61,7 +61,8 @@ def length_bytes(reader: Any, field: str) -> bytes | None:
     from whoosh.codec.whoosh3 import LENGTHS_COLUMN, _lenfield
     from whoosh.columns import NumericColumn
 
-    cached = getattr(reader, "_cached_reader", None)
+    perdoc = getattr(reader, "_perdoc", reader)  # a segment's reader keeps its columns there
+    cached = getattr(perdoc, "_cached_reader", None)
     if cached is None:
         return None
     column = cached(_lenfield(field), LENGTHS_COLUMN)
