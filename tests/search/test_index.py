@@ -1125,3 +1125,22 @@ def test_a_manifest_of_an_earlier_errnote_is_read_and_given_a_digest(
     again = Index(nb.store)._read_manifest()
     assert again is not None and again["files"] == whole["files"] and again["sums"] == whole["sums"]
     assert raw(nb, "pnpm monorepo")[:1] == [filled["pnpm"]]
+
+
+def test_a_manifest_read_whole_is_read_once_while_it_is_the_same_file(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """A hook reads the manifest whole up to three times when files changed: the first read is kept
+    (as copies: a sync changes its tables) while the file keeps its stat key; any rewrite is read."""
+    index = synced(nb)
+    st = index.manifest_path.stat()
+    os.utime(index.manifest_path, ns=(st.st_atime_ns, st.st_mtime_ns - 10**10))  # not a racy one
+    first = Index(nb.store)._read_manifest()
+    assert first is not None and len(first["files"]) == len(filled)
+    first["files"].clear()
+    first["sums"].clear()
+    second = Index(nb.store)._read_manifest()
+    assert second is not None and len(second["files"]) == len(filled) and len(second["sums"]) == len(filled)
+    data = index.manifest_path.read_bytes()
+    index.manifest_path.write_bytes(data[: len(data) // 2])  # the same inode, cut: a new stat key
+    assert Index(nb.store)._read_manifest() is None
