@@ -34,7 +34,7 @@ from errnote.notebook.contents import Contents, read_contents
 from errnote.notebook.lining import LINEUP_VERSION, from_contents, tool_key, updated
 from errnote.storage.catalog import record_entry
 from errnote.storage.files import atomic_write_bytes, make_cache_dir
-from errnote.storage.store import Problem, Store
+from errnote.storage.store import Problem, Store, scan_digest
 
 
 def _scope(text: str) -> Scope:
@@ -47,8 +47,8 @@ def _scope(text: str) -> Scope:
 
 def scan_key(scan: Mapping[str, tuple[int, ...]], skipped: Sequence[Problem]) -> bytes:
     """A digest of a stat scan and of what the walk skipped: equal digests, the same files."""
-    data = marshal.dumps((dict(scan), [(str(p.path), p.message) for p in skipped]))
-    return hashlib.blake2b(data, digest_size=16).digest()
+    data = marshal.dumps([(str(p.path), p.message) for p in skipped], 2)
+    return hashlib.blake2b(scan_digest(scan) + data, digest_size=16).digest()
 
 
 def _array(kind: str, data: bytes) -> array[Any]:

@@ -272,14 +272,15 @@ def _top(searcher: Any, q: Any, limit: int, chosen: Any = None) -> list[Any]:
 
     Read by iterating: `list(results)` would ask Whoosh for the results' length first, and a
     search that skipped blocks by quality (as a limited one does) counts its matches by running
-    the whole query again: a third to half of a hook's search at 10,000 entries. In the engine,
-    the same hits come from `errnote.search.collect` (a posting list at a time)."""
-    from errnote.search import collect
+    the whole query again: a third to half of a hook's search at 10,000 entries. The same hits
+    come a posting list at a time from `errnote.search.collect` in the engine (numpy, with what it
+    keeps between searches) and from `errnote.search.sparse` in a one-shot command."""
+    from errnote.search import collect, sparse
 
-    if collect.enabled():
-        found = collect.top(searcher, q, limit, chosen, (union_matcher(), field_max_matcher()))
-        if found is not None:
-            return found
+    kinds = (union_matcher(), field_max_matcher())
+    found = (collect.top if collect.enabled() else sparse.top)(searcher, q, limit, chosen, kinds)
+    if found is not None:
+        return found
     return [hit for hit in searcher.search(q, limit=limit, filter=chosen)]
 
 

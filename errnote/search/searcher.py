@@ -498,6 +498,9 @@ def search_with_report(
     request = Request(
         filters or Filters(), max(limit, 0), threshold, wide, keyword, output, in_use, command, semantic
     )
+    from errnote.search.reading import lazy_segment_files
+
+    lazy_segment_files()  # a search reads its segments' parts by position: no copy of each
     ix = index.open(rep)
     try:
         try:

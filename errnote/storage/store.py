@@ -49,6 +49,27 @@ RACY_FUTURE_NS = 60_000_000_000
 _SCANS = itertools.count()
 
 
+#: The last scan `scan_digest` was asked about, and its digest (the scan is held, so its id is its own).
+_DIGESTED: list[tuple[Mapping[str, tuple[int, ...]], bytes]] = []
+
+
+def scan_digest(scan: Mapping[str, tuple[int, ...]]) -> bytes:
+    """A digest of a `Store.stat_files` scan, in its walk order: equal digests, the same files with
+    the same stat keys. A hook's lineup and its index sync ask about the same scan: made once."""
+    import hashlib
+    import marshal
+
+    for held, digest in _DIGESTED:
+        if held is scan:
+            return digest
+    # Version 2: no references between objects, whose choice depends on reference counts (who
+    # else holds a stat key), so equal scans give equal bytes.
+    data = marshal.dumps(scan if type(scan) is dict else dict(scan), 2)
+    digest = hashlib.blake2b(data, digest_size=16).digest()
+    _DIGESTED[:] = [(scan, digest)]
+    return digest
+
+
 def read_entry(path: Path) -> Entry:
     """Read and validate one entry file (InvalidEntry names the file and the problem)."""
     return read_entry_digest(path)[0]
@@ -170,6 +191,25 @@ class Problem:
 _Listing = tuple[list[tuple[str, str]], list[str], list[Problem]]
 
 
+def _entries_of(
+    listing: Iterator[os.DirEntry[str]], folders: list[str], failed: list[OSError]
+) -> Iterator[os.DirEntry[str]]:
+    """A folder's `*.md` files and its symbolic links (hidden and temporary files aside), as the
+    listing goes (a list of them first costs a 50,000-entry scan a tenth more); the names of its
+    folders (not links to folders) are added to `folders`, a listing that fails to `failed`."""
+    try:
+        for item in listing:
+            name = item.name
+            if name.startswith("."):
+                continue
+            if name.endswith(".md") or item.is_symlink():
+                yield item
+            elif item.is_dir(follow_symlinks=False):
+                folders.append(name)
+    except OSError as exc:
+        failed.append(exc)
+
+
 class Store:
     """The files of one notebook: `root` is the `.errnote/` folder."""
 
@@ -200,36 +240,34 @@ class Store:
             )
         return {os.path.realpath(self.root), os.path.realpath(self.entries_dir)}
 
-    def _walk(self) -> Iterator[tuple[os.DirEntry[str], bool]]:
-        """Every `*.md` file below `entries/`, skipping hidden and temporary files, and whether it
-        is a symbolic link. The walk stays inside the notebook: a link to a folder is never followed
-        (`ln -s / rootlink` would walk the whole disk, a link to another notebook's `entries/` would
-        serve its entries as this one's), a linked file is read only when it resolves inside the
-        notebook, and a folder that cannot be read is skipped. Each of those is kept in `skipped`
-        (the problems of the last walk), for the commands to warn about."""
+    def _walk(self) -> Iterator[tuple[str, str, Iterator[os.DirEntry[str]]]]:
+        """Every folder below `entries/` (hidden ones aside): its path, its path relative to
+        `entries/` (ending in a separator; "" for `entries/` itself) and its entries
+        (`_entries_of`), listed relative to the folder's descriptor where the platform can (no
+        path joined per file, and each `stat` resolves a name, not a path: a tenth less time).
+        The walk stays inside the notebook: a link to a folder is never followed (`ln -s /
+        rootlink` would walk the whole disk, a link to another notebook's `entries/` would serve
+        its entries as this one's), and a folder that cannot be read is skipped, kept in
+        `skipped` (the problems of the last walk) for the commands to warn about. The caller
+        judges the links (`_link_problem`) and stats the files (`stat_files`)."""
         self.skipped = []
-        homes = self._homes()
-        if homes is None:
+        if self._homes() is None:
             return
-        stack = [str(self.entries_dir)]
+        by_fd = os.scandir in os.supports_fd
+        stack = [(str(self.entries_dir), "")]
         while stack:
-            folder = stack.pop()
+            folder, rel = stack.pop()
+            fd = -1
             try:
-                with os.scandir(folder) as it:
-                    for item in it:
-                        if item.name.startswith("."):
-                            continue
-                        if item.is_symlink():
-                            problem = self._link_problem(item, homes)
-                            if problem:
-                                self.skipped.append(Problem(Path(item.path), problem))
-                                continue
-                            if item.name.endswith(".md"):
-                                yield item, True
-                        elif item.name.endswith(".md"):
-                            yield item, False
-                        elif item.is_dir(follow_symlinks=False):
-                            stack.append(item.path)
+                if by_fd:
+                    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+                found: list[str] = []
+                failed: list[OSError] = []
+                with os.scandir(fd if by_fd else folder) as it:
+                    yield folder, rel, _entries_of(it, found, failed)  # read by the caller as it goes
+                if failed:
+                    raise failed[0]
+                stack.extend((f"{folder}{os.sep}{name}", f"{rel}{name}{os.sep}") for name in found)
             except (FileNotFoundError, NotADirectoryError):
                 continue
             except OSError as exc:
@@ -240,12 +278,15 @@ class Store:
                         "(check its permissions)",
                     )
                 )
+            finally:
+                if fd >= 0:
+                    os.close(fd)
 
     @staticmethod
-    def _link_problem(item: os.DirEntry[str], homes: set[str]) -> str:
-        """Why a symbolic link below `entries/` is not read ("" when it is read: a link to an entry
-        file inside the notebook)."""
-        target = os.path.realpath(item.path)
+    def _link_problem(path: str, name: str, homes: set[str]) -> str:
+        """Why a symbolic link below `entries/` (at `path`, named `name`) is not read ("" when it
+        is read: a link to an entry file inside the notebook)."""
+        target = os.path.realpath(path)
         try:
             is_dir = os.path.isdir(target)
         except OSError:
@@ -255,9 +296,9 @@ class Store:
                 "a symbolic link to a folder, which errnote does not follow: move the entries "
                 "into the notebook, or remove the link"
             )
-        if not item.name.endswith(".md"):
+        if not name.endswith(".md"):
             return ""  # a link to some other file: not an entry, as any other file named so
-        if not os.path.lexists(target) or not os.path.exists(item.path):
+        if not os.path.lexists(target) or not os.path.exists(path):
             return ""  # dangling or a loop: read, so the problem names the file
         if not any(target.startswith(home + os.sep) for home in homes):
             return (
@@ -371,7 +412,7 @@ class Store:
                         continue
                     if item.is_symlink():
                         linked = True
-                        problem = self._link_problem(item, homes)
+                        problem = self._link_problem(item.path, item.name, homes)
                         if problem:
                             problems.append(Problem(Path(item.path), problem))
                         elif item.name.endswith(".md"):
@@ -420,29 +461,41 @@ class Store:
         added to `symlinks` when it is given.
         """
         found: dict[str, tuple[int, ...]] = {}
-        prefix = len(str(self.entries_dir)) + 1
         now = time.time_ns()
         racy = (now, os.getpid(), next(_SCANS))
-        for item, linked in self._walk():
-            try:
-                st = item.stat()
-            except OSError:
+        homes = self._homes()
+        for folder, rel, listing in self._walk():
+            for item in listing:  # the entry files (links among them) of one folder
+                name = item.name
+                linked = item.is_symlink()
+                if linked:
+                    path = f"{folder}{os.sep}{name}"
+                    problem = self._link_problem(path, name, homes or set())
+                    if problem:
+                        self.skipped.append(Problem(Path(path), problem))
+                        continue
+                    if not name.endswith(".md"):
+                        continue  # a link to some other file: not an entry, as any other file named so
                 try:
-                    # A dangling link or a loop: listed under its own stat, so reading it fails and
-                    # the problem names the file, like any other broken entry.
-                    st = item.stat(follow_symlinks=False)
+                    st = item.stat()
                 except OSError:
-                    continue  # deleted between the listing and the stat
-            if symlinks is not None and (linked or st.st_nlink > 1):
-                symlinks.append(item.path[prefix:])
-            # ctime and inode too: tools that restore mtimes (cp -p, rsync -a, tar) cannot fake them.
-            key: tuple[int, ...] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
-            tick = RACY_COARSE_NS if st.st_mtime_ns % 1_000_000_000 == 0 else RACY_NS
-            if now - tick < st.st_mtime_ns < now + RACY_FUTURE_NS:
-                # Written within a timestamp tick of this scan: a second write in that tick could keep
-                # this key, so the key must never match a later scan's (git's "racy" files).
-                key += racy
-            found[item.path[prefix:]] = key
+                    try:
+                        # A dangling link or a loop: listed under its own stat, so reading it fails and
+                        # the problem names the file, like any other broken entry.
+                        st = item.stat(follow_symlinks=False)
+                    except OSError:
+                        continue  # deleted between the listing and the stat
+                if symlinks is not None and (linked or st.st_nlink > 1):
+                    symlinks.append(rel + name)
+                # ctime and inode too: tools that restore mtimes (cp -p, rsync -a, tar) cannot fake them.
+                key: tuple[int, ...] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+                mtime = key[0]
+                tick = RACY_COARSE_NS if mtime % 1_000_000_000 == 0 else RACY_NS
+                if now - tick < mtime < now + RACY_FUTURE_NS:
+                    # Written within a timestamp tick of this scan: a second write in that tick could keep
+                    # this key, so the key must never match a later scan's (git's "racy" files).
+                    key += racy
+                found[rel + name] = key
         return found
 
     def path_for(self, entry: Entry) -> Path:

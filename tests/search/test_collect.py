@@ -1,5 +1,6 @@
-"""The engine's collection of a query's best hits (`errnote.search.collect`) against Whoosh's own:
-the same documents, in the same order, with the very same scores."""
+"""The engine's collection of a query's best hits (`errnote.search.collect`) and a one-shot
+command's (`errnote.search.sparse`) against Whoosh's own: the same documents, in the same order,
+with the very same scores."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from conftest import settle
 
 from errnote.notebook import Notebook
-from errnote.search import collect, query
+from errnote.search import collect, query, sparse
 from errnote.search.index import Index
 from errnote.search.searcher import search
 
@@ -65,11 +66,12 @@ def _compare(nb: Notebook) -> int:
                         for chosen in (None, set(range(0, searcher.doc_count_all(), 2))):
                             found = searcher.search(q, limit=limit, filter=chosen)
                             want = [(h.docnum, h.score) for h in found]
-                            got = collect.top(searcher, q, limit, chosen, kinds)
-                            assert got is not None
-                            assert [(h.docnum, h.score) for h in got] == want, (text, limit)
-                            assert all(dict(h) == searcher.stored_fields(h.docnum) for h in got)
-                            compared += 1
+                            for way in (collect.top, sparse.top):
+                                got = way(searcher, q, limit, chosen, kinds)
+                                assert got is not None
+                                assert [(h.docnum, h.score) for h in got] == want, (way, text, limit)
+                                assert all(dict(h) == searcher.stored_fields(h.docnum) for h in got)
+                                compared += 1
     finally:
         ix.close()
     return compared
@@ -112,18 +114,22 @@ def test_an_edit_by_hand_is_seen_by_the_next_collection(
     assert _compare(nb) > 0
 
 
-def test_a_search_gives_the_same_hits_either_way(nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_search_gives_the_same_hits_every_way(nb: Notebook, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's collection, a one-shot command's, and Whoosh's own (what a search falls back
+    to: `sparse.top` answering None) give the same hits, scores and verdicts."""
     _fill(nb, 3)
     answers = {}
-    for on in (False, True):
-        monkeypatch.setattr(collect, "_enabled", on)
-        answers[on] = [
+    for way in ("collect", "sparse", "whoosh"):
+        monkeypatch.setattr(collect, "_enabled", way == "collect")
+        if way == "whoosh":
+            monkeypatch.setattr(sparse, "top", lambda *_args: None)
+        answers[way] = [
             [(h.id, h.score, h.applies) for h in search(nb.store, text, threshold=threshold, limit=limit)]
             for text in QUERIES
             for threshold, limit in ((True, 10), (False, 100))
         ]
-    assert answers[True] == answers[False]
-    assert any(answers[True])
+    assert answers["collect"] == answers["whoosh"] == answers["sparse"]
+    assert any(answers["whoosh"])
 
 
 def test_the_engine_s_kept_searcher_follows_writes_and_rebuilds(

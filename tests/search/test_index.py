@@ -214,7 +214,8 @@ def test_a_manifest_of_the_wrong_shape_is_rebuilt(nb: Notebook, filled: dict[str
     result = search_with_report(nb.store, "redis keys")
     assert ids(result.hits)[0] == filled["redis"]
     assert result.report.rebuilt and result.report.notices
-    assert isinstance(marshal.loads(index.manifest_path.read_bytes())[part], dict)
+    rebuilt = index._read_manifest()
+    assert rebuilt is not None and isinstance(rebuilt[part], dict)
 
 
 def test_an_index_of_the_old_schema_is_rebuilt_on_first_use(
@@ -1050,3 +1051,96 @@ def test_an_in_place_edit_of_the_same_size_and_time_is_seen(nb: Notebook, filled
     report = index.sync()
     assert report.updated == 1 and report.settled == 0
     assert nb.get(filled["pnpm"]).title.endswith("instaLL")
+
+
+def _tables_damaged(index: Index) -> None:
+    """Keep the manifest's head, garble the tables of files and digests behind it."""
+    from errnote.search.index import _MANIFEST_MAGIC
+
+    data = index.manifest_path.read_bytes()
+    assert data.startswith(_MANIFEST_MAGIC)
+    size = int.from_bytes(data[len(_MANIFEST_MAGIC) : len(_MANIFEST_MAGIC) + 8], "big")
+    end = len(_MANIFEST_MAGIC) + 8 + size
+    index.manifest_path.write_bytes(data[:end] + b"\x00garbled")
+
+
+def test_a_sync_of_unchanged_files_reads_only_the_manifest_head(nb: Notebook, filled: dict[str, str]) -> None:
+    """The manifest's head holds the digest of the scan its files are: while the files give that
+    scan, a sync and a hook's `pending` read nothing else (the tables behind it are garbled here
+    and never missed); once a file changes, they are read, found broken, and the index rebuilt."""
+    index = synced(nb)
+    _tables_damaged(index)
+    for _ in range(2):
+        report = Index(nb.store).sync()
+        assert report.changed == 0 and not report.rebuilt and report.notices == []
+        assert Index(nb.store).pending() == 0
+    assert raw(nb, "pnpm monorepo")[:1] == [filled["pnpm"]]
+    added = nb.add("lesson", "Quokka builds need the zebracorn flag")
+    settle(nb)
+    assert Index(nb.store).pending() is None  # the tables do not read: no index to count against
+    report = Index(nb.store).sync()
+    assert report.rebuilt
+    assert raw(nb, "quokka zebracorn") == [added.id]
+    assert Index(nb.store).sync().changed == 0
+
+
+def test_an_edit_in_place_changes_the_digest_of_the_scan(nb: Notebook, filled: dict[str, str]) -> None:
+    """The same size and mtime, the same inode: the ctime still moves, so the scan's digest is not
+    the manifest's and the tables are compared (and the edit indexed)."""
+    index = synced(nb)
+    held = index._read_manifest(whole=False)
+    assert held is not None and isinstance(held.get("scan"), bytes)
+    path = nb.load().paths[filled["redis"]]
+    st = path.stat()
+    text = path.read_text(encoding="utf-8")
+    edited = text.replace("production", "prodUCTION")
+    assert edited != text and len(edited) == len(text)
+    time.sleep(0.01)  # a ctime tick
+    with open(path, "r+", encoding="utf-8") as handle:
+        handle.write(edited)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert Index(nb.store).pending() == 1
+    assert Index(nb.store).sync().updated == 1
+    after = Index(nb.store)._read_manifest(whole=False)
+    assert after is not None and after.get("scan") not in (None, held["scan"])
+
+
+def test_a_manifest_of_an_earlier_errnote_is_read_and_given_a_digest(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """A manifest written as one table (before the head and its digest) is read as it is, not
+    rebuilt; the sync that finds the files unchanged writes it again with the digest."""
+    import marshal
+
+    index = synced(nb)
+    whole = index._read_manifest()
+    assert whole is not None
+    whole.pop("scan")
+    index.manifest_path.write_bytes(marshal.dumps(whole))
+    assert Index(nb.store).pending() == 0
+    report = Index(nb.store).sync()
+    assert report.changed == 0 and not report.rebuilt
+    head = Index(nb.store)._read_manifest(whole=False)
+    assert head is not None and isinstance(head.get("scan"), bytes)
+    again = Index(nb.store)._read_manifest()
+    assert again is not None and again["files"] == whole["files"] and again["sums"] == whole["sums"]
+    assert raw(nb, "pnpm monorepo")[:1] == [filled["pnpm"]]
+
+
+def test_a_manifest_read_whole_is_read_once_while_it_is_the_same_file(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """A hook reads the manifest whole up to three times when files changed: the first read is kept
+    (as copies: a sync changes its tables) while the file keeps its stat key; any rewrite is read."""
+    index = synced(nb)
+    st = index.manifest_path.stat()
+    os.utime(index.manifest_path, ns=(st.st_atime_ns, st.st_mtime_ns - 10**10))  # not a racy one
+    first = Index(nb.store)._read_manifest()
+    assert first is not None and len(first["files"]) == len(filled)
+    first["files"].clear()
+    first["sums"].clear()
+    second = Index(nb.store)._read_manifest()
+    assert second is not None and len(second["files"]) == len(filled) and len(second["sums"]) == len(filled)
+    data = index.manifest_path.read_bytes()
+    index.manifest_path.write_bytes(data[: len(data) // 2])  # the same inode, cut: a new stat key
+    assert Index(nb.store)._read_manifest() is None
