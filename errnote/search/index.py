@@ -133,15 +133,31 @@ class _Lengths:
 
 def _writer(ix: Any, pool_mb: float = READ_POOL_MB, **options: Any) -> Any:
     """A Whoosh writer with errnote's postings pool (`search.pool`: the same postings in the same
-    order, a tenth of the memory and work) whose flush reads field lengths through `_Lengths`.
-    The segment it writes reads as the one Whoosh's own writer would (its bytes may differ)."""
-    from errnote.search.pool import CompactPool
+    order, a tenth of the memory and work), which also takes the writer's documents
+    (`pool.add_document`) and writes the segment's postings a block at a time (`write_postings`,
+    reading field lengths through `_Lengths`). The segment reads as the one Whoosh's own writer
+    would write (its bytes may differ)."""
+    import functools
+
+    from errnote.search.pool import CompactPool, add_document
 
     writer = ix.writer(**options)
     writer.pool = CompactPool(pool_mb, getattr(writer._tempstorage, "folder", None))
     make = writer.per_document_reader
     writer.per_document_reader = lambda: _Lengths(make())
+    writer.add_document = functools.partial(add_document, writer)
+    writer._flush_segment = functools.partial(_flush_segment, writer)
     return writer
+
+
+def _flush_segment(writer: Any) -> None:
+    """`SegmentWriter._flush_segment`, with the pool writing its postings itself."""
+    writer.perdocwriter.close()
+    lengths = writer.per_document_reader() if writer.codec.length_stats else None
+    writer.pool.write_postings(writer.fieldwriter, writer.schema, lengths)
+    writer.fieldwriter.close()
+    if lengths is not None:
+        lengths.close()
 
 
 def _worn(ix: Any) -> bool:
