@@ -521,6 +521,8 @@ class Index:
         take the lock for the swap. Changes made meanwhile are in no manifest: the next sync sees them."""
         from whoosh import index as windex
 
+        from errnote.search.feed import read_entries
+
         make_cache_dir(self.cache)
         self._clear_leftovers()
         # One folder per build, also per thread: two threads of a process may rebuild at once.
@@ -534,13 +536,18 @@ class Index:
             try:
                 writer = _writer(ix)
                 try:
-                    for rel in sorted(current):
-                        entry = self._read(rel, report, sums, current[rel])
-                        if entry is not None:
-                            writer.add_document(**document(rel, entry))
-                            report.added += 1
-                            vectors[rel] = entry
-                        known[rel] = current[rel]
+                    # The files are read in a second process while this one indexes (`feed`).
+                    wanted = [(rel, current[rel]) for rel in sorted(current)]
+                    with contextlib.closing(read_entries(self.store.entries_dir, wanted)) as readings:
+                        for rel, (entry, digest, problem) in readings:
+                            if entry is None or digest is None:
+                                report.problems[rel] = problem
+                            else:
+                                sums[rel] = digest
+                                writer.add_document(**document(rel, entry))
+                                report.added += 1
+                                vectors[rel] = entry
+                            known[rel] = current[rel]
                     writer.commit()
                 except BaseException:
                     writer.cancel()
