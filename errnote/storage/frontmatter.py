@@ -207,6 +207,7 @@ class _Alias(Exception):
 
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_STR_TAG = "tag:yaml.org,2002:str"
 
 
 @lru_cache(maxsize=1)
@@ -222,7 +223,10 @@ def _handler() -> Any:
                 for key_node, _value in node.value:
                     if key_node.tag == _MERGE_TAG:
                         continue  # `<<:` merges; what it brings in may be overridden
-                    key = self.construct_object(key_node, deep=deep)
+                    if key_node.tag == _STR_TAG and isinstance(key_node, yaml.ScalarNode):
+                        key = key_node.value  # what constructing a plain string key gives
+                    else:
+                        key = self.construct_object(key_node, deep=deep)
                     if isinstance(key, str) and key in seen:
                         raise _RepeatedKey(key)
                     seen.add(key)

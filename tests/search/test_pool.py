@@ -208,3 +208,23 @@ def test_a_sync_through_the_bulk_writer_holds_what_whooshs_own_calls_give(
     synced = _contents(bulk.store.cache_dir / "index")
     assert synced["count"] == 390
     assert synced == _contents(calls.store.cache_dir / "index")
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["", ",", "rust", " Rust , CARGO,,build ", "a,a,A", "tool:git, Tool:Git ", "数据库,データ", "x" * 300],
+)
+def test_each_field_s_terms_are_those_whoosh_gives(value: str) -> None:
+    """`pool._field_items` against `field.index` (Whoosh's tokens) for every field of the schema."""
+    from errnote.search.pool import _Encoded, _field_items, _plan
+    from errnote.search.schema import document  # noqa: F401 - the tokenizer reads `_LAST` or analyses
+
+    schema = make_schema()
+    for name, (field, how) in _plan(schema).items():
+        if not how:
+            continue
+        expected = sorted((t, w, v) for t, _f, w, v in field.index(value))
+        length = sum(f for _t, f, _w, _v in field.index(value))
+        items, got_length = _field_items(field, how, value, _Encoded())
+        assert sorted(items) == expected, (name, how)
+        assert got_length == length, (name, how)
