@@ -71,12 +71,21 @@ def _duplicates(ix: Any, folder: Path, among: set[str] | None = None) -> dict[st
             terms = (t for t, info in searcher.reader().iter_field("id") if info.doc_frequency() > 1)
             shared = [t.decode("utf-8") if isinstance(t, bytes) else str(t) for t in terms]
         else:
-            shared = sorted(i for i in among if searcher.doc_frequency("id", i) > 1)
+            # The term's document frequency counts the old versions of edited entries until their
+            # segment is merged: only an id with two live documents is read further.
+            reader = searcher.reader()
+            shared = sorted(i for i in among if searcher.doc_frequency("id", i) > 1 and _live(reader, i) > 1)
         for eid in shared:
             paths = paths_of_id(searcher, eid)
             for rel in paths[1:]:
                 found[rel] = (eid, f"{folder / rel}: {duplicate_message(eid, folder / paths[0])}")
     return found
+
+
+def _live(reader: Any, eid: str) -> int:
+    """How many documents of the index hold `eid` and are not deleted."""
+    matcher = reader.postings("id", eid)
+    return sum(1 for doc in matcher.all_ids() if not reader.is_deleted(doc))
 
 
 #: A notebook up to this many entry files is searched in memory from its files while another

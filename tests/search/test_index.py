@@ -1050,3 +1050,20 @@ def test_an_in_place_edit_of_the_same_size_and_time_is_seen(nb: Notebook, filled
     report = index.sync()
     assert report.updated == 1 and report.settled == 0
     assert nb.get(filled["pnpm"]).title.endswith("instaLL")
+
+
+def test_an_edited_entry_is_no_duplicate_but_a_copy_of_it_is(nb: Notebook, filled: dict[str, str]) -> None:
+    """The old version of an edited entry stays in the index (deleted) until its segment is
+    merged: its id then has two documents, one live; a copy makes two live ones."""
+    settle(nb)
+    Index(nb.store).sync()
+    source = nb.store.path_for(nb.get(filled["redis"]))
+    for n in range(2):
+        source.write_text(source.read_text("utf-8") + f"\nEdited {n}.\n", "utf-8")
+        settle(nb)
+        report = Index(nb.store).sync()
+        assert (report.updated, report.problems) == (1, {})
+    copy = source.parent / f"{filled['redis']}-zz-copy.md"
+    copy.write_text(source.read_text("utf-8"))
+    settle(nb)
+    assert list(Index(nb.store).sync().problems) == [f"lessons/{copy.name}"]
