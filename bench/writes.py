@@ -2,8 +2,9 @@
 
 - **reindex**: `Index(store).sync(rebuild=True)` on a copy of a generated notebook, in a fresh
   process per run (timed inside it, wall and CPU, and its peak memory; the CPU and peak memory of
-  the helper that reads the files, `errnote.search.feed`, are counted apart and in the CPU), against the peer's bulk
-  load of the same entries (`peer_driver.py load DB RECORDS commit-end`: N `remember()` + 1 commit).
+  the helper that reads the files, `errnote.search.feed`, are counted apart and in the CPU),
+  against the peer's bulk load of the same entries (`peer_driver.py load DB RECORDS commit-end`:
+  N `remember()` + 1 commit).
 - **adds**: N `Notebook.add` calls in a fresh notebook in a git repository (each add durable: file
   fsync, link, folder fsync), against N `remember()` + commit each (`commit-each`). `--adds-into`
   adds into a copy of a large notebook instead (an add should not cost more there).
