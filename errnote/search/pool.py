@@ -99,11 +99,15 @@ class CompactPool:
             self._save()
 
     def add_many(
-        self, fieldname: str, docnum: int, items: Sequence[tuple[bytes, float, bytes | None]]
+        self,
+        fieldname: str,
+        docnum: int,
+        keys: Sequence[bytes],
+        pairs: list[tuple[float, bytes | None]] | tuple[float, bytes | None],
     ) -> None:
-        """`add` for each (term bytes, weight, value) of one field of one document (its terms
-        distinct, as a document's terms of one field are)."""
-        if not items:
+        """`add` for each term of one field of one document (`keys`: its terms, distinct, as a
+        document's terms of one field are), with its (weight, value) in `pairs`, or one pair for all."""
+        if not keys:
             return
         terms = self._fields.get(fieldname)
         if terms is None:
@@ -113,21 +117,25 @@ class CompactPool:
         later = docnum > self._tops.get(fieldname, -1)
         if later:
             self._tops[fieldname] = docnum
-        pairs = self._pairs
         base = docnum << _SHIFT
         size = 0
-        for tbytes, weight, vbytes in items:
+        if not isinstance(pairs, list):
+            numbers: Any = itertools.repeat(self._number(*pairs))
+        else:
+            known = self._pairs  # an int weight finds its float's pair
+            numbers = [known.get(pair) for pair in pairs]
+            numbers = [
+                self._number(*pair) if n is None else n for n, pair in zip(numbers, pairs, strict=True)
+            ]
+        for tbytes, number in zip(keys, numbers, strict=False):  # `numbers` may repeat one
             term = terms.get(tbytes)
             if term is None:
                 term = terms[tbytes] = _Term()
                 size += _TERM_COST + len(tbytes)
             elif not later and term.rows[-1] >> _SHIFT >= docnum:
                 term.ordered = False
-            number = pairs.get((weight, vbytes))  # an int weight finds its float's pair
-            if number is None:
-                number = self._number(weight, vbytes)
             term.rows.append(base | number)
-        self._size += size + _POSTING_COST * len(items)
+        self._size += size + _POSTING_COST * len(keys)
         if self._size > self.limit:
             self._save()
 
@@ -313,8 +321,8 @@ def add_document(writer: Any, **fields: Any) -> None:
             field, how = plan[name]
             length = 0
             if how:
-                items, length = _field_items(field, how, value, pool.encoded)
-                pool.add_many(name, docnum, items)
+                keys, pairs, length = _field_items(field, how, value, pool.encoded)
+                pool.add_many(name, docnum, keys, pairs)
                 if not field.scorable:
                     length = 0
             perdoc.add_field(name, field, value if field.stored else None, length)
@@ -369,7 +377,6 @@ def _plan(schema: Any) -> dict[str, tuple[Any, str]]:
     return plan
 
 
-_PACKED: dict[int, bytes] = {}
 _COMMA_PARTS = re.compile(
     r"[^,]+"
 )  # Whoosh's `CommaSeparatedTokenizer`  # `pack_uint(n)`: a frequency's value bytes
@@ -384,19 +391,19 @@ class _Encoded(dict[str, bytes]):
         return encoded
 
 
-def _field_items(
-    field: Any, how: str, value: Any, encoded: _Encoded
-) -> tuple[list[tuple[bytes, float, bytes]], int]:
-    """(term bytes, weight, value bytes) of each distinct term, as `field.index(value)` gives them
-    (`whoosh.formats`: Existence, Frequency, Positions), in any order; and the sum of their
-    frequencies (the field's length, if it is scored)."""
+def _field_items(field: Any, how: str, value: Any, encoded: _Encoded) -> tuple[list[bytes], Any, int]:
+    """The terms of a field's value as `field.index(value)` gives them (`whoosh.formats`:
+    Existence, Frequency, Positions), in any order: their bytes, their (weight, value) pairs (a
+    list beside them, or one pair for all), and the sum of their frequencies (the field's length,
+    if it is scored)."""
     if not isinstance(value, str) or how == "whoosh":
         indexed = list(field.index(value))
-        return [(t, w, v) for t, _f, w, v in indexed], sum(f for _t, f, _w, _v in indexed)
+        keys = [t for t, _f, _w, _v in indexed]
+        return keys, [(w, v) for _t, _f, w, v in indexed], sum(f for _t, f, _w, _v in indexed)
     fmt = field.format
     boost = fmt.field_boost
     if how == "id":
-        return [(value.encode("utf-8"), boost, b"")], 1
+        return [value.encode("utf-8")], (boost, b""), 1
     if how.startswith("commas"):  # KEYWORD(commas=True): each comma-separated part, stripped
         parts = (part.strip() for part in _COMMA_PARTS.findall(value))
         terms = [part.lower() for part in parts] if how == "commas-lower" else list(parts)
@@ -407,11 +414,9 @@ def _field_items(
         terms = _analysed(value)
     if how == "existence":
         distinct = dict.fromkeys(terms)
-        return [(encoded[term], boost, b"") for term in distinct], len(distinct)
+        return [encoded[term] for term in distinct], (boost, b""), len(distinct)
     if how == "frequency":
         from collections import Counter
-
-        from whoosh.system import pack_uint
 
         if len(terms) > 16:
             counts: dict[str, int] = Counter(terms)
@@ -419,13 +424,26 @@ def _field_items(
             counts = {}
             for term in terms:
                 counts[term] = counts.get(term, 0) + 1
-        for n in counts.values():
-            if n not in _PACKED:
-                _PACKED[n] = pack_uint(n)
-        # Whoosh adds each token's boost (1.0) to a float: the weight is the count as a float.
-        return [(encoded[t], float(n) * boost, _PACKED[n]) for t, n in counts.items()], len(terms)
+        pairs = [_FREQUENCY.get((n, boost)) or _frequency(n, boost) for n in counts.values()]
+        return [encoded[t] for t in counts], pairs, len(terms)
     places: dict[str, list[int]] = {}
     for i, term in enumerate(terms):
         places.setdefault(term, []).append(i)
     encode = fmt.encode
-    return [(encoded[t], float(len(p)) * boost, encode(p)) for t, p in places.items()], len(terms)
+    return (
+        [encoded[t] for t in places],
+        [(float(len(p)) * boost, encode(p)) for p in places.values()],
+        len(terms),
+    )
+
+
+#: (weight, value bytes) of a frequency under a field boost, as Whoosh's Frequency format makes them.
+_FREQUENCY: dict[tuple[int, float], tuple[float, bytes]] = {}
+
+
+def _frequency(n: int, boost: float) -> tuple[float, bytes]:
+    from whoosh.system import pack_uint
+
+    # Whoosh adds each token's boost (1.0) to a float: the weight is the count as a float.
+    pair = _FREQUENCY[(n, boost)] = (float(n) * boost, pack_uint(n))
+    return pair
