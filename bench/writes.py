@@ -1,8 +1,10 @@
 """Issue 21's write targets side by side with the peer, in interleaved rounds (medians).
 
 - **reindex**: `Index(store).sync(rebuild=True)` on a copy of a generated notebook, in a fresh
-  process per run (timed inside it, wall and CPU, and its peak memory), against the peer's bulk
-  load of the same entries (`peer_driver.py load DB RECORDS commit-end`: N `remember()` + 1 commit).
+  process per run (timed inside it, wall and CPU, and its peak memory; the CPU and peak memory of
+  the helper that reads the files, `errnote.search.feed`, are counted apart and in the CPU),
+  against the peer's bulk load of the same entries (`peer_driver.py load DB RECORDS commit-end`:
+  N `remember()` + 1 commit).
 - **adds**: N `Notebook.add` calls in a fresh notebook in a git repository (each add durable: file
   fsync, link, folder fsync), against N `remember()` + commit each (`commit-each`). `--adds-into`
   adds into a copy of a large notebook instead (an add should not cost more there).
@@ -43,8 +45,11 @@ from errnote.storage.store import Store
 store = Store(Path(sys.argv[1]) / ".errnote")
 c, t = time.process_time(), time.perf_counter()
 report = Index(store).sync(rebuild=True, watch=False)
-print(json.dumps({"wall": time.perf_counter() - t, "cpu": time.process_time() - c, "n": report.added,
-                  "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+wall, cpu = time.perf_counter() - t, time.process_time() - c
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # the helper that reads the files, if any
+print(json.dumps({"wall": wall, "cpu": cpu + kids.ru_utime + kids.ru_stime, "n": report.added,
+                  "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "helper_cpu": kids.ru_utime + kids.ru_stime, "helper_rss_mib": kids.ru_maxrss / 1024}))
 """
 
 ADDS = """
@@ -197,6 +202,11 @@ def main() -> None:
                 f"  {_med(runs, 'wall') / _med(peer, 'wall'):.2f}x peer" if peer and side != "peer" else ""
             )
             extra = f"  peak {max(r['rss_mib'] for r in runs):.0f} MiB" if "rss_mib" in runs[0] else ""
+            if runs[0].get("helper_rss_mib"):
+                extra += (
+                    f" (+ helper {max(r['helper_rss_mib'] for r in runs):.0f} MiB,"
+                    f" {_med(runs, 'helper_cpu'):.3f} s of the CPU)"
+                )
             print(
                 f"  {figure:<8} {side:<8} {_med(runs, 'wall'):8.3f} / {_med(runs, 'cpu'):8.3f}{ratio}{extra}"
             )

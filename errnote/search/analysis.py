@@ -18,6 +18,7 @@ This module imports nothing heavy; the Whoosh glue lives in `errnote.search.sche
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import lru_cache
 
@@ -132,10 +133,16 @@ def stem(word: str) -> str:
     return doubled if doubled in _DOUBLED_ROOTS and word.startswith(doubled) else result
 
 
+#: What each pattern of `_NOISE` cannot match without (one of these strings): most texts hold
+#: no `0x` or `/tmp/`, and a pattern is not run over a text it cannot match.
+_NOISE_NEEDS = [("-",), ("0x", "0X"), ("-",), (":",), ("/tmp/", "/var/"), (".",), (":\\Users\\",)]
+
+
 def normalise(text: str) -> str:
     """Blank out the parts of error text that change from one run to the next."""
-    for pattern in _NOISE:
-        text = pattern.sub(" ", text)
+    for pattern, needs in zip(_NOISE, _NOISE_NEEDS, strict=True):
+        if any(need in text for need in needs):
+            text = pattern.sub(" ", text)
     return text
 
 
@@ -222,6 +229,8 @@ def analyze(text: str) -> list[str]:
         text = _SPELLED_CAPITAL.sub(lambda m: _SPELLED_OUT[m.group()].capitalize(), text)
         text = text.translate(_latin_folding())
     text = normalise(text)
+    if text.isascii():  # no CJK run to look for
+        return _latin_terms(text)
     terms: list[str] = []
     pos = 0
     for cjk in _CJK_RUN.finditer(text):
@@ -354,8 +363,10 @@ def _latin_folding() -> dict[int, str]:
 def _latin_terms(text: str) -> list[str]:
     """Terms of text in spaced scripts: code-aware words in Latin letters, and plain words in
     Greek, Cyrillic, Armenian, Hebrew, Arabic or Devanagari (lower-cased, not stemmed)."""
+    if text.isascii():  # Latin tokens only: their terms, each token's looked up once
+        return list(itertools.chain.from_iterable(map(_word_terms, _TOKEN.findall(text))))
     terms: list[str] = []
-    for match in (_word() if not text.isascii() else _TOKEN).finditer(text):
+    for match in _word().finditer(text):
         if match.lastgroup == "other":
             if len(match.group()) > 1:
                 terms.append(match.group().lower())

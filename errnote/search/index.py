@@ -84,12 +84,21 @@ def _duplicates(ix: Any, folder: Path, among: set[str] | None = None) -> dict[st
             terms = (t for t, info in searcher.reader().iter_field("id") if info.doc_frequency() > 1)
             shared = [t.decode("utf-8") if isinstance(t, bytes) else str(t) for t in terms]
         else:
-            shared = sorted(i for i in among if searcher.doc_frequency("id", i) > 1)
+            # The term's document frequency counts the old versions of edited entries until their
+            # segment is merged: only an id with two live documents is read further.
+            reader = searcher.reader()
+            shared = sorted(i for i in among if searcher.doc_frequency("id", i) > 1 and _live(reader, i) > 1)
         for eid in shared:
             paths = paths_of_id(searcher, eid)
             for rel in paths[1:]:
                 found[rel] = (eid, f"{folder / rel}: {duplicate_message(eid, folder / paths[0])}")
     return found
+
+
+def _live(reader: Any, eid: str) -> int:
+    """How many documents of the index hold `eid` and are not deleted."""
+    matcher = reader.postings("id", eid)
+    return sum(1 for doc in matcher.all_ids() if not reader.is_deleted(doc))
 
 
 #: A notebook up to this many entry files is searched in memory from its files while another
@@ -146,15 +155,31 @@ class _Lengths:
 
 def _writer(ix: Any, pool_mb: float = READ_POOL_MB, **options: Any) -> Any:
     """A Whoosh writer with errnote's postings pool (`search.pool`: the same postings in the same
-    order, a tenth of the memory and work) whose flush reads field lengths through `_Lengths`.
-    The segment it writes reads as the one Whoosh's own writer would (its bytes may differ)."""
-    from errnote.search.pool import CompactPool
+    order, a tenth of the memory and work), which also takes the writer's documents
+    (`pool.add_document`) and writes the segment's postings a block at a time (`write_postings`,
+    reading field lengths through `_Lengths`). The segment reads as the one Whoosh's own writer
+    would write (its bytes may differ)."""
+    import functools
+
+    from errnote.search.pool import CompactPool, add_document
 
     writer = ix.writer(**options)
     writer.pool = CompactPool(pool_mb, getattr(writer._tempstorage, "folder", None))
     make = writer.per_document_reader
     writer.per_document_reader = lambda: _Lengths(make())
+    writer.add_document = functools.partial(add_document, writer)
+    writer._flush_segment = functools.partial(_flush_segment, writer)
     return writer
+
+
+def _flush_segment(writer: Any) -> None:
+    """`SegmentWriter._flush_segment`, with the pool writing its postings itself."""
+    writer.perdocwriter.close()
+    lengths = writer.per_document_reader() if writer.codec.length_stats else None
+    writer.pool.write_postings(writer.fieldwriter, writer.schema, lengths)
+    writer.fieldwriter.close()
+    if lengths is not None:
+        lengths.close()
 
 
 def _worn(ix: Any) -> bool:
@@ -582,6 +607,8 @@ class Index:
         take the lock for the swap. Changes made meanwhile are in no manifest: the next sync sees them."""
         from whoosh import index as windex
 
+        from errnote.search.feed import read_entries
+
         make_cache_dir(self.cache)
         self._clear_leftovers()
         # One folder per build, also per thread: two threads of a process may rebuild at once.
@@ -595,13 +622,18 @@ class Index:
             try:
                 writer = _writer(ix)
                 try:
-                    for rel in sorted(current):
-                        entry = self._read(rel, report, sums, current[rel])
-                        if entry is not None:
-                            writer.add_document(**document(rel, entry))
-                            report.added += 1
-                            vectors[rel] = entry
-                        known[rel] = current[rel]
+                    # The files are read in a second process while this one indexes (`feed`).
+                    wanted = [(rel, current[rel]) for rel in sorted(current)]
+                    with contextlib.closing(read_entries(self.store.entries_dir, wanted)) as readings:
+                        for rel, (entry, digest, problem) in readings:
+                            if entry is None or digest is None:
+                                report.problems[rel] = problem
+                            else:
+                                sums[rel] = digest
+                                writer.add_document(**document(rel, entry))
+                                report.added += 1
+                                vectors[rel] = entry
+                            known[rel] = current[rel]
                     writer.commit()
                 except BaseException:
                     writer.cancel()

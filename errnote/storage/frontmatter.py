@@ -207,6 +207,41 @@ class _Alias(Exception):
 
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+#: Scalars whose SafeConstructor function reads the scalar alone (`construct_scalar`).
+_SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "timestamp"))
+
+
+class _NotPlain(Exception):
+    """A node `_plain` leaves to PyYAML's constructor."""
+
+
+def _plain(loader: Any, node: Any) -> Any:
+    """What `SafeConstructor.construct_document` makes of a node of plain mappings (string keys,
+    none twice), lists and scalars, built directly; anything else raises `_NotPlain`."""
+    import yaml
+
+    tag = node.tag
+    if isinstance(node, yaml.ScalarNode):
+        if tag == _STR_TAG:
+            return node.value  # as `construct_yaml_str` gives it
+        if tag in _SCALAR_TAGS:
+            return loader.yaml_constructors[tag](loader, node)
+    elif isinstance(node, yaml.SequenceNode) and tag == _SEQ_TAG:
+        return [_plain(loader, item) for item in node.value]
+    elif isinstance(node, yaml.MappingNode) and tag == _MAP_TAG:
+        data: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not (isinstance(key_node, yaml.ScalarNode) and key_node.tag == _STR_TAG):
+                raise _NotPlain  # `<<:`, `=`, a number or a date as a key
+            key = key_node.value
+            if key in data:
+                raise _RepeatedKey(key)
+            data[key] = _plain(loader, value_node)
+        return data
+    raise _NotPlain
 
 
 @lru_cache(maxsize=1)
@@ -222,7 +257,10 @@ def _handler() -> Any:
                 for key_node, _value in node.value:
                     if key_node.tag == _MERGE_TAG:
                         continue  # `<<:` merges; what it brings in may be overridden
-                    key = self.construct_object(key_node, deep=deep)
+                    if key_node.tag == _STR_TAG and isinstance(key_node, yaml.ScalarNode):
+                        key = key_node.value  # what constructing a plain string key gives
+                    else:
+                        key = self.construct_object(key_node, deep=deep)
                     if isinstance(key, str) and key in seen:
                         raise _RepeatedKey(key)
                     seen.add(key)
@@ -230,7 +268,17 @@ def _handler() -> Any:
 
         return UniqueKeyLoader
 
-    fast = unique(getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml when the wheel has it
+    class Plain(unique(getattr(yaml, "CSafeLoader", yaml.SafeLoader))):  # type: ignore[misc]
+        """libyaml when the wheel has it, and a document of plain mappings, lists and scalars (every
+        file errnote writes) built without the constructor's bookkeeping per node."""
+
+        def construct_document(self, node: Any) -> Any:
+            try:
+                return _plain(self, node)
+            except _NotPlain:  # a merge key, a tag of its own, a set: PyYAML's own way
+                return super().construct_document(node)
+
+    fast = Plain
 
     class Guarded(unique(yaml.SafeLoader)):  # type: ignore[misc]
         """The pure-Python loader, which lets errnote see each alias before it is expanded."""
@@ -241,6 +289,8 @@ def _handler() -> Any:
             return super().compose_node(parent, index)
 
     class Handler(YAMLHandler):
+        fast = Plain  # the tests compare it with its base
+
         def load(self, fm: str, **kwargs: object) -> Any:
             # An alias needs an anchor (`&name`): without `&`, the fast C loader is safe.
             return yaml.load(fm, Loader=Guarded if "&" in fm else fast)

@@ -291,3 +291,31 @@ def test_analysis_reads_no_text_across_a_line_break(first: str) -> None:
         for third in ("", "and more words"):
             joined = "\n".join([first, second, third])
             assert analyze(joined) == analyze(first) + analyze(second) + analyze(third), joined
+
+
+def test_normalise_skips_only_patterns_a_text_cannot_match() -> None:
+    """`normalise` runs a noise pattern only over texts holding what it needs (`_NOISE_NEEDS`):
+    the result is that of every pattern run, on texts with and without each kind of noise."""
+    import itertools
+    import random
+
+    from errnote.search import analysis
+
+    def every_pattern(text: str) -> str:
+        for pattern in analysis._NOISE:
+            text = pattern.sub(" ", text)
+        return text
+
+    pieces = [
+        "550e8400-e29b-41d4-a716-446655440000", "0xDEADbeef", "0X7f", "2026-12-02T07:40:00Z",
+        "2026-12-02 07:40", "07:40:59.123", "/tmp/pytest-of-x/abc", "/private/var/folders/ab/T/x",
+        "/var/tmp/build", "v1.2.3-rc.1", "@2.0.1", "10.0.0.1", r"C:\Users\me\AppData\Local\Temp\x1",
+        "error[E0432]:", "docker build", "a-b", "x.y", "12:30", "tmp/", "0x", "build-cache", "\n",
+    ]  # fmt: skip
+    rng = random.Random(7)
+    texts = [" ".join(p) for p in itertools.permutations(pieces[:6], 2)]
+    texts += [" ".join(rng.choice(pieces) for _ in range(rng.randint(1, 8))) for _ in range(2000)]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 5))) for _ in range(2000)]
+    for text in texts:
+        assert normalise(text) == every_pattern(text), text
+    assert normalise("no noise here") == "no noise here"

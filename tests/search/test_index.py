@@ -1144,3 +1144,20 @@ def test_a_manifest_read_whole_is_read_once_while_it_is_the_same_file(
     data = index.manifest_path.read_bytes()
     index.manifest_path.write_bytes(data[: len(data) // 2])  # the same inode, cut: a new stat key
     assert Index(nb.store)._read_manifest() is None
+
+
+def test_an_edited_entry_is_no_duplicate_but_a_copy_of_it_is(nb: Notebook, filled: dict[str, str]) -> None:
+    """The old version of an edited entry stays in the index (deleted) until its segment is
+    merged: its id then has two documents, one live; a copy makes two live ones."""
+    settle(nb)
+    Index(nb.store).sync()
+    source = nb.store.path_for(nb.get(filled["redis"]))
+    for n in range(2):
+        source.write_text(source.read_text("utf-8") + f"\nEdited {n}.\n", "utf-8")
+        settle(nb)
+        report = Index(nb.store).sync()
+        assert (report.updated, report.problems) == (1, {})
+    copy = source.parent / f"{filled['redis']}-zz-copy.md"
+    copy.write_text(source.read_text("utf-8"))
+    settle(nb)
+    assert list(Index(nb.store).sync().problems) == [f"lessons/{copy.name}"]

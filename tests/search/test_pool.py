@@ -136,3 +136,96 @@ def test_postings_out_of_document_order_come_out_sorted_as_whoosh_sorts_them(tmp
         assert list(pool.iter_postings()) == sorted(items, key=lambda i: (i[0], i[1], i[2]))
         pool.cleanup()
     assert list(tmp_path.iterdir()) == []
+
+
+def _segment_bytes(folder: Path) -> dict[str, bytes]:
+    """The files of a one-segment index, by name without the segment's (random) name."""
+    return {
+        p.name.split(".", 1)[1]: p.read_bytes()
+        for p in folder.iterdir()
+        if p.name.startswith("MAIN_") and "." in p.name
+    }
+
+
+@pytest.mark.parametrize("pool_mb", [48, 0.2])
+def test_documents_and_postings_written_in_bulk_give_the_bytes_of_whooshs_own_calls(
+    generated: Path, tmp_path: Path, pool_mb: float
+) -> None:
+    """`pool.add_document` and `CompactPool.write_postings` against Whoosh's `add_document` and
+    `add_postings` (a posting at a time) on the same pool: every file of the segment byte for byte
+    (blocks, their statistics, term infos, lengths, stored fields)."""
+    from whoosh.writing import SegmentWriter
+
+    nb = Notebook(generated / ".errnote")
+
+    def whooshs_calls(ix: Any) -> Any:
+        writer = _writer(ix, pool_mb=pool_mb, compound=False)
+        writer.add_document = SegmentWriter.add_document.__get__(writer)
+        writer._flush_segment = SegmentWriter._flush_segment.__get__(writer)
+        return writer
+
+    _build(tmp_path / "calls", nb, whooshs_calls)
+    _build(tmp_path / "bulk", nb, lambda ix: _writer(ix, pool_mb=pool_mb, compound=False))
+    calls, bulk = _segment_bytes(tmp_path / "calls"), _segment_bytes(tmp_path / "bulk")
+    assert {"pst", "trm", "_stored.col", "_title_len.col", "_text_len.col"} <= set(calls)
+    assert bulk == calls
+
+
+def test_a_sync_through_the_bulk_writer_holds_what_whooshs_own_calls_give(
+    generated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync (`update_document` into a new segment, deletions, small segments merged into its
+    pool) gives the index Whoosh's own `add_document` and `add_postings` give."""
+    from whoosh.writing import SegmentWriter
+
+    from errnote.search import index as index_module
+
+    def edit(copy: Path) -> Notebook:
+        shutil.copytree(generated, copy, symlinks=True)
+        nb = Notebook(copy / ".errnote")
+        Index(nb.store).sync(rebuild=True)
+        some = sorted(nb.store.stat_files())[:40]
+        for rel in some[:30]:
+            path = nb.store.entries_dir / rel
+            path.write_text(path.read_text().replace("\n---\n", "\n---\n\nEdited: docker layer cache.\n", 1))
+        for rel in some[30:]:
+            (nb.store.entries_dir / rel).unlink()
+        return nb
+
+    bulk, calls = edit(tmp_path / "bulk"), edit(tmp_path / "calls")
+    report = Index(bulk.store).sync(watch=False)
+    assert (report.updated, report.removed) == (30, 10)
+    ours = index_module._writer
+
+    def whooshs_calls(ix: Any, *args: Any, **options: Any) -> Any:
+        writer = ours(ix, *args, **options)
+        writer.add_document = SegmentWriter.add_document.__get__(writer)
+        writer._flush_segment = SegmentWriter._flush_segment.__get__(writer)
+        return writer
+
+    monkeypatch.setattr(index_module, "_writer", whooshs_calls)
+    assert (Index(calls.store).sync(watch=False).updated) == 30
+    synced = _contents(bulk.store.cache_dir / "index")
+    assert synced["count"] == 390
+    assert synced == _contents(calls.store.cache_dir / "index")
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["", ",", "rust", " Rust , CARGO,,build ", "a,a,A", "tool:git, Tool:Git ", "数据库,データ", "x" * 300],
+)
+def test_each_field_s_terms_are_those_whoosh_gives(value: str) -> None:
+    """`pool._field_items` against `field.index` (Whoosh's tokens) for every field of the schema."""
+    from errnote.search.pool import _Encoded, _field_items, _plan
+    from errnote.search.schema import document  # noqa: F401 - the tokenizer reads `_LAST` or analyses
+
+    schema = make_schema()
+    for name, (field, how) in _plan(schema).items():
+        if not how:
+            continue
+        expected = sorted((t, w, v) for t, _f, w, v in field.index(value))
+        length = sum(f for _t, f, _w, _v in field.index(value))
+        keys, pairs, got_length = _field_items(field, how, value, _Encoded())
+        pairs = pairs if isinstance(pairs, list) else [pairs] * len(keys)
+        assert sorted((k, w, v) for k, (w, v) in zip(keys, pairs, strict=True)) == expected, (name, how)
+        assert got_length == length, (name, how)

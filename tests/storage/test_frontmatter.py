@@ -6,6 +6,7 @@ import textwrap
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import assert_linear
@@ -418,3 +419,90 @@ def test_the_c_yaml_loader_and_dumper_give_the_bytes_and_entries_of_the_pure_one
     finally:
         monkeypatch.undo()
         frontmatter._handler.cache_clear()
+
+
+PLAIN_OR_NOT = [
+    "id: a1\ntitle: x\nconfidence: 0.5\npinned: true\nexpires: 2026-01-02\nnothing: null\nn: 7\n",
+    "provenance:\n  created: 2026-01-02T03:04:05Z\n  updated: 2026-01-02 03:04:05.5+02:00\n",
+    "tags:\n- a\n- 'b'\n- \"c\"\n- [d, e]\n- {f: g}\nscope: []\nlinks:\n- {rel: corrects, target: ab}\n",
+    "base: &b {x: 1}\n",  # an anchor: the pure-Python loader (refused alias or not)
+    "<<: {x: 1}\ny: 2\n",  # a merge key
+    "=: value key\n",
+    "1: int key\n2026-01-01: date key\n",
+    "s: !!set {a, b}\no: !!omap [{a: 1}]\nb: !!binary aGVsbG8=\n",
+    "title: !!str 12\nn: !!int '7'\nf: !!float '1'\n",
+    "title: one\ntitle: two\n",
+    "x:\n  y: 1\n  y: 2\n",
+    "- a list\n- document\n",
+    "just a scalar\n",
+    "t: yes\nf: off\nh: 0x1F\no: 0o17\ninf: .inf\nnan: .NaN\nsexa: 1:30\n",
+    "body: |\n  two\n  lines\nfolded: >\n  a\n  b\n",
+    "",
+]
+
+
+def _outcome(text: str, loader: Any) -> Any:
+    import yaml
+
+    try:
+        return ("ok", yaml.load(text, Loader=loader))
+    except Exception as exc:  # noqa: BLE001 - the kind of failure is what is compared
+        return ("error", type(exc).__name__)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of equal types, all the way down (NaN equal to NaN)."""
+    import math
+
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a):
+        return math.isnan(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize("text", PLAIN_OR_NOT)
+def test_the_fast_loader_builds_what_pyyamls_constructor_builds(text: str) -> None:
+    """The loader of entry files (plain documents built directly, `_plain`) against the same
+    loader constructing them PyYAML's way: the same values of the same types, or the same error."""
+    from errnote.storage import frontmatter as fm
+
+    plain = fm._handler().fast
+    got, expected = _outcome(text, plain), _outcome(text, plain.__mro__[1])
+    assert got[0] == expected[0] and (_same(got[1], expected[1]) if got[0] == "ok" else got == expected)
+
+
+def test_the_fast_loader_reads_a_generated_notebook_as_pyyaml_does(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    import frontmatter
+    import yaml
+
+    from errnote.storage import frontmatter as fm
+
+    root = Path(__file__).resolve().parents[2]
+    subprocess.run(
+        [
+            sys.executable,
+            str(root / "bench" / "generate.py"),
+            "--n",
+            "300",
+            "--seed",
+            "11",
+            "--out",
+            str(tmp_path),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    loader = fm._handler().fast.__mro__[1]  # the same loader, constructing PyYAML's way
+    files = sorted((tmp_path / ".errnote" / "entries").rglob("*.md"))
+    assert len(files) == 300
+    for path in files:
+        text = path.read_text("utf-8")
+        fast, _ = frontmatter.parse(text, handler=fm._handler())
+        slow = yaml.load(text.split("---\n")[1], Loader=loader)
+        assert _same(fast, slow), path
