@@ -116,6 +116,10 @@ VARIANTS = {
     ),
 }
 
+#: The fit half's lines: even (0), or with `--swap` odd (1): the same method with the halves'
+#: roles exchanged, a check of how far a result depends on which half chose (reported apart).
+FIT_REST = 0
+
 DataSet = tuple[list[dict[str, Any]], dict[str, str], list[gs.Captured]]
 
 
@@ -134,7 +138,7 @@ def examples(sets: Sequence[DataSet], v: Variant, half: str = "fit") -> tuple[np
     labels: list[bool] = []
     for queries, key_of, caps in sets:
         for line, (q, cap) in enumerate(zip(queries, caps, strict=True), start=1):
-            if (half == "fit") == bool(line % 2):
+            if (line % 2 == FIT_REST) != (half == "fit"):
                 continue
             usable = (c for c in (cap.first, cap.fallback) if c and c.cosines is not None and c.scored)
             call = next(usable, None)
@@ -182,7 +186,7 @@ def evaluate(sets: dict[str, DataSet], gate: gs.Gate | None) -> Figures:
     out: Figures = {}
     for name, (queries, key_of, caps) in sets.items():
         rows = [(q, gs.replay(cap, gate)) for q, cap in zip(queries, caps, strict=True)]
-        for half, rest in (("fit", 0), ("held", 1)):
+        for half, rest in (("fit", FIT_REST), ("held", 1 - FIT_REST)):
             part = [r for line, r in enumerate(rows, start=1) if line % 2 == rest]
             f = gs.figures(part, key_of)
             out[f"{name}-{half}"] = (float(f["all"][1]), float(f["FI"]), int(f["wrong"]))
@@ -231,7 +235,10 @@ def main() -> None:
     parser.add_argument("real_cache", type=Path)
     parser.add_argument("--variant", action="append", default=[], choices=sorted(VARIANTS))
     parser.add_argument("--sweep", action="store_true", help="print every bar's figures")
+    parser.add_argument("--swap", action="store_true", help="fit and choose on the odd lines instead")
     opts = parser.parse_args()
+    global FIT_REST
+    FIT_REST = 1 if opts.swap else 0
     sets: dict[str, DataSet] = {}
     for name, folder, cache in (("dev", opts.dev, opts.dev_cache), ("real", opts.real, opts.real_cache)):
         queries = [json.loads(x) for x in (folder / "queries.jsonl").read_text("utf-8").splitlines() if x]
