@@ -32,6 +32,11 @@ to be ahead of). When several notebooks are searched for one query (the reposito
 the personal and extra notebooks), their hits read as one search's: one head for all of them
 (`hits.one_head`), ties to the repository.
 
+Rules 2 and 3 are hand rules with one threshold each, chosen on half of each dev set. A learnt
+score over the same signals (a logistic regression, in their place or beside them) was measured
+and rejected: it adds wrong rules on the other halves (bench/README.md, "A calibrated combined
+score for the gate").
+
 And two kinds of evidence against, which rules 2 and 3 cannot outweigh:
 - **Another signature.** When the query is a program's output (not a question in words,
   `analysis.in_words`) and the entry records an error the output does not quote, the output is
