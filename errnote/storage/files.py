@@ -155,8 +155,13 @@ def _write_new_unnamed(path: Path, data: bytes) -> bool:
         finally:
             os.close(fd)
         _unnamed_ok = True
+        # Two fsyncs, as with a temporary name: the content's before the name exists (a name on
+        # disk before its content would leave an empty entry after a crash), the folder's after
+        # (only then is the name itself on disk, by POSIX; ext4 happens to commit it with a later
+        # file's fsync, other file systems do not). One after the other, so `add` returning means
+        # the entry is on disk: no batching across adds.
         with contextlib.suppress(OSError):
-            os.fsync(folder)  # the new name is on disk when the write returns
+            os.fsync(folder)
         return True
     finally:
         os.close(folder)

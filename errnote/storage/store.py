@@ -399,9 +399,9 @@ class Store:
         is not listed again: its listing and that add are the folder, unless another process wrote
         since (it leaves its own stamp in the lock file: every listing kept up so is dropped) or
         the folder's stat key moved (an edit by hand, a `git pull`). What neither tells, a file
-        another program makes within the same timestamp tick as an add of this process (on a
-        kernel whose file times tick every few milliseconds; a recent Linux gives each change its
-        own time), is caught when the folder is listed anew: once its time is older than a tick,
+        another program makes within the same timestamp tick as an add of this process (where file
+        times tick every few milliseconds; Linux 6.13 on gives a change after a stat a time of its
+        own), is caught when the folder is listed anew: once its time is older than a tick,
         and after a quarter of its files' worth of adds in a row (at least `FOLLOW_MIN`). Missing
         it until then costs nothing but the 1 in 2**40 chance that a new id is that file's."""
         follow = self._held_alone()
