@@ -112,7 +112,7 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
         raise
 
 
-#: Whether `O_TMPFILE` files can be linked in here (None: not tried yet; Linux only).
+#: Whether unnamed files may be tried (Linux), and True once one was written.
 _unnamed_ok: bool | None = None if hasattr(os, "O_TMPFILE") and sys.platform == "linux" else False
 
 
@@ -122,8 +122,10 @@ def _write_new_unnamed(path: Path, data: bytes) -> bool:
     same guarantees as a temporary name linked in place (a reader sees no file or the whole one; a
     crash leaves no file or the whole one, and an unnamed file a crash leaves is freed by the file
     system, not left behind as a `.tmp`), with one change to the folder instead of three (make the
-    temporary name, link, unlink it). False (nothing done) where this cannot be done: another
-    platform, a file system without `O_TMPFILE`, no `/proc`."""
+    temporary name, link, unlink it). False (nothing written) where this cannot be done here: another
+    platform, a file system without unnamed files or without hard links, no `/proc`; the caller
+    then writes by a temporary name (each notebook may be on another file system: asked each time,
+    at the cost of one refused call)."""
     global _unnamed_ok
     if _unnamed_ok is False:
         return False
@@ -134,8 +136,7 @@ def _write_new_unnamed(path: Path, data: bytes) -> bool:
             fd = os.open(".", os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, 0o666, dir_fd=folder)
         except OSError as exc:
             if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOSYS):
-                _unnamed_ok = False  # the file system (or the kernel) has no unnamed files
-                return False
+                return False  # no unnamed files on this file system (or kernel)
             raise
         try:
             view = memoryview(data)
@@ -148,9 +149,8 @@ def _write_new_unnamed(path: Path, data: bytes) -> bool:
             except FileExistsError:
                 raise
             except OSError as exc:
-                if _unnamed_ok is None and exc.errno in (errno.ENOENT, errno.EXDEV, errno.EPERM):
-                    _unnamed_ok = False  # no /proc here: the temporary name, from now on
-                    return False
+                if exc.errno in (errno.ENOENT, errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK):
+                    return False  # no /proc, or no hard links here: by a temporary name instead
                 raise
         finally:
             os.close(fd)
