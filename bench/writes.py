@@ -7,7 +7,11 @@
   N `remember()` + 1 commit).
 - **adds**: N `Notebook.add` calls in a fresh notebook in a git repository (each add durable: file
   fsync, link, folder fsync), against N `remember()` + commit each (`commit-each`). `--adds-into`
-  adds into a copy of a large notebook instead (an add should not cost more there).
+  adds into a copy of a large notebook instead (an add should not cost more there). **adds-plain**:
+  the same outside any git repository (`--scratch` must not be inside one).
+- **addcli**: `errnote add lesson ...` as one process (timed from outside: wall, and the CPU of the
+  child), into a copy of `--addcli-nb` made a git repository, `--addcli-runs` a round, against one
+  peer process that opens a copy of `--peer-db`, `remember()`s one record and commits.
 - **pull**: 500 entry files copied into the notebook (as a `git pull` brings them), then one
   `errnote hook user-prompt` process (engine off) is timed; the files are removed and the index
   synced back, untimed. The peer has no counterpart: absolute figures only.
@@ -64,6 +68,15 @@ for i in range(n):
 print(json.dumps({"wall": time.perf_counter() - t, "cpu": time.process_time() - c, "n": n}))
 """
 
+PEER_ADD = """
+import json, sys
+from agent_memory import AgentMemory
+mem = AgentMemory(sys.argv[1], max_memories=100000)
+mem.remember(**json.loads(sys.argv[2]))
+mem.store.conn.commit()
+mem.close()
+"""
+
 PROMPT = "docker build cache layer fails in CI"
 
 
@@ -86,22 +99,58 @@ def _reindex(copy: Path, tree: Path) -> dict[str, Any]:
     return _json_of([sys.executable, "-c", REINDEX, str(copy)], _env(tree))
 
 
-def _adds(where: Path, seed_nb: Path | None, n: int, tree: Path) -> dict[str, Any]:
+def _adds(where: Path, seed_nb: Path | None, n: int, tree: Path, git: bool = True) -> dict[str, Any]:
     shutil.rmtree(where, ignore_errors=True)
     if seed_nb is not None:
         shutil.copytree(seed_nb, where, symlinks=True)
     else:
         where.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(where)], check=True)
-    subprocess.run(
-        ["git", "-C", str(where), "-c", "user.name=bench", "-c", "user.email=b@e", "commit", "-q",
-         "--allow-empty", "-m", "start"], check=True,
-    )  # fmt: skip
+    if git:
+        subprocess.run(["git", "init", "-q", str(where)], check=True)
+        subprocess.run(
+            ["git", "-C", str(where), "-c", "user.name=bench", "-c", "user.email=b@e", "commit", "-q",
+             "--allow-empty", "-m", "start"], check=True,
+        )  # fmt: skip
     env = _env(tree)
     if seed_nb is None:
         subprocess.run([sys.executable, "-m", "errnote", "init"], env=env, cwd=where, check=True,
                        capture_output=True)  # fmt: skip
     return _json_of([sys.executable, "-c", ADDS, str(where), str(n)], env)
+
+
+def _timed(cmd: list[str], env: dict[str, str], cwd: Path) -> dict[str, Any]:
+    """One process, timed from outside: wall, and its CPU (user and system)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run(cmd, env=env, cwd=cwd, check=True, capture_output=True)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall": wall, "cpu": cpu, "n": 1}
+
+
+def _addcli_setup(seed_nb: Path, where: Path) -> None:
+    """A copy of `seed_nb` made a git repository (committed), its caches caught up (untimed)."""
+    shutil.rmtree(where, ignore_errors=True)
+    shutil.copytree(seed_nb, where, symlinks=True)
+    subprocess.run(["git", "init", "-q", str(where)], check=True)
+    subprocess.run(["git", "-C", str(where), "add", "-A"], check=True)
+    subprocess.run(
+        ["git", "-C", str(where), "-c", "user.name=bench", "-c", "user.email=b@e", "commit", "-q",
+         "-m", "start"], check=True,
+    )  # fmt: skip
+
+
+def _addcli(where: Path, tree: Path, i: int) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "errnote", "add", "lesson", f"Run make build {i}, not cargo build",
+           "--reason", "native-tls needs OpenSSL", "--tag", "rust", "--tool", "cargo"]  # fmt: skip
+    return _timed(cmd, _env(tree), where)
+
+
+def _peer_add(python: str, db: Path, i: int) -> dict[str, Any]:
+    record = {"tool": "cargo", "input": f"Run make build {i}, not cargo build", "outcome": "fail",
+              "error": "native-tls needs OpenSSL"}  # fmt: skip
+    return _timed([python, "-c", PEER_ADD, str(db), json.dumps(record)], os.environ.copy(), Path("/"))
 
 
 def _pull(copy: Path, pool: Path, tree: Path) -> dict[str, Any]:
@@ -154,8 +203,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--adds", type=int, default=1000)
     parser.add_argument("--adds-into", type=Path, help="add into a copy of this notebook, not a fresh one")
+    parser.add_argument("--addcli-nb", type=Path, help="the notebook `errnote add` processes add into")
+    parser.add_argument("--addcli-runs", type=int, default=5, help="`errnote add` processes a round")
+    parser.add_argument("--peer-db", type=Path, help="the peer's database of the same entries (copied)")
     parser.add_argument("--peer-python", default=str(HERE / ".peer-venv" / "bin" / "python"))
-    parser.add_argument("--only", default="reindex,adds,pull")
+    parser.add_argument("--only", default="reindex,adds,pull", help="of reindex,adds,adds-plain,addcli,pull")
     args = parser.parse_args()
     trees = [(name, Path(d).resolve()) for name, d in (t.split("=", 1) for t in args.tree)] or [
         ("this", HERE.parent)
@@ -185,11 +237,26 @@ def main() -> None:
                 "peer",
                 _peer(args.peer_python, args.scratch / "peer.db", args.records, "commit-end"),
             )
-        if "adds" in only:
+        for figure in ("adds", "adds-plain"):  # in a git repository, and outside any
+            if figure not in only:
+                continue
             for name, tree in order:
-                note("adds", name, _adds(args.scratch / f"adds-{name}", args.adds_into, args.adds, tree))
-            note("adds", "peer", _peer(args.peer_python, args.scratch / "peer-adds.db", args.adds_records,
+                where = args.scratch / f"{figure}-{name}"
+                note(figure, name, _adds(where, args.adds_into, args.adds, tree, git=figure == "adds"))
+            note(figure, "peer", _peer(args.peer_python, args.scratch / "peer-adds.db", args.adds_records,
                                        "commit-each"))  # fmt: skip
+        if "addcli" in only and args.addcli_nb is not None:
+            if round_no == 0:
+                for name, _tree in trees:
+                    _addcli_setup(args.addcli_nb, args.scratch / f"addcli-{name}")
+                    _addcli(args.scratch / f"addcli-{name}", _tree, -1)  # a copy's caches catch up
+                if args.peer_db is not None:
+                    shutil.copyfile(args.peer_db, args.scratch / "peer-addcli.db")
+            for k in range(args.addcli_runs):
+                for name, tree in order if k % 2 == 0 else order[::-1]:
+                    note("addcli", name, _addcli(args.scratch / f"addcli-{name}", tree, round_no * 100 + k))
+                if args.peer_db is not None:
+                    note("addcli", "peer", _peer_add(args.peer_python, args.scratch / "peer-addcli.db", k))
         if "pull" in only and pool_entries is not None:
             for name, tree in order:
                 note("pull", name, _pull(copies[name], pool_entries, tree))

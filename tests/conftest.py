@@ -38,14 +38,24 @@ def assert_linear(run: Callable[[int], object], n: int) -> None:
     """`run` grows linearly with its size: `run(8 * n)` takes less than 16 times `run(n)` (8 times
     for a linear cost, up to 64 for a quadratic one, even one whose quadratic part is small at
     `n`). A ratio, not a time limit, so that it means the same on a fast machine and a slow, busy
-    one (speed itself is measured in bench/)."""
+    one (speed itself is measured in bench/). The CPU time of this thread, not the wall clock: on a
+    shared machine other processes (and the test worker's own threads) take the cores for a while
+    at any moment, which a wall clock counts against whichever run it falls in; and without the
+    garbage collector, whose full passes walk every object of the test process (a cost of the
+    process's size, not of `run`), more often in the bigger run."""
+    import gc
 
     def best(size: int) -> float:
         times = []
         for _ in range(2):  # the better of two: a busy machine slows one run, rarely both
-            start = time.perf_counter()
-            run(size)
-            times.append(time.perf_counter() - start)
+            gc.collect()
+            gc.disable()
+            try:
+                start = time.thread_time()
+                run(size)
+                times.append(time.thread_time() - start)
+            finally:
+                gc.enable()
         return min(times)
 
     # Up to three measurements: a machine busy with other work can slow the big run of one by

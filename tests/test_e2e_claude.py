@@ -32,7 +32,19 @@ RUN_SECONDS = 120
 
 
 def _claude() -> Path:
-    """The pinned Claude Code, installed into .ci/node when missing (skip when npm cannot reach it)."""
+    """The pinned Claude Code, installed into .ci/node when missing (skip when npm cannot reach it).
+
+    Under a lock on .ci/node: the tests of this file run in parallel workers, and one worker's
+    npm writing `claude` while another runs it is refused by the kernel ("Text file busy")."""
+    import fcntl
+
+    PREFIX.mkdir(parents=True, exist_ok=True)
+    with open(PREFIX / ".install.lock", "a+b") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # released when the file closes
+        return _claude_installed()
+
+
+def _claude_installed() -> Path:
     exe = PREFIX / "node_modules" / ".bin" / "claude"
     if not exe.exists() or not _version(exe).startswith(CLAUDE_VERSION):
         npm = shutil.which("npm")

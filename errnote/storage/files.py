@@ -90,6 +90,8 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
     if not exclusive:
         check_writable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if exclusive and _write_new_unnamed(path, text.encode("utf-8")):
+        return
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     tmp = Path(tmp_name)
     try:
@@ -108,6 +110,61 @@ def atomic_write(path: Path, text: str, *, exclusive: bool = False) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+#: Whether unnamed files may be tried (Linux), and True once one was written.
+_unnamed_ok: bool | None = None if hasattr(os, "O_TMPFILE") and sys.platform == "linux" else False
+
+
+def _write_new_unnamed(path: Path, data: bytes) -> bool:
+    """Write a new file as an unnamed one in its folder (`O_TMPFILE`), fsync it, then give it its
+    name (`linkat`, which refuses a name that exists: FileExistsError) and fsync the folder. The
+    same guarantees as a temporary name linked in place (a reader sees no file or the whole one; a
+    crash leaves no file or the whole one, and an unnamed file a crash leaves is freed by the file
+    system, not left behind as a `.tmp`), with one change to the folder instead of three (make the
+    temporary name, link, unlink it). False (nothing written) where this cannot be done here: another
+    platform, a file system without unnamed files or without hard links, no `/proc`; the caller
+    then writes by a temporary name (each notebook may be on another file system: asked each time,
+    at the cost of one refused call)."""
+    global _unnamed_ok
+    if _unnamed_ok is False:
+        return False
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        try:
+            # Mode 0666 less the umask (or the folder's default ACL), as any new file gets.
+            fd = os.open(".", os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, 0o666, dir_fd=folder)
+        except OSError as exc:
+            if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOSYS):
+                return False  # no unnamed files on this file system (or kernel)
+            raise
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)  # the content is on disk before the file has a name
+            try:
+                # By /proc (as open(2) shows): linking a descriptor directly needs a privilege.
+                os.link(f"/proc/self/fd/{fd}", path.name, dst_dir_fd=folder, follow_symlinks=True)
+            except FileExistsError:
+                raise
+            except OSError as exc:
+                if exc.errno in (errno.ENOENT, errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK):
+                    return False  # no /proc, or no hard links here: by a temporary name instead
+                raise
+        finally:
+            os.close(fd)
+        _unnamed_ok = True
+        # Two fsyncs, as with a temporary name: the content's before the name exists (a name on
+        # disk before its content would leave an empty entry after a crash), the folder's after
+        # (only then is the name itself on disk, by POSIX; ext4 happens to commit it with a later
+        # file's fsync, other file systems do not). One after the other, so `add` returning means
+        # the entry is on disk: no batching across adds.
+        with contextlib.suppress(OSError):
+            os.fsync(folder)
+        return True
+    finally:
+        os.close(folder)
 
 
 def _link_new(tmp: Path, path: Path) -> None:
@@ -134,22 +191,31 @@ def file_lock(path: Path, timeout: float | None = None) -> Iterator[bool]:
     the lock has stayed busy that long (the caller decides what to do without it). flock on POSIX,
     a lock on the file's first byte on Windows.
     """
+    with locked_file(path, timeout) as fd:
+        yield fd is not None
+
+
+@contextlib.contextmanager
+def locked_file(path: Path, timeout: float | None = None) -> Iterator[int | None]:
+    """`file_lock`, yielding the descriptor of the locked file (open for reading and writing, not
+    appending, so its holder may keep a few bytes in it) or None when the lock stayed busy."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(path, "a+b")  # noqa: SIM115 - held for the block
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    handle = os.fdopen(os.open(path, flags, 0o666), "r+b", buffering=0)
     try:
         if timeout is None and sys.platform != "win32":
             import fcntl
 
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            yield True
+            yield handle.fileno()
             return
         deadline = None if timeout is None else time.monotonic() + timeout
         while not _lock_now(handle):
             if deadline is not None and time.monotonic() >= deadline:
-                yield False
+                yield None
                 return
             time.sleep(0.05)
-        yield True
+        yield handle.fileno()
     finally:
         if sys.platform == "win32":
             import msvcrt

@@ -50,6 +50,7 @@ def _astral(value: object) -> bool:
     return False
 
 
+@lru_cache(maxsize=2)  # one class each: made once per process, not once per entry written
 def _dumper(pure: bool = False) -> Any:
     import yaml
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,13 +41,120 @@ def git_facts(path: Path) -> GitFacts:
 
     Read without GitPython (it costs a hook a tenth of a second to import): the commit and branch
     from the files under `.git`, the user name from one `git config` process (which knows every
-    config file, include and environment variable git itself would read)."""
-    found = _git_dirs(path)
+    config file, include and environment variable git itself would read). Kept per process while
+    every file they were read from (or whose absence they rely on) keeps its stat key (`_Seen`):
+    1,000 adds read `.git` once, not 1,000 times."""
+    where = str(path)
+    kept = _FACTS.get(where)
+    if kept is not None and kept[0].still():
+        return kept[1]
+    seen = _Seen()
+    found = _git_dirs(path, seen)
     if found is None:
-        return GitFacts()
-    git_dir, common = found
-    commit, branch = _head(git_dir, common)
-    return GitFacts(commit, branch, _user_name(path, git_dir, common))
+        facts = GitFacts()
+    else:
+        git_dir, common = found
+        commit, branch = _head(git_dir, common, seen)
+        facts = GitFacts(commit, branch, _user_name(path, git_dir, common))
+        seen.add(*_config_files(git_dir, common))
+    if len(_FACTS) > 64:
+        _FACTS.clear()
+    if seen.trusted:
+        _FACTS[where] = (seen, facts)
+    else:
+        _FACTS.pop(where, None)
+    return facts
+
+
+class _Seen:
+    """The files a reading of git facts looked at, each with its stat key then (None: it was not
+    there), and the variables git reads: the reading holds while all of them do. A file changed
+    within a timestamp tick of the reading may change again under the same key (git's racy
+    files), so then nothing is kept (`trusted` False)."""
+
+    #: As `Store`'s racy files: file times tick every 1-10 ms on Linux (2 s where whole seconds).
+    TICK_NS = 50_000_000
+
+    def __init__(self) -> None:
+        self.stamps: list[tuple[str, tuple[int, ...] | None]] = []
+        self.kinds: list[tuple[str, tuple[int, ...] | None]] = []
+        self.real: tuple[str, str] | None = None
+        self.environ = _git_environ()
+        self.trusted = True
+        self._now = time.time_ns()
+
+    def add(self, *paths: Path | str) -> None:
+        for path in paths:
+            key = _stamp(str(path))
+            if key is not None:
+                tick = 2_000_000_000 if key[0] % 1_000_000_000 == 0 else self.TICK_NS
+                if self._now - tick < key[0]:
+                    self.trusted = False
+            self.stamps.append((str(path), key))
+
+    def add_kind(self, path: Path) -> None:
+        """Note a file or folder by what it is alone (a folder, which files inside it change all
+        the time, by its inode: the same folder; a file by its stat key; else absent)."""
+        key = _stamp(str(path), kind=True)
+        if key is not None and key[0] != _DIR:
+            self.add(path)
+        else:
+            self.kinds.append((str(path), key))
+
+    def resolved(self, path: str, real: str) -> None:
+        """Note where `path` led (a symbolic link on the way may be pointed elsewhere)."""
+        self.real = (path, real)
+
+    def still(self) -> bool:
+        """Does every file look as it did (and every variable read as it did)?"""
+        if _git_environ() != self.environ:
+            return False
+        if self.real is not None and os.path.realpath(self.real[0]) != self.real[1]:
+            return False
+        return all(_stamp(path, kind=True) == key for path, key in self.kinds) and all(
+            _stamp(path) == key for path, key in self.stamps
+        )
+
+
+_DIR = -1
+
+
+def _stamp(path: str, kind: bool = False) -> tuple[int, ...] | None:
+    """A file's stat key (None: not there); `kind`: a folder as (`_DIR`, its inode) only."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if kind and stat.S_ISDIR(st.st_mode):
+        return (_DIR, st.st_ino)
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
+def _git_environ() -> object:
+    """What of the environment may change what git says: the variables (git's own, and where its
+    config files are), compared whole where CPython lets them be (its encoded copy, a plain dict:
+    compared in C, where decoding each variable to pick git's costs an add 0.1 ms)."""
+    raw = getattr(os.environ, "_data", None)
+    if isinstance(raw, dict):
+        return dict(raw)
+    return tuple(
+        sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_") or k in _CONFIG_VARIABLES)
+    )
+
+
+_CONFIG_VARIABLES = frozenset({"HOME", "XDG_CONFIG_HOME"})
+
+
+#: git facts by the path asked about, with what they were read from.
+_FACTS: dict[str, tuple[_Seen, GitFacts]] = {}
+
+
+def _config_files(git_dir: Path, common: Path) -> list[Path]:
+    """The config files `git config` reads for this repository (the includes they name aside)."""
+    home = Path(os.environ.get("HOME") or "~").expanduser()
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    return [common / "config", git_dir / "config.worktree", home / ".gitconfig",
+            xdg / "git" / "config", Path("/etc/gitconfig")]  # fmt: skip
 
 
 #: user.name by the state of the config files that set it, so 1,000 adds run one `git config`,
@@ -57,13 +166,8 @@ def _user_name(path: Path, git_dir: Path, common: Path) -> str:
     """`git config user.name`, asked again whenever a config file git reads (the repository's, the
     worktree's, the user's, the system's) or a `GIT_*` variable changes. A change only inside a
     file one of them includes is seen by the next process."""
-    import os
-
-    home = Path(os.environ.get("HOME") or "~").expanduser()
-    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
     stamps: list[object] = [str(git_dir)]
-    for config in (common / "config", git_dir / "config.worktree", home / ".gitconfig",
-                   xdg / "git" / "config", Path("/etc/gitconfig")):  # fmt: skip
+    for config in _config_files(git_dir, common):
         try:
             st = config.stat()
             stamps.append((st.st_mtime_ns, st.st_size, st.st_ino))
@@ -78,19 +182,23 @@ def _user_name(path: Path, git_dir: Path, common: Path) -> str:
     return _NAMES[key]
 
 
-def _git_dirs(path: Path) -> tuple[Path, Path] | None:
+def _git_dirs(path: Path, seen: _Seen | None = None) -> tuple[Path, Path] | None:
     """The `.git` folder of the repository holding `path` (a worktree's own one) and the common
-    folder that keeps its refs; None outside a repository."""
+    folder that keeps its refs; None outside a repository. `seen` notes what was looked at."""
+    seen = seen or _Seen()
     try:
         here = path.resolve()
     except OSError:
         return None
+    seen.resolved(str(path), str(here))
     for folder in (here, *here.parents):
         dot = folder / ".git"
+        seen.add_kind(dot)
         try:
             if dot.is_dir():
                 git_dir = dot
             elif dot.is_file():  # a worktree or submodule: "gitdir: PATH"
+                seen.add(dot)
                 line = dot.read_text(encoding="utf-8", errors="replace").strip()
                 if not line.startswith("gitdir:"):
                     return None
@@ -99,6 +207,7 @@ def _git_dirs(path: Path) -> tuple[Path, Path] | None:
                 continue
             common = git_dir
             shared = git_dir / "commondir"
+            seen.add(shared)
             if shared.is_file():
                 common = (git_dir / shared.read_text(encoding="utf-8").strip()).resolve()
             return git_dir, common
@@ -107,9 +216,11 @@ def _git_dirs(path: Path) -> tuple[Path, Path] | None:
     return None
 
 
-def _head(git_dir: Path, common: Path) -> tuple[str, str]:
+def _head(git_dir: Path, common: Path, seen: _Seen | None = None) -> tuple[str, str]:
     """The commit sha and branch name HEAD stands at ("" for each that is unknown: no commits yet,
     a detached HEAD has no branch)."""
+    seen = seen or _Seen()
+    seen.add(git_dir / "HEAD")
     try:
         head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
@@ -118,22 +229,24 @@ def _head(git_dir: Path, common: Path) -> tuple[str, str]:
         return (head if _SHA.fullmatch(head) else ""), ""  # detached
     ref = head[len("ref:") :].strip()
     branch = ref[len("refs/heads/") :] if ref.startswith("refs/heads/") else ""
-    return _resolve(ref, git_dir, common), branch
+    return _resolve(ref, git_dir, common, seen), branch
 
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
-def _resolve(ref: str, git_dir: Path, common: Path, depth: int = 0) -> str:
+def _resolve(ref: str, git_dir: Path, common: Path, seen: _Seen, depth: int = 0) -> str:
     """The sha a ref names: its loose file, else its line in `packed-refs` ("" when unborn)."""
     for folder in dict.fromkeys((git_dir, common)):
+        seen.add(folder / ref)
         try:
             text = (folder / ref).read_text(encoding="utf-8", errors="replace").strip()
         except OSError:
             continue
         if text.startswith("ref:") and depth < 5:  # a symbolic ref pointing on
-            return _resolve(text[len("ref:") :].strip(), git_dir, common, depth + 1)
+            return _resolve(text[len("ref:") :].strip(), git_dir, common, seen, depth + 1)
         return text if _SHA.fullmatch(text) else ""
+    seen.add(common / "packed-refs")
     try:
         packed = (common / "packed-refs").read_text(encoding="utf-8", errors="replace")
     except OSError:

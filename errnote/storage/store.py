@@ -22,7 +22,7 @@ from errnote.model.entry import Entry, EntryType
 from errnote.model.limits import ENTRY_FILE_MAX, size_text
 from errnote.redact.entry import redact_entry
 from errnote.storage.comments import COMMENTED_MAX, carry_comments
-from errnote.storage.files import atomic_write, file_lock, make_cache_dir, sync_folder
+from errnote.storage.files import atomic_write, locked_file, make_cache_dir, sync_folder
 from errnote.storage.frontmatter import parse_entry, readable_text
 from errnote.storage.layout import (
     CACHE_DIRNAME,
@@ -68,6 +68,25 @@ def scan_digest(scan: Mapping[str, tuple[int, ...]]) -> bytes:
     digest = hashlib.blake2b(data, digest_size=16).digest()
     _DIGESTED[:] = [(scan, digest)]
     return digest
+
+
+def _racy(key: tuple[int, ...], now: int) -> bool:
+    """Is a stat key's time within a timestamp tick of `now` (so a change may yet keep the key)?"""
+    tick = RACY_COARSE_NS if key[0] % 1_000_000_000 == 0 else RACY_NS
+    return now - tick < key[0] < now + RACY_FUTURE_NS
+
+
+def _follow_max(listing: _Listing) -> int:
+    """How many adds may follow on from a listing before its folder is listed anew (`FOLLOW_MIN`)."""
+    return max(FOLLOW_MIN, len(listing[0]) // 4)
+
+
+def _stat_key(folder: Path) -> tuple[int, ...] | None:
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
 
 def read_entry(path: Path) -> Entry:
@@ -191,6 +210,15 @@ class Problem:
 _Listing = tuple[list[tuple[str, str]], list[str], list[Problem]]
 
 
+#: Folders this process has listed (the tests count them).
+listed_folders = 0
+
+
+#: Adds that may follow on from a listing this process made or kept up by its own adds (see
+#: `Store.create`) before the folder is listed anew anyway: a quarter of its files, at least 64.
+FOLLOW_MIN = 64
+
+
 def _entries_of(
     listing: Iterator[os.DirEntry[str]], folders: list[str], failed: list[OSError]
 ) -> Iterator[os.DirEntry[str]]:
@@ -226,6 +254,16 @@ class Store:
         self._counted: dict[str, tuple[_Listing | None, list[str]]] = {}
         #: The folders the last `named_ids` walk listed, with their listings (kept or new).
         self._visited: dict[str, _Listing] = {}
+        #: Listings not vouched for by their folder's stat key (made, or last changed by this
+        #: process's own add, within a timestamp tick), each with that key and the adds since the
+        #: folder was last listed: `taken_ids` follows on from them under the write lock only,
+        #: while no other process has written (`_stamp`, see `create`).
+        self._following: dict[str, tuple[tuple[int, ...], _Listing, int]] = {}
+        #: The write lock's descriptor while this store holds it; what this store last wrote in it.
+        self._lock_fd: int | None = None
+        self._stamp = b""
+        self._prefix = ""
+        self._writes = 0
 
     def _homes(self) -> set[str] | None:
         """Where a walk of `entries/` may lead (the notebook and its entries folder, resolved), or
@@ -332,8 +370,9 @@ class Store:
         for listing in self._listings_walk():
             yield from listing[0]
 
-    def _listings_walk(self) -> Iterator[_Listing]:
-        """The listing of every folder below `entries/` (see `named_ids`), filling `_visited`."""
+    def _listings_walk(self, follow: bool = False) -> Iterator[_Listing]:
+        """The listing of every folder below `entries/` (see `named_ids`), filling `_visited`;
+        `follow`: listings kept up by this process's adds may be used (see `taken_ids`)."""
         self.skipped = []
         self._visited = {}
         homes = self._homes()
@@ -342,7 +381,7 @@ class Store:
         stack = [str(self.entries_dir)]
         while stack:
             folder = stack.pop()
-            listing = self._listing(folder, homes)
+            listing = self._listing(folder, homes, follow)
             if listing is None:
                 continue
             self._visited[folder] = listing
@@ -353,9 +392,20 @@ class Store:
     def taken_ids(self) -> Mapping[str, int]:
         """The ids entry file names start with, each also cut to a new id's length (a new id must
         be none of these, nor start with one: `layout.new_id(..., cut=True)`), with how many files
-        give each. Kept up to date folder by folder: only a folder listed anew is counted again (the
-        folder an add writes to is, each time; the other type folders are not)."""
-        for _listing in self._listings_walk():
+        give each. Kept up to date folder by folder: only a folder listed anew is counted again,
+        and the id of an add of this process is counted by `create` as it writes.
+
+        Under the write lock (as `Notebook.add` asks), a folder this process's last add wrote to
+        is not listed again: its listing and that add are the folder, unless another process wrote
+        since (it leaves its own stamp in the lock file: every listing kept up so is dropped) or
+        the folder's stat key moved (an edit by hand, a `git pull`). What neither tells, a file
+        another program makes within the same timestamp tick as an add of this process (where file
+        times tick every few milliseconds; Linux 6.13 on gives a change after a stat a time of its
+        own), is caught when the folder is listed anew: once its time is older than a tick,
+        and after a quarter of its files' worth of adds in a row (at least `FOLLOW_MIN`). Missing
+        it until then costs nothing but the 1 in 2**40 chance that a new id is that file's."""
+        follow = self._held_alone()
+        for _listing in self._listings_walk(follow):
             pass  # the walk lists the folders that changed and fills `_visited`
         for folder, listing in self._visited.items():
             counted = self._counted.get(folder)
@@ -387,9 +437,25 @@ class Store:
                 if left > 0:
                     self._taken[form] = left
 
-    def _listing(self, folder: str, homes: set[str]) -> _Listing | None:
+    def _held_alone(self) -> bool:
+        """Does this store hold the write lock, and did no other store or process write since its
+        own last write? (Each write leaves a stamp of the store that made it in the lock file.)"""
+        if self._lock_fd is None or not self._stamp:
+            self._following.clear()
+            return False
+        try:
+            alone = os.pread(self._lock_fd, len(self._stamp) + 1, 0) == self._stamp
+        except (OSError, AttributeError):  # no pread (Windows): never follow on
+            alone = False
+        if not alone:
+            self._following.clear()
+        return alone
+
+    def _listing(self, folder: str, homes: set[str], follow: bool = False) -> _Listing | None:
         """One folder's entry files (by the id their name starts with), subfolders and problems,
-        as `_walk` finds them: kept in `_listings` while the folder's stat key vouches for them."""
+        as `_walk` finds them: kept in `_listings` while the folder's stat key vouches for them,
+        or (`follow`) in `_following` while its key is the one this process's last add left."""
+        global listed_folders
         now = time.time_ns()
         try:
             st = os.stat(folder)
@@ -401,6 +467,11 @@ class Store:
         kept = self._listings.get(folder)
         if kept is not None and key is not None and kept[0] == key:
             return kept[1]
+        if follow and key is not None:
+            held = self._following.get(folder)
+            if held is not None and held[0] == key and _racy(key, now) and held[2] < _follow_max(held[1]):
+                return held[1]  # (never a coarse key: `_following` holds none)
+        listed_folders += 1
         named: list[tuple[str, str]] = []
         subfolders: list[str] = []
         problems: list[Problem] = []
@@ -436,13 +507,47 @@ class Store:
         # Kept only when the key vouches for it: a folder changed within a timestamp tick of this
         # listing may change again in that tick under the same key (as `stat_files`' racy files),
         # and a symbolic link's target changes without its folder.
+        self._following.pop(folder, None)
         if key is not None and not linked:
-            tick = RACY_COARSE_NS if key[0] % 1_000_000_000 == 0 else RACY_NS
-            if not now - tick < key[0] < now + RACY_FUTURE_NS:
+            if not _racy(key, now):
                 self._listings[folder] = (key, listing)
                 return listing
+            if key[0] % 1_000_000_000:
+                # As listed now: an add under the write lock may follow on from it (`taken_ids`);
+                # not where file times hold whole seconds (a second is too long a blind spot).
+                self._following[folder] = (key, listing, 0)
         self._listings.pop(folder, None)
         return listing
+
+    def _followed(self, path: Path, before: tuple[int, ...] | None) -> None:
+        """After this store's add wrote `path`: the listing of its folder as it was (`before`, its
+        stat key then), with the new file, is the folder now (under the write lock, no other
+        process wrote: `taken_ids` checks), and its id is counted."""
+        folder = str(path.parent)
+        held = self._following.pop(folder, None)
+        kept = self._listings.pop(folder, None)
+        base = (held[1], held[2]) if held is not None and held[0] == before else None
+        if base is None and kept is not None and kept[0] == before:
+            base = (kept[1], 0)
+        if base is None or before is None:
+            return
+        try:
+            st = os.stat(folder)
+        except OSError:
+            return
+        key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+        if not key[0] % 1_000_000_000:
+            return  # whole seconds: listed anew (see `_listing`)
+        (named, subfolders, problems), steps = base
+        eid = file_id(path.name)
+        listing = ([*named, (eid, str(path))], subfolders, problems)
+        self._following[folder] = (key, listing, steps + 1)
+        counted = self._counted.get(folder)
+        if counted is not None and counted[0] is base[0]:
+            ids = [*counted[1], eid] if eid else counted[1]
+            self._counted[folder] = (listing, ids)
+            if eid:
+                self._tally({eid: 1}, 1)
 
     def files(self) -> list[EntryFile]:
         """Every entry file (`entries/**/*.md`), in a stable order, with the id its name starts with."""
@@ -505,8 +610,36 @@ class Store:
         """Write a new entry file; never replaces an existing one."""
         path = self.path_for(entry)
         self.check_folder(path.parent)
-        atomic_write(path, readable_text(entry, path), exclusive=True)
+        text = readable_text(entry, path)
+        before = _stat_key(path.parent)
+        self._held_alone()  # what was kept up while another process wrote is dropped first
+        self._stamp_lock()  # before the file: a process killed in between leaves a foreign stamp
+        try:
+            atomic_write(path, text, exclusive=True)
+        except BaseException:
+            self._following.clear()
+            raise
+        if self._stamp:
+            self._followed(path, before)
         return path
+
+    def _stamp_lock(self) -> None:
+        """Leave this store's stamp in the write lock file it holds (no stamp, and nothing to
+        follow on from, without the lock): another store finding it there knows someone wrote."""
+        self._stamp = b""
+        if self._lock_fd is None:
+            self._following.clear()
+            return
+        if not self._prefix:
+            self._prefix = os.urandom(8).hex()  # this store's, unlike any other's
+        self._writes += 1
+        stamp = f"{self._prefix}{self._writes:012x}\n".encode()
+        try:
+            os.pwrite(self._lock_fd, stamp, 0)
+        except (OSError, AttributeError):  # a lock file that cannot be written; no pwrite (Windows)
+            self._following.clear()
+            return
+        self._stamp = stamp
 
     def check_folder(self, folder: Path) -> None:
         """Refuse to write into a folder below `entries/` that is a symbolic link: the walk does not
@@ -570,18 +703,22 @@ class Store:
         path = self.cache_dir / "write.lock"
         timeout = WRITE_LOCK_WAIT if timeout is None else timeout
         with contextlib.ExitStack() as stack:
+            fd: int | None = -1
             try:
                 make_cache_dir(self.cache_dir)
-                got = stack.enter_context(file_lock(path, timeout))
+                fd = stack.enter_context(locked_file(path, timeout))
             except OSError as exc:
                 if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
                     raise
                 # The cache is derived data (made by `sudo errnote ...`, say): its lock must not
                 # stop writing entries. Without it, atomic renames still keep every file whole.
-                got = True
-            if not got:
+            if fd is None:
                 raise ErrnoteError(
                     f"another errnote process has held the notebook's write lock ({path}) for {timeout:g} s",
                     "let it finish, or stop it, then run the command again",
                 )
-            yield
+            self._lock_fd = fd if fd >= 0 else None
+            try:
+                yield
+            finally:
+                self._lock_fd = None

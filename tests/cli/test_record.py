@@ -231,7 +231,7 @@ def test_entries_are_created_where_hard_links_are_not_supported(
 
     from errnote.storage.files import atomic_write
 
-    def no_links(*_args: object) -> None:
+    def no_links(*_args: object, **_kwargs: object) -> None:
         raise OSError(errno.EPERM, "Operation not permitted")
 
     monkeypatch.setattr(os, "link", no_links)

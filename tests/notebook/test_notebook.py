@@ -738,17 +738,17 @@ def test_a_lock_file_that_cannot_be_made_does_not_stop_entries(
 
     from errnote.storage import store
 
-    def refused(path: Path, timeout: float | None = None) -> contextlib.AbstractContextManager[bool]:
+    def refused(path: Path, timeout: float | None = None) -> contextlib.AbstractContextManager[int]:
         raise PermissionError(errno.EACCES, "Permission denied", str(path))
 
-    monkeypatch.setattr(store, "file_lock", refused)
+    monkeypatch.setattr(store, "locked_file", refused)
     entry = nb.add("lesson", "Recorded although the lock cannot be made")
     assert [e.id for e in nb.entries()] == [entry.id]
 
-    def broken(path: Path, timeout: float | None = None) -> contextlib.AbstractContextManager[bool]:
+    def broken(path: Path, timeout: float | None = None) -> contextlib.AbstractContextManager[int]:
         raise OSError(errno.EIO, "Input/output error", str(path))
 
-    monkeypatch.setattr(store, "file_lock", broken)
+    monkeypatch.setattr(store, "locked_file", broken)
     with pytest.raises(OSError, match="Input/output"):
         nb.add("lesson", "Not recorded")
     assert [e.id for e in nb.entries()] == [entry.id]

@@ -117,3 +117,31 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         atomic_write_bytes(target, b"data")
     assert [p.name for p in tmp_path.iterdir()] == ["entry.md"]
+
+
+@pytest.mark.parametrize("unnamed", [None, False])
+def test_a_new_file_is_whole_at_its_name_with_the_mode_a_new_file_gets(
+    tmp_path: Path, unnamed: bool | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unnamed first (`O_TMPFILE`, where Linux has it) or by a temporary name (elsewhere, or when
+    the file system has no unnamed files): the same file, the same mode, nothing else left."""
+    from errnote.storage import files
+
+    if unnamed is False:
+        monkeypatch.setattr(files, "_unnamed_ok", False)
+    old = os.umask(0o027)
+    try:
+        target = tmp_path / "sub" / "n.md"
+        text = "héllo\n" * 5000  # more than one write may take
+        atomic_write(target, text, exclusive=True)
+    finally:
+        os.umask(old)
+    assert target.read_bytes() == text.encode("utf-8")
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert target.stat().st_nlink == 1
+    with pytest.raises(FileExistsError):
+        atomic_write(target, "second", exclusive=True)
+    assert target.read_text(encoding="utf-8") == text
+    assert sorted(p.name for p in target.parent.iterdir()) == ["n.md"]
+    if unnamed is None and sys.platform == "linux" and hasattr(os, "O_TMPFILE"):
+        assert files._unnamed_ok is True  # this machine's file system has them: they were used

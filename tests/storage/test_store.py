@@ -170,3 +170,117 @@ def test_a_new_id_is_no_prefix_of_an_id_taken_and_starts_with_none() -> None:
     for _ in range(50):
         fresh = new_id(taken, cut=True)
         assert not long_id.startswith(fresh) and not fresh.startswith("0123")
+
+
+ADD_THEN_WAIT = """
+import sys
+from errnote import Notebook
+nb = Notebook.locate(sys.argv[1])
+print(nb.add(sys.argv[2], "Written by a second process").id, flush=True)
+"""
+
+
+def test_adds_in_a_row_list_their_folder_again_only_now_and_then(
+    nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An add under the write lock follows on from the listing its last add left, so a run of
+    adds does not list the folder it writes to each time; every id stays counted."""
+    from errnote.storage import store as store_module
+
+    # A tick of a minute: a busy machine taking longer than a real tick between two adds would
+    # list the folder again (rightly: its time is then old enough to vouch for a listing).
+    monkeypatch.setattr(store_module, "RACY_NS", 60 * 10**9)
+
+    before = store_module.listed_folders
+    ids = {nb.add("lesson", f"Lesson in a row {i}").id for i in range(60)}
+    assert store_module.listed_folders - before <= 8  # the first add's walk (not one per add)
+    assert set(nb.store.taken_ids()) == ids
+    # A run longer than FOLLOW_MIN (a quarter of the folder, at least 64) lists it anew in between.
+    before = store_module.listed_folders
+    for i in range(store_module.FOLLOW_MIN + 2):
+        ids.add(nb.add("lesson", f"Lesson in a longer row {i}").id)
+    assert store_module.listed_folders - before >= 1
+    on_disk = {p.name[:10] for p in (nb.store.entries_dir / "lessons").glob("*.md")}
+    assert set(nb.store.taken_ids()) == ids == on_disk
+
+
+def test_an_add_by_another_process_makes_this_one_list_every_folder_again(
+    nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another writer leaves its stamp in the lock file: what this process kept up by its own adds
+    is dropped, even for a folder the other did not touch (where file times tick coarsely, the
+    folder's stat key alone could miss a file written within the tick of this process's add)."""
+    import subprocess
+    import sys
+
+    from errnote.storage import store as store_module
+
+    monkeypatch.setattr(store_module, "RACY_NS", 60 * 10**9)  # as above: no listing ages meanwhile
+
+    nb.add("lesson", "Opens the run")
+    nb.add("lesson", "Follows on")
+    before = store_module.listed_folders
+    nb.add("lesson", "Follows on again")
+    assert store_module.listed_folders == before
+    done = subprocess.run(
+        [sys.executable, "-c", ADD_THEN_WAIT, str(nb.root), "mistake"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    theirs = done.stdout.strip()
+    before = store_module.listed_folders
+    mine = nb.add("lesson", "After the other process")
+    # mistakes/ (changed) and lessons/ (unchanged, but no longer vouched for) are listed again.
+    assert store_module.listed_folders - before >= 2
+    assert theirs in nb.store.taken_ids() and mine.id != theirs
+    # A second store of this process is another writer too.
+    other = Notebook(nb.root)
+    second = other.add("lesson", "From a second store")
+    before = store_module.listed_folders
+    nb.add("lesson", "After the second store")
+    assert store_module.listed_folders - before >= 1
+    assert second.id in nb.store.taken_ids()
+
+
+def test_a_file_arriving_between_adds_is_counted_before_the_next(nb: Notebook, tmp_path: Path) -> None:
+    """A file copied in by hand (no stamp) right after an add: the folder's stat key moved, so the
+    next add lists it again; after a pause longer than a tick the folder is listed once, then kept."""
+    import shutil
+
+    from errnote.storage import store as store_module
+
+    nb.add("lesson", "First of the run")
+    # The first add made `lessons/`, changing `entries/` too: let that settle (a tick old), so the
+    # count below is of `lessons/` alone, whatever the machine's speed.
+    time.sleep(store_module.RACY_NS / 1e9 * 2)
+    other, _ = Notebook.init(tmp_path / "elsewhere")
+    arrived = other.add("lesson", "Arrived by hand")
+    (copy,) = [f.path for f in other.store.files()]
+    shutil.copyfile(copy, nb.store.entries_dir / "lessons" / copy.name)
+    with nb.store.lock():
+        assert arrived.id in nb.store.taken_ids()
+    nb.add("lesson", "Second of the run")
+    time.sleep(store_module.RACY_NS / 1e9 * 2)
+    before = store_module.listed_folders
+    with nb.store.lock():
+        taken = set(nb.store.taken_ids())
+    assert store_module.listed_folders - before == 1  # listed once: now a tick old, vouched for
+    with nb.store.lock():
+        assert set(nb.store.taken_ids()) == taken
+    assert store_module.listed_folders - before == 1
+    assert arrived.id in taken and len(taken) == 3
+
+
+def test_a_failed_add_keeps_nothing_it_cannot_vouch_for(nb: Notebook) -> None:
+    """An add refused on the way (a file of its name exists) leaves the store listing the folder
+    again, not following on from what it would have written."""
+    from errnote.storage import store as store_module
+
+    first = nb.add("lesson", "Keeps its name")
+    nb.add("lesson", "Follows on")
+    clash = first.with_changes(title="Keeps its name")
+    with pytest.raises(FileExistsError), nb.store.lock():
+        nb.store.create(clash)
+    before = store_module.listed_folders
+    with nb.store.lock():
+        assert first.id in nb.store.taken_ids()
+    assert store_module.listed_folders - before >= 1
