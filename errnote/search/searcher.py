@@ -459,6 +459,10 @@ def rebuild_vectors(store: Store, *, missing_only: bool = False) -> tuple[int, s
 
 
 def _open_semantic(store: Store, embed_limit: int | None = None) -> tuple[Any, str]:
+    from errnote.semantic.search import switched_off
+
+    if switched_off():  # (as `open_semantic` says it, without importing the vectors' upkeep)
+        return None, ""
     from errnote.semantic.upkeep import open_for_search
 
     return open_for_search(store, embed_limit)
