@@ -83,11 +83,12 @@ def top(
     them, with the same scores; None when this searcher's weighting is not plain BM25F. `kinds`:
     errnote's own matchers of a sum (a union) and of a best of (an idea's wordings)."""
     import numpy as np
-    from whoosh import scoring
 
-    if type(searcher.weighting) is not scoring.BM25F or searcher.weighting.use_final:
+    from errnote.search.sparse import bm25f_context
+
+    context = bm25f_context(searcher)
+    if context is None:
         return None
-    context = searcher.context()
     numbers: list[Any] = []
     scores: list[Any] = []
     segments: list[str] = []
@@ -224,26 +225,18 @@ def _read_matcher(m: Any, run: _Run) -> tuple[Any, Any] | None:
 def _postings(m: Any, sub: Any, size: int) -> tuple[Any, Any] | None:
     """A term's postings scored by BM25F a block at a time (None: not such a matcher)."""
     import numpy as np
-    from whoosh import scoring
-    from whoosh.codec.whoosh3 import W3LeafMatcher
 
-    scorer: Any = getattr(m, "scorer", None)
-    if type(m) is not W3LeafMatcher or type(scorer) is not scoring.BM25FScorer:
+    from errnote.search.sparse import leaf_postings
+
+    blocks = leaf_postings(m)
+    if blocks is None:
         return None
-    field = getattr(m._term, "__getitem__", None) and m._term[0]
-    if not isinstance(field, str):
-        return None
+    field, scorer = m._term[0], m.scorer
     ids: list[int] = []
     weights: list[float] = []
-    while m.is_active():  # from where the matcher stands (a filter may have moved it on)
-        if m._ids is None:
-            m._read_ids()
-        if m._weights is None:
-            m._read_weights()
-        ids.extend(m._ids[m._i : m._blocklength])
-        weights.extend(m._weights[m._i : m._blocklength])
-        m._i = m._blocklength
-        m._next_block()
+    for block_ids, block_weights, start, end in blocks:
+        ids.extend(block_ids[start:end])
+        weights.extend(block_weights[start:end])
     docs = np.array(ids, dtype=np.int64)
     lengths = _field_lengths(sub, field, size)
     if lengths is None:
