@@ -15,8 +15,9 @@ than it saves.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any, NamedTuple
+
+from errnote.search.sparse import Hit, bm25f_context, leaf_postings
 
 _enabled = False
 #: The length of every document in one field of one segment (segments never change once
@@ -45,37 +46,6 @@ def enabled() -> bool:
     return _enabled
 
 
-class Hit:
-    """One of the best hits, read as the search reads Whoosh's: its document number, its score,
-    its stored fields (read when first asked for)."""
-
-    __slots__ = ("_fields", "_held", "_searcher", "docnum", "score")
-
-    def __init__(self, searcher: Any, docnum: int, score: float, held: dict[Any, Any] | None) -> None:
-        self._searcher, self.docnum, self.score, self._held = searcher, docnum, score, held
-        self._fields: dict[str, Any] | None = None
-
-    def fields(self) -> dict[str, Any]:
-        if self._fields is None:
-            held = self._held
-            found = held.get(self.docnum) if held is not None else None
-            if found is None:
-                found = self._searcher.stored_fields(self.docnum)
-                if held is not None:
-                    held[self.docnum] = found
-            self._fields = found
-        return self._fields  # read only (`dict(hit)` copies it, as for Whoosh's hits)
-
-    def keys(self) -> Iterable[str]:
-        return self.fields().keys()
-
-    def __getitem__(self, name: str) -> Any:
-        return self.fields()[name]
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self.fields().get(name, default)
-
-
 def top(
     searcher: Any, q: Any, limit: int, chosen: set[int] | None, kinds: tuple[type, type]
 ) -> list[Hit] | None:
@@ -83,8 +53,6 @@ def top(
     them, with the same scores; None when this searcher's weighting is not plain BM25F. `kinds`:
     errnote's own matchers of a sum (a union) and of a best of (an idea's wordings)."""
     import numpy as np
-
-    from errnote.search.sparse import bm25f_context
 
     context = bm25f_context(searcher)
     if context is None:
@@ -225,8 +193,6 @@ def _read_matcher(m: Any, run: _Run) -> tuple[Any, Any] | None:
 def _postings(m: Any, sub: Any, size: int) -> tuple[Any, Any] | None:
     """A term's postings scored by BM25F a block at a time (None: not such a matcher)."""
     import numpy as np
-
-    from errnote.search.sparse import leaf_postings
 
     blocks = leaf_postings(m)
     if blocks is None:

@@ -15,11 +15,42 @@ more than the whole collection.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 #: Scores of one segment's documents, by document number within the segment.
 Scores = dict[int, float]
+
+
+class Hit:
+    """One of the best hits, read as the search reads Whoosh's: its document number, its score,
+    its stored fields (read when first asked for)."""
+
+    __slots__ = ("_fields", "_held", "_searcher", "docnum", "score")
+
+    def __init__(self, searcher: Any, docnum: int, score: float, held: dict[Any, Any] | None) -> None:
+        self._searcher, self.docnum, self.score, self._held = searcher, docnum, score, held
+        self._fields: dict[str, Any] | None = None
+
+    def fields(self) -> dict[str, Any]:
+        if self._fields is None:
+            held = self._held
+            found = held.get(self.docnum) if held is not None else None
+            if found is None:
+                found = self._searcher.stored_fields(self.docnum)
+                if held is not None:
+                    held[self.docnum] = found
+            self._fields = found
+        return self._fields  # read only (`dict(hit)` copies it, as for Whoosh's hits)
+
+    def keys(self) -> Iterable[str]:
+        return self.fields().keys()
+
+    def __getitem__(self, name: str) -> Any:
+        return self.fields()[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.fields().get(name, default)
 
 
 def top(
@@ -28,8 +59,6 @@ def top(
     """The best `limit` hits of `q` (among the documents `chosen`), as `searcher.search` ranks
     them, with the same scores; None when this searcher's weighting is not plain BM25F. `kinds`:
     errnote's own matchers of a sum (a union) and of a best of (an idea's wordings)."""
-    from errnote.search.collect import Hit
-
     context = bm25f_context(searcher)
     if context is None:
         return None
