@@ -114,4 +114,8 @@ def _utf8(stream: object) -> bool:
 def _engine_may_answer(args: list[str]) -> bool:
     """Could the engine answer this command line (`engine.client` decides the rest)?"""
     rest = args[2:] if args[:1] == ["--notebook"] else args
-    return bool(rest) and rest[0] in ("hook", "search", "inject")
+    if not rest or rest[0] not in ("hook", "search", "inject"):
+        return False
+    from errnote.engine.settings import switched_off
+
+    return not switched_off()  # `ERRNOTE_ENGINE=0`: not even the client's imports (2-4 ms)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 #: Bumped whenever analysis changes: an index built with another version is rebuilt.
 ANALYSIS_VERSION = (
@@ -44,17 +44,26 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020
 # Thai, Lao, Myanmar and Khmer do not put spaces between words either: without a dictionary to
 # segment them, their runs are indexed as CJK is, in overlapping character pairs.
 _UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
-_CJK_RUN = re.compile(f"[{_CJK}{_UNSPACED}]+")
+_CJK_RUN = f"[{_CJK}{_UNSPACED}]+"  # (`compiled`: only text that is not ASCII needs it)
 
-# Noise in error output that differs between two occurrences of the same failure.
+
+@cache
+def compiled(source: str, flags: int = 0) -> re.Pattern[str]:
+    """`source` compiled once a process, when first used. The patterns most texts never need (the
+    noise of error output, the lines of a pasted log, CJK runs) are kept as their source and
+    compiled here: compiling them all cost every search and hook about 5 ms at import."""
+    return re.compile(source, flags)
+
+
+# Noise in error output that differs between two occurrences of the same failure (`compiled`).
 _NOISE = [
-    re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),  # UUID
-    re.compile(r"\b0x[0-9a-f]+\b", re.I),  # addresses
-    re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}:?\d{2})?", re.I),
-    re.compile(r"\b\d{1,2}:\d{2}:\d{2}([.,]\d+)?\b"),  # times of day
-    re.compile(r"(/private)?/(tmp|var/folders|var/tmp)/[^\s'\"):,]*"),  # temp paths
-    re.compile(r"(?:(?<=@)|(?<![\w.]))v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.]+)?"),  # versions, IPs
-    re.compile(r"[A-Za-z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\[^\s'\"]*"),
+    (r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),  # UUID
+    (r"\b0x[0-9a-f]+\b", re.I),  # addresses
+    (r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}:?\d{2})?", re.I),
+    (r"\b\d{1,2}:\d{2}:\d{2}([.,]\d+)?\b", 0),  # times of day
+    (r"(/private)?/(tmp|var/folders|var/tmp)/[^\s'\"):,]*", 0),  # temp paths
+    (r"(?:(?<=@)|(?<![\w.]))v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.]+)?", 0),  # versions, IPs
+    (r"[A-Za-z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\[^\s'\"]*", 0),
 ]
 
 # A run of characters that belongs to one code-ish token: words joined by _ - . / : @ + #
@@ -140,9 +149,9 @@ _NOISE_NEEDS = [("-",), ("0x", "0X"), ("-",), (":",), ("/tmp/", "/var/"), (".",)
 
 def normalise(text: str) -> str:
     """Blank out the parts of error text that change from one run to the next."""
-    for pattern, needs in zip(_NOISE, _NOISE_NEEDS, strict=True):
+    for (pattern, flags), needs in zip(_NOISE, _NOISE_NEEDS, strict=True):
         if any(need in text for need in needs):
-            text = pattern.sub(" ", text)
+            text = compiled(pattern, flags).sub(" ", text)
     return text
 
 
@@ -226,14 +235,14 @@ def analyze(text: str) -> list[str]:
         # written one way must match a query the other. Then accented Latin letters as their base
         # letters (`Zürich` is `zurich`, not `rich`).
         text = canonical(text)
-        text = _SPELLED_CAPITAL.sub(lambda m: _SPELLED_OUT[m.group()].capitalize(), text)
+        text = compiled(_SPELLED_CAPITAL).sub(lambda m: _SPELLED_OUT[m.group()].capitalize(), text)
         text = text.translate(_latin_folding())
     text = normalise(text)
     if text.isascii():  # no CJK run to look for
         return _latin_terms(text)
     terms: list[str] = []
     pos = 0
-    for cjk in _CJK_RUN.finditer(text):
+    for cjk in compiled(_CJK_RUN).finditer(text):
         terms.extend(_latin_terms(text[pos : cjk.start()]))
         terms.extend(_cjk_terms(cjk.group()))
         pos = cjk.end()
@@ -242,16 +251,16 @@ def analyze(text: str) -> list[str]:
 
 
 # A line that says what went wrong: an error word, an exception name, or pytest's `E   ` prefix.
-_MESSAGE = re.compile(
+_MESSAGE = (
     r"(?i)\b(?:errors?|exception|panic(?:ked)?|fatal|fail(?:s|ed|ure)?|denied|refused|cannot|can't"
     r"|unable|invalid|not found|no such|undefined|unresolved|timed out|timeout)\b"
     r"|^\s*E\s{2,}\S|\w(?:Error|Exception):"
 )
 # ... and one that only says where: a stack frame, a caret line, a source line echoed by pytest ...
-_FRAME = re.compile(r'^\s*(?:at\s|File "|[\^~]|>\s)|^goroutine \d+')
+_FRAME = r'^\s*(?:at\s|File "|[\^~]|>\s)|^goroutine \d+'
 # ... or a source location (`main.go:8:2:`), which is a frame unless a message follows it on the
 # line (`main.c:5:3: error: 'x' undeclared`, `app.py:41: error: Incompatible return value`).
-_LOCATION = re.compile(
+_LOCATION = (
     r"^\s*\S+\.(?:py|pyx|go|java|kt|scala|js|mjs|cjs|ts|tsx|jsx|rs|rb|php|cs|c|cc|cpp|h|hpp|swift)"
     r":\d+(?::\d+)?:?"
 )
@@ -261,10 +270,10 @@ MESSAGE_LINES_MAX = 12
 
 
 def _message(line: str) -> bool:
-    if _FRAME.search(line):
+    if compiled(_FRAME).search(line):
         return False
-    location = _LOCATION.match(line)
-    return bool(_MESSAGE.search(line[location.end() :] if location else line))
+    location = compiled(_LOCATION).match(line)
+    return bool(compiled(_MESSAGE).search(line[location.end() :] if location else line))
 
 
 def message_lines(text: str) -> str:
@@ -322,7 +331,7 @@ def cjk_runs(text: str) -> list[str]:
     holds a run whole ranks above one that holds only its character pairs, scattered."""
     if text.isascii():
         return []
-    runs = _CJK_RUN.finditer(canonical(text))
+    runs = compiled(_CJK_RUN).finditer(canonical(text))
     return list(dict.fromkeys(m.group() for m in runs if len(m.group()) >= 3))
 
 
@@ -332,7 +341,7 @@ _SPELLED_OUT = {
 }  # fmt: skip
 # A capital spelled with two letters before a lower-case one (`Ærø`, `Œuvre`): `Ae`, not `AE`,
 # which the camel-case splitter would cut into two words.
-_SPELLED_CAPITAL = re.compile("[ÆŒÞ](?=[a-zß-ÿ])")
+_SPELLED_CAPITAL = "[ÆŒÞ](?=[a-zß-ÿ])"
 
 
 @lru_cache(maxsize=1)
@@ -377,4 +386,4 @@ def _latin_terms(text: str) -> list[str]:
 
 def is_cjk(term: str) -> bool:
     """Is this term Chinese or Japanese text (a character bigram), not a word of a spaced language?"""
-    return bool(_CJK_RUN.fullmatch(term))
+    return not term.isascii() and bool(compiled(_CJK_RUN).fullmatch(term))

@@ -15,9 +15,9 @@ than it saves.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
+
+from errnote.search.sparse import Hit, bm25f_context, leaf_postings
 
 _enabled = False
 #: The length of every document in one field of one segment (segments never change once
@@ -46,37 +46,6 @@ def enabled() -> bool:
     return _enabled
 
 
-class Hit:
-    """One of the best hits, read as the search reads Whoosh's: its document number, its score,
-    its stored fields (read when first asked for)."""
-
-    __slots__ = ("_fields", "_held", "_searcher", "docnum", "score")
-
-    def __init__(self, searcher: Any, docnum: int, score: float, held: dict[Any, Any] | None) -> None:
-        self._searcher, self.docnum, self.score, self._held = searcher, docnum, score, held
-        self._fields: dict[str, Any] | None = None
-
-    def fields(self) -> dict[str, Any]:
-        if self._fields is None:
-            held = self._held
-            found = held.get(self.docnum) if held is not None else None
-            if found is None:
-                found = self._searcher.stored_fields(self.docnum)
-                if held is not None:
-                    held[self.docnum] = found
-            self._fields = found
-        return self._fields  # read only (`dict(hit)` copies it, as for Whoosh's hits)
-
-    def keys(self) -> Iterable[str]:
-        return self.fields().keys()
-
-    def __getitem__(self, name: str) -> Any:
-        return self.fields()[name]
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self.fields().get(name, default)
-
-
 def top(
     searcher: Any, q: Any, limit: int, chosen: set[int] | None, kinds: tuple[type, type]
 ) -> list[Hit] | None:
@@ -84,11 +53,10 @@ def top(
     them, with the same scores; None when this searcher's weighting is not plain BM25F. `kinds`:
     errnote's own matchers of a sum (a union) and of a best of (an idea's wordings)."""
     import numpy as np
-    from whoosh import scoring
 
-    if type(searcher.weighting) is not scoring.BM25F or searcher.weighting.use_final:
+    context = bm25f_context(searcher)
+    if context is None:
         return None
-    context = searcher.context()
     numbers: list[Any] = []
     scores: list[Any] = []
     segments: list[str] = []
@@ -132,8 +100,8 @@ def top(
     return [Hit(searcher, int(docnums[i]), float(values[i]), held) for i in order]
 
 
-@dataclass(frozen=True)
-class _Run:
+# A NamedTuple, not a frozen dataclass: creating one costs every process about 1 ms.
+class _Run(NamedTuple):
     """One segment's evaluation: the segment's searcher and size, errnote's matcher kinds (see
     `top`), the terms' scores kept (None: none), the segment's place among the index's."""
 
@@ -225,26 +193,16 @@ def _read_matcher(m: Any, run: _Run) -> tuple[Any, Any] | None:
 def _postings(m: Any, sub: Any, size: int) -> tuple[Any, Any] | None:
     """A term's postings scored by BM25F a block at a time (None: not such a matcher)."""
     import numpy as np
-    from whoosh import scoring
-    from whoosh.codec.whoosh3 import W3LeafMatcher
 
-    scorer: Any = getattr(m, "scorer", None)
-    if type(m) is not W3LeafMatcher or type(scorer) is not scoring.BM25FScorer:
+    blocks = leaf_postings(m)
+    if blocks is None:
         return None
-    field = getattr(m._term, "__getitem__", None) and m._term[0]
-    if not isinstance(field, str):
-        return None
+    field, scorer = m._term[0], m.scorer
     ids: list[int] = []
     weights: list[float] = []
-    while m.is_active():  # from where the matcher stands (a filter may have moved it on)
-        if m._ids is None:
-            m._read_ids()
-        if m._weights is None:
-            m._read_weights()
-        ids.extend(m._ids[m._i : m._blocklength])
-        weights.extend(m._weights[m._i : m._blocklength])
-        m._i = m._blocklength
-        m._next_block()
+    for block_ids, block_weights, start, end in blocks:
+        ids.extend(block_ids[start:end])
+        weights.extend(block_weights[start:end])
     docs = np.array(ids, dtype=np.int64)
     lengths = _field_lengths(sub, field, size)
     if lengths is None:

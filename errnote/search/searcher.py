@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from errnote.errors import UsageError
 from errnote.model.entry import Status
@@ -146,8 +146,8 @@ def _search_text(store: Store, ix: Any, query: str, request: Request) -> list[Se
 SEMANTIC_CANDIDATES = 30
 
 
-@dataclass(frozen=True)
-class _Scoring:
+# A NamedTuple, not a frozen dataclass: creating one costs every process about 1 ms.
+class _Scoring(NamedTuple):
     """What scoring one candidate needs of its query, read once per search."""
 
     plan: Plan
@@ -459,6 +459,10 @@ def rebuild_vectors(store: Store, *, missing_only: bool = False) -> tuple[int, s
 
 
 def _open_semantic(store: Store, embed_limit: int | None = None) -> tuple[Any, str]:
+    from errnote.semantic.search import switched_off
+
+    if switched_off():  # (as `open_semantic` says it, without importing the vectors' upkeep)
+        return None, ""
     from errnote.semantic.upkeep import open_for_search
 
     return open_for_search(store, embed_limit)

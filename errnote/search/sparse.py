@@ -15,10 +15,42 @@ more than the whole collection.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 #: Scores of one segment's documents, by document number within the segment.
 Scores = dict[int, float]
+
+
+class Hit:
+    """One of the best hits, read as the search reads Whoosh's: its document number, its score,
+    its stored fields (read when first asked for)."""
+
+    __slots__ = ("_fields", "_held", "_searcher", "docnum", "score")
+
+    def __init__(self, searcher: Any, docnum: int, score: float, held: dict[Any, Any] | None) -> None:
+        self._searcher, self.docnum, self.score, self._held = searcher, docnum, score, held
+        self._fields: dict[str, Any] | None = None
+
+    def fields(self) -> dict[str, Any]:
+        if self._fields is None:
+            held = self._held
+            found = held.get(self.docnum) if held is not None else None
+            if found is None:
+                found = self._searcher.stored_fields(self.docnum)
+                if held is not None:
+                    held[self.docnum] = found
+            self._fields = found
+        return self._fields  # read only (`dict(hit)` copies it, as for Whoosh's hits)
+
+    def keys(self) -> Iterable[str]:
+        return self.fields().keys()
+
+    def __getitem__(self, name: str) -> Any:
+        return self.fields()[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.fields().get(name, default)
 
 
 def top(
@@ -27,13 +59,9 @@ def top(
     """The best `limit` hits of `q` (among the documents `chosen`), as `searcher.search` ranks
     them, with the same scores; None when this searcher's weighting is not plain BM25F. `kinds`:
     errnote's own matchers of a sum (a union) and of a best of (an idea's wordings)."""
-    from whoosh import scoring
-
-    from errnote.search.collect import Hit
-
-    if type(searcher.weighting) is not scoring.BM25F or searcher.weighting.use_final:
+    context = bm25f_context(searcher)
+    if context is None:
         return None
-    context = searcher.context()
     found: list[tuple[float, int]] = []
     for sub, offset in searcher.leaf_searchers():
         got = _evaluate(q.matcher(sub, context), sub, kinds)
@@ -44,6 +72,44 @@ def top(
         found = [item for item in found if item[1] in chosen]
     found.sort()  # best score first; among equal scores, the lower document number first
     return [Hit(searcher, docnum, -negative, None) for negative, docnum in found[:limit]]
+
+
+def bm25f_context(searcher: Any) -> Any:
+    """The search context of `searcher` when its weighting is plain BM25F, the one scoring both
+    ways of collecting reproduce (None: any other, which Whoosh's own collector must read)."""
+    from whoosh import scoring
+
+    if type(searcher.weighting) is not scoring.BM25F or searcher.weighting.use_final:
+        return None
+    return searcher.context()
+
+
+def leaf_postings(m: Any) -> Iterator[tuple[Any, Any, int, int]] | None:
+    """The postings of a term's matcher, from where it stands (a filter may have moved it on), a
+    block at a time: (document numbers, term frequencies, start, end) of each block's slice, the
+    matcher moved past it; None when `m` is not a term's leaf scored by BM25F."""
+    from whoosh import scoring
+    from whoosh.codec.whoosh3 import W3LeafMatcher
+
+    scorer: Any = getattr(m, "scorer", None)
+    if type(m) is not W3LeafMatcher or type(scorer) is not scoring.BM25FScorer:
+        return None
+    field = getattr(m._term, "__getitem__", None) and m._term[0]
+    if not isinstance(field, str):
+        return None
+
+    def blocks() -> Iterator[tuple[Any, Any, int, int]]:
+        while m.is_active():
+            if m._ids is None:
+                m._read_ids()
+            if m._weights is None:
+                m._read_weights()
+            start, end = m._i, m._blocklength
+            yield m._ids, m._weights, start, end
+            m._i = end
+            m._next_block()
+
+    return blocks()
 
 
 def _evaluate(m: Any, sub: Any, kinds: tuple[type, type]) -> Scores | None:
@@ -94,37 +160,25 @@ def _evaluate(m: Any, sub: Any, kinds: tuple[type, type]) -> Scores | None:
 
 def _postings(m: Any, sub: Any) -> Scores | None:
     """A term's postings scored by BM25F a block at a time (None: not such a matcher)."""
-    from whoosh import scoring
-    from whoosh.codec.whoosh3 import W3LeafMatcher
-
-    scorer: Any = getattr(m, "scorer", None)
-    if type(m) is not W3LeafMatcher or type(scorer) is not scoring.BM25FScorer:
-        return None
-    field = getattr(m._term, "__getitem__", None) and m._term[0]
-    if not isinstance(field, str):
+    blocks = leaf_postings(m)
+    if blocks is None:
         return None
     from whoosh.util.numeric import byte_to_length
 
     from errnote.search.reading import length_bytes
 
+    field, scorer = m._term[0], m.scorer
     reader = sub.reader()
     length = reader.doc_field_length  # what the scorer's `dfl` asks, document by document ...
     column = length_bytes(reader, field) or bytes(0)  # ... read from the column at once
     idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
     out: Scores = {}
-    while m.is_active():  # from where the matcher stands (a filter may have moved it on)
-        if m._ids is None:
-            m._read_ids()
-        if m._weights is None:
-            m._read_weights()
-        start, end = m._i, m._blocklength
-        for doc, tf in zip(m._ids[start:end], m._weights[start:end], strict=True):
+    for ids, weights, start, end in blocks:
+        for doc, tf in zip(ids[start:end], weights[start:end], strict=True):
             stored = column[doc] if doc < len(column) else 0
             fl = byte_to_length(stored) if stored else length(doc, field, 1)
             # whoosh.scoring.bm25, operation for operation.
             out[doc] = idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * fl / avgfl)))
-        m._i = end
-        m._next_block()
     return out
 
 

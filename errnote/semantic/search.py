@@ -7,11 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from errnote.semantic.vectors import VectorStore, embed_query
-
 if TYPE_CHECKING:
     from errnote.model.entry import Entry
     from errnote.semantic.encoder import Encoder
+    from errnote.semantic.vectors import VectorStore
+
+# `semantic.vectors` (and hashlib with it) is imported only once the model is there: a search
+# with semantic ranking off or unavailable never needs it.
 
 #: `ERRNOTE_SEMANTIC=0` (or off, false, no) turns semantic ranking off: search by words only.
 ENV_SWITCH = "ERRNOTE_SEMANTIC"
@@ -32,6 +34,8 @@ class Semantic:
     def similarities(self, query: str) -> dict[str, float]:
         """{entry file path: cosine} for every indexed entry ({} when the model fails on this
         query: the search goes on by words)."""
+        from errnote.semantic.vectors import embed_query
+
         try:
             return self.store.similarities(embed_query(self.encoder, query))
         except Exception:  # noqa: BLE001 - a broken model or table must not break search
@@ -60,6 +64,8 @@ def open_semantic(
         enc = model.load()
     except model.ModelUnavailable as exc:
         return None, f"semantic search is off ({exc}): searching by words only; {model.INSTALL_HINT}"
+    from errnote.semantic.vectors import VectorStore
+
     store = VectorStore(cache_dir, enc.name)
     semantic = Semantic(enc, store)
     missing = store.missing()

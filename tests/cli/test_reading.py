@@ -119,3 +119,23 @@ def test_plain_search_answers_as_typer_does(nb: Notebook, repo: Path, tmp_path: 
     assert no_notebook[2] == 1 and no_notebook[1].startswith("errnote: error: no .errnote/ notebook in")
     injected = _both(["inject"], repo)[0]
     assert injected[2] == 0 and "Retry the docker build" in injected[0]
+
+
+def test_a_plain_search_with_the_engine_and_the_model_off_imports_neither(nb: Notebook, repo: Path) -> None:
+    """With `ERRNOTE_ENGINE=0` and `ERRNOTE_SEMANTIC=0` a search needs no engine client (its socket
+    and protocol) and none of the vectors' modules; it still finds the entry."""
+    entry = nb.add("mistake", "Ran the migration without a NOT NULL default", tool="alembic")
+    environ = {**os.environ, "ERRNOTE_ENGINE": "0", "ERRNOTE_SEMANTIC": "0"}
+    environ.pop("ERRNOTE_DIR", None)
+    unwanted = ("errnote.engine.client", "errnote.semantic.upkeep", "errnote.semantic.vectors")
+    code = (
+        "import atexit, sys\nsys.argv = ['errnote', 'search', '--json', '--', 'migration', 'default']\n"
+        f"atexit.register(lambda: sys.stderr.write(repr([m for m in {unwanted!r} if m in sys.modules])))\n"
+        "from errnote.cli import main\nmain()\n"
+    )
+    run = [sys.executable, "-c", code]
+    subprocess.run(run, cwd=repo, env=environ, capture_output=True, text=True, check=True)  # the index
+    done = subprocess.run(run, cwd=repo, env=environ, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "[]"
+    assert entry.id in done.stdout

@@ -298,12 +298,13 @@ def test_normalise_skips_only_patterns_a_text_cannot_match() -> None:
     the result is that of every pattern run, on texts with and without each kind of noise."""
     import itertools
     import random
+    import re
 
     from errnote.search import analysis
 
     def every_pattern(text: str) -> str:
-        for pattern in analysis._NOISE:
-            text = pattern.sub(" ", text)
+        for pattern, flags in analysis._NOISE:
+            text = re.compile(pattern, flags).sub(" ", text)
         return text
 
     pieces = [

@@ -483,3 +483,13 @@ def test_an_entry_of_another_tool_must_match_half_the_question_to_clear_it() -> 
     assert ranking.relevant(third) and not ranking.relevant(replace(third, other_tool=True))
     assert ranking.near(replace(third, other_tool=True))  # still shown beside an entry that clears
     assert ranking.relevant(replace(most, other_tool=True))
+
+
+def test_the_common_stems_file_holds_the_stems_of_the_common_words() -> None:
+    """`data/common_stems.txt` is `ranking._COMMON` stemmed; after a change to either (or to the
+    stemmer) the message is the file's new list of stems."""
+    import textwrap
+
+    want = ranking.common_stems()
+    assert ranking.common_words() == want, "\n".join(textwrap.wrap(" ".join(sorted(want)), 100))
+    assert "request" in want and "fail" in want and "work" in want

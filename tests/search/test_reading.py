@@ -94,3 +94,89 @@ def test_searches_read_the_same_with_lazy_parts(indexed: Notebook, monkeypatch: 
     monkeypatch.setattr(compound, "BufferFile", BufferFile)  # Whoosh's own: each part copied at once
     whole = [[(h.id, h.score, h.applies) for h in search(indexed.store, t, threshold=False)] for t in texts]
     assert lazy == whole and all(lazy)
+
+
+def test_a_segment_part_read_by_seek_tell_and_read_reads_what_a_stream_reads(indexed: Notebook) -> None:
+    """Seeks, reads and numbers read through `read` give what Whoosh's stream gives, without a copy
+    of the part; a read of another kind (a line, a pickle) goes on from the same place."""
+    import random
+
+    from whoosh.filedb import compound
+    from whoosh.filedb.structfile import BufferFile
+
+    reading.lazy_segment_files()
+    rng = random.Random(7)
+    ix = Index(indexed.store)._open()
+    try:
+        with ix.searcher() as searcher:
+            for sub, _offset in searcher.leaf_searchers():
+                storage = sub.reader()._storage
+                storage = getattr(storage, "a", storage)
+                for name in storage.list():
+                    lazy = storage.open_file(name)
+                    plain = BufferFile(lazy._buf, name=name)
+                    size = len(lazy._buf)
+                    for _ in range(300):
+                        step = rng.choice(["seek", "seek", "read", "read", "tell", "varint", "int", "bad"])
+                        if step == "seek":
+                            whence = rng.choice([0, 1, 2])
+                            offset = rng.randint(-size - 3, size + 3) if whence else rng.randint(0, size + 3)
+                            assert lazy.seek(offset, whence) == plain.seek(offset, whence)
+                        elif step == "read":
+                            n = rng.choice([None, -1, 0, 1, 2, 7, rng.randint(0, size + 5)])
+                            assert lazy.read(n) == plain.read(n)
+                        elif step == "tell":
+                            assert lazy.tell() == plain.tell()
+                        elif step == "bad":
+                            with pytest.raises(ValueError) as got:
+                                lazy.seek(-1)
+                            with pytest.raises(ValueError) as want:
+                                plain.seek(-1)
+                            assert str(got.value) == str(want.value)
+                        else:
+                            at = lazy.tell()
+                            read = lazy.read_varint if step == "varint" else lazy.read_int
+                            same = plain.read_varint if step == "varint" else plain.read_int
+                            try:
+                                got_number: object = read()
+                            except Exception as exc:  # noqa: BLE001 - the same failure on both
+                                got_number = type(exc)
+                            try:
+                                want_number: object = same()
+                            except Exception as exc:  # noqa: BLE001
+                                want_number = type(exc)
+                            assert (got_number, lazy.tell()) == (want_number, plain.tell()), (name, at)
+                    for at in (0, size // 3, size // 2, size - 1, size, size + 2):
+                        for n in (-1, 0, 3, 300, 100_000):
+                            lazy.seek(at)
+                            plain.seek(at)
+                            assert lazy.readline(n) == plain.readline(n) and lazy.tell() == plain.tell()
+                    assert lazy._stream is None  # never copied
+                    lazy.seek(size // 2)
+                    plain.seek(size // 2)
+                    lazy.write(b"")  # anything else reads a stream, from where it stands
+                    assert lazy._stream is not None
+                    assert lazy.read(5) == plain.read(5) and lazy.tell() == plain.tell()
+                    lazy.close()
+                    assert isinstance(lazy, compound.BufferFile)
+    finally:
+        ix.close()
+
+
+def test_a_pickle_in_a_segment_part_reads_as_from_a_stream() -> None:
+    """`read_pickle` by position reads what `pickle.load` of a stream reads, and stops where it does."""
+    import pickle
+
+    from whoosh.filedb import compound
+    from whoosh.filedb.structfile import BufferFile
+
+    reading.lazy_segment_files()
+    values = [{"a": 1, "terms": ("x", "y")}, 3.5, "text\nwith lines", b"raw", list(range(300))]
+    data = b"head" + b"".join(pickle.dumps(v, protocol=p) for v in values for p in (0, 2, 5))
+    lazy, plain = compound.BufferFile(memoryview(data)), BufferFile(memoryview(data))
+    lazy.seek(4)
+    plain.seek(4)
+    for _ in range(len(values) * 3):
+        assert lazy.read_pickle() == plain.read_pickle()
+        assert lazy.tell() == plain.tell()
+    assert lazy._stream is None and lazy.read() == plain.read() == b""
