@@ -149,7 +149,7 @@ class Lineup:
         """The ids at these places, remembered for `_index`."""
         ids, known = self._ids, self._at
         found = [ids[n] for n in at]
-        known.update(zip(found, at))
+        known.update(zip(found, at, strict=True))
         return found
 
     def _named(self, key: str) -> Iterator[str]:

@@ -349,9 +349,9 @@ def scan_files(store: Store, symlinks: list[str] | None = None) -> dict[str, tup
         stack.extend((f"{folder}{os.sep}{name}", f"{rel}{name}{os.sep}") for name in folders)
     if newest > now - RACY_COARSE_NS:  # a file written within a tick of the scan, maybe
         racy = (now, os.getpid(), next(_SCANS))
-        for rel, key in found.items():
-            if key[0] > now - RACY_COARSE_NS:
-                found[rel] = _racy_key(key, now, racy)
+        for path, made in found.items():  # values replaced, none added: the order stays
+            if made[0] > now - RACY_COARSE_NS:
+                found[path] = _racy_key(made, now, racy)
     return found
 
 
