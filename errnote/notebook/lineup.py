@@ -102,6 +102,9 @@ class Lineup:
         self.contents = contents
         self._facts: dict[str, Entry] = {}
         self._ids: list[str] = data["ids"]
+        #: The positions of the ids the lists handed out: what a hook asks about next (`_index`),
+        #: known without a map of every id (50,000 at 50,000 entries, for the few it reads).
+        self._at: dict[str, int] = {}
         try:
             self._rows_at = _array("q", data["rows_at"])
             self._records_at = _array("q", data["records_at"])
@@ -135,10 +138,26 @@ class Lineup:
 
     def holds(self, eid: str) -> bool:
         """Does the notebook hold an entry with this id (any status)?"""
-        return eid in self._position or eid in self._inactive
+        return eid in self._at or eid in self._position or eid in self._inactive
+
+    def _index(self, eid: str) -> int | None:
+        """The place of an active entry in the rank order (None: not one)."""
+        n = self._at.get(eid)
+        return self._position.get(eid) if n is None else n
+
+    def _handed(self, at: Sequence[int]) -> list[str]:
+        """The ids at these places, remembered for `_index`."""
+        ids, known = self._ids, self._at
+        found = [ids[n] for n in at]
+        known.update(zip(found, at, strict=True))
+        return found
 
     def _named(self, key: str) -> Iterator[str]:
-        return (self._ids[n] for n in _array("i", self._data[key]))
+        ids, known = self._ids, self._at
+        for n in _array("i", self._data[key]):
+            eid = ids[n]
+            known[eid] = n
+            yield eid
 
     @property
     def rules(self) -> Iterator[str]:
@@ -158,7 +177,7 @@ class Lineup:
     def path_groups(self) -> Iterator[tuple[Scope, list[str]]]:
         """Active entries with a path scope, grouped by their path items, best rank first in each."""
         for text, at in self._data["paths"]:
-            yield _scope(text), [self._ids[n] for n in _array("i", at)]
+            yield _scope(text), self._handed(_array("i", at))
 
     def with_tools(self, names: Iterable[str]) -> list[str]:
         """Active entries whose scope or `tool` field names one of these tools, in the tool
@@ -167,21 +186,24 @@ class Lineup:
         for name in names:
             for group, part in enumerate(self._data["tools"].get(tool_key(name), (b"", b""))):
                 found.update((group, n) for n in _array("i", part))
-        return [self._ids[n] for _group, n in sorted(found)]
+        return self._handed([n for _group, n in sorted(found)])
 
     def rank(self, eid: str) -> int:
         """The entry's place in the rank order of rules (`errnote.model.standing.rule_rank`)."""
-        return self._position[eid]
+        n = self._index(eid)
+        if n is None:
+            raise KeyError(eid)
+        return n
 
     def created(self, eid: str) -> float:
-        return float(self._created[self._position[eid]])
+        return float(self._created[self.rank(eid)])
 
     def facts(self, eid: str) -> Entry | None:
         """The active entry `eid` with the fields selection reads (no title, no text), or None."""
         known = self._facts.get(eid)
         if known is not None:
             return known
-        n = self._position.get(eid)
+        n = self._index(eid)
         if n is None:
             return None
         start = self._rows_at[n]
@@ -214,7 +236,7 @@ class Lineup:
         base = self._rows_at[-1]
         found: dict[str, Entry] = {}
         for eid in wanted:
-            n = self._position[eid]
+            n = self.rank(eid)
             start = self._records_at[n]
             record = self._decoded(self._blobs(base + start, self._records_at[n + 1] - start), 0)
             try:
@@ -242,6 +264,7 @@ def load_lineup(store: Store) -> tuple[Lineup, Mapping[str, tuple[int, ...]]]:
     watch on the entry folders (`errnote.storage.watch`) reports nothing since its scan, neither
     the scan nor the lineup is made again."""
     from errnote.notebook import memo
+    from errnote.storage.watch import scan_files
 
     path = store.cache_dir / "lineup.marshal"
     kept = memo.held(("lineup", path))  # (lineup, scan, key, begun, watch): only in the engine
@@ -256,7 +279,7 @@ def load_lineup(store: Store) -> tuple[Lineup, Mapping[str, tuple[int, ...]]]:
             return kept[0], kept[1]
     begun = watcher.begin() if watcher is not None else None
     linked: list[str] = []
-    scan = store.stat_files(linked)
+    scan = scan_files(store, linked)  # `store.stat_files`, with less work per file
     key = scan_key(scan, store.skipped)
     lineup = kept[0] if kept is not None and kept[2] == key else _load(store, path, key, scan)
     # A linked entry file can change under another name, unseen by the watch: scan every time.

@@ -55,17 +55,26 @@ _DIGESTED: list[tuple[Mapping[str, tuple[int, ...]], bytes]] = []
 
 def scan_digest(scan: Mapping[str, tuple[int, ...]]) -> bytes:
     """A digest of a `Store.stat_files` scan, in its walk order: equal digests, the same files with
-    the same stat keys. A hook's lineup and its index sync ask about the same scan: made once."""
+    the same stat keys. A hook's lineup and its index sync ask about the same scan: made once.
+
+    Made of the paths as one text and the keys as one list, each encoded in one C call, instead of
+    the dict marshalled whole (at 50,000 files: 2.3 MB of keys, 3.4 MB of paths), and hashed by
+    SHA-256, which OpenSSL runs on the processor's SHA instructions (five times blake2b's speed
+    here; the cut to 16 bytes keeps the digest's size)."""
     import hashlib
     import marshal
 
     for held, digest in _DIGESTED:
         if held is scan:
             return digest
+    # No path holds a NUL, and lone surrogates (undecodable names) pass: one text, one way to read it.
+    paths = "\0".join(scan).encode("utf-8", "surrogatepass")
+    made = hashlib.sha256(len(paths).to_bytes(8, "big"))
+    made.update(paths)
     # Version 2: no references between objects, whose choice depends on reference counts (who
     # else holds a stat key), so equal scans give equal bytes.
-    data = marshal.dumps(scan if type(scan) is dict else dict(scan), 2)
-    digest = hashlib.blake2b(data, digest_size=16).digest()
+    made.update(marshal.dumps(list(scan.values()), 2))
+    digest = made.digest()[:16]
     _DIGESTED[:] = [(scan, digest)]
     return digest
 

@@ -875,14 +875,21 @@ def test_a_hook_stats_the_entry_files_once(fixed: Notebook, monkeypatch: pytest.
     payload = {"session_id": "scan-1", "cwd": str(fixed.repo_root), "prompt": "ledger API answers 429"}
     run("user-prompt", json.dumps(payload))  # the index exists and is in step
     fixed.add("lesson", "Vendor quota: the ledger API answers 429 after ninety calls", reason="quota")
+    from errnote.storage import watch
+
     scans: list[Path] = []
-    real = Store.stat_files
+    real, fast = Store.stat_files, watch.scan_files
 
     def counted(self: Store, symlinks: list[str] | None = None) -> dict[str, tuple[int, ...]]:
         scans.append(self.root)  # a spy: the real scan runs
         return real(self, symlinks)
 
+    def counted_fast(store: Store, symlinks: list[str] | None = None) -> dict[str, tuple[int, ...]]:
+        scans.append(store.root)  # the same scan, made with less work per file
+        return fast(store, symlinks)
+
     monkeypatch.setattr(Store, "stat_files", counted)
+    monkeypatch.setattr(watch, "scan_files", counted_fast)
     payload["session_id"] = "scan-2"
     out = run("user-prompt", json.dumps(payload))
     assert "Vendor quota" in context(out, "UserPromptSubmit")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from errnote.notebook import Notebook
 from errnote.search.index import Index
 from errnote.search.searcher import search, search_with_report
 from errnote.storage import watch
+from tests.conftest import settle
 
 
 @pytest.fixture(autouse=True)
@@ -225,3 +227,78 @@ def test_without_inotify_every_sync_scans(
         ids(nb, "toolchain", counted)
     # No watch on this notebook (another test's background sync may hold one on its own).
     assert counted == [True] * 4 and watch._WATCHES.get(str(nb.store.entries_dir)) is None
+
+
+# --- the stat scan ---------------------------------------------------------------------------------
+
+
+def _both(nb: Notebook) -> tuple[list[Any], list[Any]]:
+    """What `Store.stat_files` and `watch.scan_files` make of the notebook now: the scan in its
+    order, the linked files and the walk's problems."""
+    made = []
+    for scan in (nb.store.stat_files, lambda linked: watch.scan_files(nb.store, linked)):
+        linked: list[str] = []
+        found = scan(linked)
+        made.append([list(found.items()), linked, [(str(p.path), p.message) for p in nb.store.skipped]])
+    return made[0], made[1]
+
+
+def _racy_free(made: list[Any]) -> list[Any]:
+    """A scan with its racy keys cut to their stat key (each scan's own suffix differs)."""
+    return [[(rel, key[:4]) for rel, key in made[0]], made[1], made[2]]
+
+
+def test_the_fast_scan_is_the_stores_scan(nb: Notebook, tmp_path: Path) -> None:
+    """The same files, keys, order, linked files and problems as `Store.stat_files`, whatever the
+    folder holds: links of every kind, a hard link, hidden and temporary files, a folder named
+    like an entry, nested folders, a file written during the scan."""
+    old = [nb.add("lesson", f"Lesson number {n}").id for n in range(6)]
+    settle(nb)
+    entries = nb.store.entries_dir
+    lessons = entries / "lessons"
+    first = nb.store.path_for(nb.get(old[0]))
+    (lessons / ".hidden.md").write_text("x")
+    (lessons / ".x.1234.tmp").write_text("x")
+    (lessons / "notes.txt").write_text("x")
+    (lessons / "folder.md").mkdir()
+    (lessons / "deeper" / "deepest").mkdir(parents=True)
+    (lessons / "deeper" / "deepest" / "nested.md").write_text("x")
+    os.link(first, lessons / "deeper" / "hard.md")
+    (lessons / "inside.md").symlink_to(first)
+    outside = tmp_path / "outside.md"
+    outside.write_text("x")
+    (lessons / "outside.md").symlink_to(outside)
+    (lessons / "dangling.md").symlink_to(tmp_path / "gone.md")
+    (lessons / "to-folder").symlink_to(tmp_path)
+    (lessons / "other-link").symlink_to(outside)
+    for name, mtime in (("old.md", time.time_ns() - 60 * 10**9), ("young.md", time.time_ns() + 10**9)):
+        (lessons / name).write_text("x")
+        os.utime(lessons / name, ns=(mtime, mtime))
+    store_made, fast_made = _both(nb)
+    assert _racy_free(fast_made) == _racy_free(store_made)
+    keys = dict(fast_made[0])
+    assert len(keys[f"lessons{os.sep}young.md"]) > 4 and len(keys[f"lessons{os.sep}old.md"]) == 4
+    assert f"lessons{os.sep}deeper{os.sep}hard.md" in fast_made[1] and fast_made[2]  # told, as by the store
+
+
+def test_the_fast_scan_of_plain_files_digests_as_the_stores(nb: Notebook) -> None:
+    from errnote.storage.store import scan_digest
+
+    for n in range(5):
+        nb.add("lesson", f"Lesson number {n}")
+    settle(nb)
+    store_made, fast_made = _both(nb)
+    assert fast_made == store_made
+    fast = watch.scan_files(nb.store)
+    assert scan_digest(fast) == scan_digest(nb.store.stat_files()) == scan_digest(dict(fast))
+    rel = next(iter(fast))
+    changed = {**fast, rel: (fast[rel][0] + 1, *fast[rel][1:])}
+    renamed = {(r + "x" if r == rel else r): k for r, k in fast.items()}
+    assert len({scan_digest(fast), scan_digest(changed), scan_digest(renamed)}) == 3
+
+
+def test_the_fast_scan_of_no_notebook_yet(tmp_path: Path) -> None:
+    from errnote.storage.store import Store
+
+    store = Store(tmp_path / ".errnote")
+    assert watch.scan_files(store) == {} and store.skipped == []
