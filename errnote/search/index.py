@@ -594,13 +594,19 @@ class Index:
 
     def _update_vectors(self, changed: Mapping[str, Entry | None], *, fresh: bool) -> None:
         """Tell the entry vectors which files changed (`semantic.vectors`): only the file map is
-        written here, the model is loaded by the search that needs the vectors."""
-        from errnote.semantic.vectors import VectorStore
+        written here, the model is loaded by the search that needs the vectors. With semantic
+        search switched off the map is left alone (rewriting it cost ~27 ms a sync at 10k) and
+        only marked behind: the first semantic search maps the files again (`semantic.upkeep`)."""
+        from errnote.semantic.search import switched_off
+        from errnote.semantic.vectors import VectorStore, mark_behind
 
         if not changed and not fresh:
             return
         with contextlib.suppress(OSError):  # a cache that cannot be written: vectors are optional
-            VectorStore(self.cache).update(changed, fresh=fresh)
+            if switched_off():
+                mark_behind(self.cache)
+            else:
+                VectorStore(self.cache).update(changed, fresh=fresh)
 
     def _rebuild(self, current: dict[str, tuple[int, ...]], report: SyncReport, timeout: float) -> None:
         """Build a fresh index aside, without the lock (17 s at 10k: nobody waits that long), then

@@ -1161,3 +1161,25 @@ def test_an_edited_entry_is_no_duplicate_but_a_copy_of_it_is(nb: Notebook, fille
     copy.write_text(source.read_text("utf-8"))
     settle(nb)
     assert list(Index(nb.store).sync().problems) == [f"lessons/{copy.name}"]
+
+
+def test_with_semantic_search_off_a_sync_leaves_the_vector_map_alone_and_marks_it_behind(
+    nb: Notebook, filled: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "1")
+    index = synced(nb)  # the map is written while semantic search is on (no model is loaded here)
+    docs = nb.store.cache_dir / "vectors" / "docs.marshal"
+    behind = nb.store.cache_dir / "vectors" / "docs.behind"
+    before = (docs.read_bytes(), docs.stat().st_mtime_ns)
+    assert not behind.exists()
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "0")
+    nb.add("lesson", "Pin the base image by digest", body="a moving tag rebuilt the layer")
+    settle(nb)
+    assert index.sync().added == 1
+    assert (docs.read_bytes(), docs.stat().st_mtime_ns) == before
+    assert behind.exists()
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "1")
+    nb.add("lesson", "Prune the builder cache weekly", body="the disk filled up")
+    settle(nb)
+    assert index.sync().added == 1
+    assert docs.read_bytes() != before[0] and behind.exists()  # told, but still missing the first
