@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from errnote.errors import InvalidEntry
 from errnote.semantic.search import Semantic, open_semantic, switched_off
-from errnote.semantic.vectors import VectorStore, clear_table, take_behind
+from errnote.semantic.vectors import VectorStore, clear_table, is_behind, take_behind
 from errnote.storage.processes import alive as _alive
 
 if TYPE_CHECKING:
@@ -38,7 +38,10 @@ def open_for_search(store: Store, embed_limit: int | None = None) -> tuple[Seman
     def start() -> None:
         embed_in_background(store)
 
-    if not switched_off():
+    if not switched_off() and is_behind(store.cache_dir):
+        if embed_limit is not None:  # a hook: every file is read apart, as a large backlog is embedded
+            start()
+            return None, "the entry vectors miss changes made with semantic search off: ranked by words"
         _catch_up(store)
     return open_semantic(store.cache_dir, read, embed_limit=embed_limit, in_background=start)
 

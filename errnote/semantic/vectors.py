@@ -228,6 +228,11 @@ def mark_behind(cache_dir: Path) -> None:
         marker.touch()
 
 
+def is_behind(cache_dir: Path) -> bool:
+    """Whether the file map misses changes of the index (`mark_behind`)."""
+    return (cache_dir / "vectors" / BEHIND).exists()
+
+
 def take_behind(cache_dir: Path) -> bool:
     """Whether the file map misses changes, the mark taken away: taken before the map is made
     again, so that a change indexed meanwhile (with semantic search off) marks it anew."""
@@ -246,5 +251,6 @@ def clear_table(cache_dir: Path) -> None:
 
 
 __all__: Sequence[str] = (
-    "VectorStats", "VectorStore", "clear_table", "embed_query", "entry_texts", "mark_behind", "take_behind",
+    "VectorStats", "VectorStore", "clear_table", "embed_query", "entry_texts", "is_behind", "mark_behind",
+    "take_behind",
 )  # fmt: skip

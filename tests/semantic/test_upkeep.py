@@ -55,3 +55,26 @@ def test_switched_off_there_is_nothing_to_catch_up(nb: Notebook, monkeypatch: py
     assert behind.exists()
     assert upkeep.open_for_search(nb.store) == (None, "")
     assert behind.exists()  # left for when semantic search is switched on
+
+
+def test_a_hook_leaves_the_catching_up_to_a_background_process(
+    nb: Notebook, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "0")
+    entry = nb.add("lesson", "Pin the base image by digest", body="a moving tag rebuilt the layer")
+    settle(nb)
+    Index(nb.store).sync()
+    behind = nb.store.cache_dir / "vectors" / "docs.behind"
+    assert behind.exists()
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "1")
+    semantic, why = upkeep.open_for_search(nb.store, embed_limit=5)
+    assert semantic is None and "semantic search off" in why  # ranked by words, no file read here
+    # The background `errnote reindex --vectors` maps the files (a real process, bounded wait).
+    marker = nb.store.cache_dir / "vectors" / upkeep.EMBEDDING_MARKER
+    deadline = time.monotonic() + 120
+    while (behind.exists() or marker.exists()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not behind.exists()
+    assert [eid for eid, _kt, _kf in VectorStore(nb.store.cache_dir).docs().values()] == [entry.id]
