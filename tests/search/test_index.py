@@ -1183,3 +1183,52 @@ def test_with_semantic_search_off_a_sync_leaves_the_vector_map_alone_and_marks_i
     settle(nb)
     assert index.sync().added == 1
     assert docs.read_bytes() != before[0] and behind.exists()  # told, but still missing the first
+
+
+def _documents_of(index: Index, rel: str) -> int:
+    ix = index._open()
+    try:
+        with ix.searcher() as searcher:
+            return len(list(searcher.documents(path=rel)))
+    finally:
+        ix.close()
+
+
+def test_a_new_file_is_indexed_once_and_the_manifest_names_the_index_generation(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    index = synced(nb)
+    entry = nb.add("lesson", "Pin the base image by digest", body="a moving tag rebuilt the layer")
+    settle(nb)
+    assert index.sync().added == 1
+    rel = str(nb.store.path_for(entry).relative_to(nb.store.entries_dir))
+    assert _documents_of(index, rel) == 1
+    manifest = index._read_manifest()
+    ix = index._open()
+    assert manifest is not None and manifest["generation"] == ix.latest_generation()
+    ix.close()
+    assert raw(nb, "base image digest") == [entry.id]
+
+
+def test_a_commit_whose_manifest_was_never_written_is_replaced_not_doubled(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """A sync stopped between its commit and its manifest: the index holds a file the manifest
+    does not know. The next sync replaces that document instead of adding a second."""
+    from errnote.search.index import _writer
+    from errnote.search.schema import document
+
+    index = synced(nb)
+    entry = nb.add("lesson", "Pin the base image by digest", body="a moving tag rebuilt the layer")
+    settle(nb)
+    rel = str(nb.store.path_for(entry).relative_to(nb.store.entries_dir))
+    ix = index._open()
+    writer = _writer(ix)
+    writer.add_document(**document(rel, nb.get(entry.id)))
+    writer.commit()  # ... and no manifest written after it
+    ix.close()
+    assert _documents_of(index, rel) == 1
+    assert index.sync().added == 1
+    assert _documents_of(index, rel) == 1
+    assert raw(nb, "base image digest") == [entry.id]
+    assert not search_with_report(nb.store, "base image digest").report.problems  # no duplicate told
