@@ -13,6 +13,7 @@ from __future__ import annotations
 import marshal
 from array import array
 from collections.abc import Iterable, Mapping
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,9 @@ ALWAYS, SCOPED_TOOL = 1, 2  # FLAGS bits
 UPDATE_SHARE = 0.25
 UPDATE_MIN = 200
 
-#: An active entry as the lineup holds it: its row, the row's bytes, and its record's bytes.
-Lined = tuple[tuple[Any, ...], bytes, bytes]
+#: An active entry as the lineup holds it: its row, the row's bytes, and its record's bytes (or
+#: views of them in the lineup they come from: an update copies each only once, into the new one).
+Lined = tuple[tuple[Any, ...], bytes | memoryview, bytes | memoryview]
 
 
 def scope_text(scope: Scope) -> str:
@@ -93,20 +95,19 @@ def assemble(
 ) -> tuple[dict[str, Any], bytes]:
     """The stored lineup of these entries: its header (the lists, as positions in the rank order)
     and the bytes of the rows and records it points into. `inactive`: id -> (file, newest time)."""
-    ids = sorted(active, key=lambda eid: _rank(eid, active[eid][0]))
-    blobs, records = bytearray(), bytearray()
+    # Each rank ends with the id: the ranks alone sort as the ids by rank.
+    ids = [rank[-1] for rank in sorted([_rank(eid, lined[0]) for eid, lined in active.items()])]
+    lined = [active[eid] for eid in ids]
+    row_parts, record_parts = [x[1] for x in lined], [x[2] for x in lined]
+    blobs, records = b"".join(row_parts), b"".join(record_parts)
     rows_at, records_at = array("q", [0]), array("q", [0])
-    for eid in ids:
-        _row, row_bytes, record = active[eid]
-        blobs += row_bytes
-        records += record
-        rows_at.append(len(blobs))
-        records_at.append(len(records))
+    rows_at.extend(accumulate(map(len, row_parts)))
+    records_at.extend(accumulate(map(len, record_parts)))
     paths: dict[str, list[int]] = {}
     tools: dict[str, tuple[list[int], list[int]]] = {}
     superseded: set[str] = set()
     corrected: dict[str, tuple[bool, str, str]] = {}  # mistake -> its best corrector (as select ranks them)
-    rows = [active[eid][0] for eid in ids]
+    rows = [x[0] for x in lined]
     for n, (eid, row) in enumerate(zip(ids, rows, strict=True)):
         if row[PATHS]:
             paths.setdefault(row[PATHS], []).append(n)
@@ -146,7 +147,7 @@ def assemble(
         # the lineup's bytes (a path and a stat key per file), and a current lineup never needs it.
         "scan_at": len(blobs) + len(records),
     }
-    return header, bytes(blobs + records) + marshal.dumps(dict(scan))
+    return header, b"".join([blobs, records, marshal.dumps(dict(scan))])
 
 
 def from_contents(
@@ -189,17 +190,14 @@ def updated(
     view = memoryview(blobs)
     stale = gone | set(changed)
     active: dict[str, Lined] = {}
+    loads, width = marshal.loads, LINKS + 1  # every row is read: a loop kept lean
     for n, eid in enumerate(old["ids"]):
         row_bytes = view[rows_at[n] : rows_at[n + 1]]
-        row = marshal.loads(row_bytes)
-        if not (isinstance(row, tuple) and len(row) == LINKS + 1):
+        row = loads(row_bytes)
+        if type(row) is not tuple or len(row) != width:
             raise ValueError("a damaged lineup row")
         if row[REL] not in stale:
-            active[eid] = (
-                row,
-                bytes(row_bytes),
-                bytes(view[base + records_at[n] : base + records_at[n + 1]]),
-            )
+            active[eid] = (row, row_bytes, view[base + records_at[n] : base + records_at[n + 1]])
     inactive = {eid: (rel, newest) for eid, (rel, newest) in old["inactive"].items() if rel not in stale}
     for rel in changed:
         try:

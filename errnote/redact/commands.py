@@ -7,6 +7,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
+from errnote.redact import needs
 from errnote.redact.values import name_strength, plausible, random_like, value_group
 
 # `--password X`, `--api-key=X`, `-storepass X`.
@@ -107,7 +108,9 @@ def _user_flag_spans(text: str) -> Iterator[tuple[int, int]]:
 
 def flag_spans(text: str) -> Iterator[tuple[int, int]]:
     """Command-line options: `--password X`, `-u user:X`, `-p X`, `redis-cli -a X`, `echo X | login`."""
-    for m in _FLAG_RE.finditer(text):
+    # A flag's value counts only under a name that could label a secret (`values.name_strength`).
+    flags = needs.folds(text, needs.LABEL_WORDS) and needs.holds(text, ("-",))
+    for m in _FLAG_RE.finditer(text) if flags else ():
         strength = name_strength(m.group("name"))
         if not strength:
             continue
@@ -119,23 +122,29 @@ def flag_spans(text: str) -> Iterator[tuple[int, int]]:
             continue
         if strength == 2 or random_like(value):
             yield m.span(group)
-    for start, end in _user_flag_spans(text):
+    for start, end in (
+        _user_flag_spans(text) if needs.holds(text, ("-u",)) and needs.holds(text, (":",)) else ()
+    ):
         value = text[start:end]
         if not value.isdigit() and plausible(value, bare=False, spaced=False):  # `-u 1000:1000` is uid:gid
             yield start, end
-    yield from _short_p_spans(text)
+    if needs.holds(text, ("-p",)):
+        yield from _short_p_spans(text)
     for m in _line_scoped(text):
         if plausible(m.group("s"), bare=True, spaced=True):
             yield m.span("s")
-    for regex in (_NETRC_RE, _GO_DSN_RE):
-        for m in regex.finditer(text):
+    for regex, present in (
+        (_NETRC_RE, needs.holds(text, ("login",)) and needs.holds(text, ("password",))),
+        (_GO_DSN_RE, needs.holds(text, ("@tcp(", "@unix(", "@udp("))),
+    ):
+        for m in regex.finditer(text) if present else ():
             if plausible(m.group("s"), bare=True, spaced=True):
                 yield m.span("s")
 
 
 def _line_scoped(text: str) -> Iterator[re.Match[str]]:
     """`-a X` after `redis-cli` on its line; `echo X |` before `--password-stdin` on its line."""
-    for cli in _REDIS_CLI_RE.finditer(text):
+    for cli in _REDIS_CLI_RE.finditer(text) if needs.holds(text, ("redis-cli",)) else ():
         line_end = text.find("\n", cli.end())
         line_end = len(text) if line_end < 0 else line_end
         if cli.start() > 0 and _REDIS_CLI_RE.search(text, text.rfind("\n", 0, cli.start()) + 1, cli.start()):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from errnote.redact import needs
 from errnote.redact.values import (
     CODE_REF_RE,
     HEX_RE,
@@ -156,17 +157,23 @@ _ARN_TAIL_RE = re.compile(r"\barn:[\w-]+:[^\s,\"'=&;{}]*$")  # within the ARN, n
 
 def url_spans(text: str) -> Iterator[tuple[int, int]]:
     """Passwords and tokens in URL userinfo, and webhook token segments."""
-    for m in _URL_PASSWORD_RE.finditer(text):
-        if plausible(m.group("s"), bare=False, spaced=False):
-            yield m.span("s")
-    for m in _URL_TOKEN_USER_RE.finditer(text):
-        if random_like(m.group("s")):
-            yield m.span("s")
-    for m in _VENDOR_WEBHOOK_RE.finditer(text):
-        group = "s" if m.group("s") is not None else "s2"
-        if not MASKED_RE.search(m.group(group)):  # the docs' `.../XXXXXXXXXXXXXXXXXXXXXXXX`
-            yield m.span(group)
-    yield from _webhook_spans(text)
+    url = needs.holds(text, ("://",))
+    if url and needs.holds(text, ("@",)):
+        for m in _URL_PASSWORD_RE.finditer(text):
+            if plausible(m.group("s"), bare=False, spaced=False):
+                yield m.span("s")
+        for m in _URL_TOKEN_USER_RE.finditer(text):
+            if random_like(m.group("s")):
+                yield m.span("s")
+    if needs.holds(text, ("hooks.slack.com/", "discord")):
+        for m in _VENDOR_WEBHOOK_RE.finditer(text):
+            group = "s" if m.group("s") is not None else "s2"
+            if not MASKED_RE.search(m.group(group)):  # the docs' `.../XXXXXXXXXXXXXXXXXXXXXXXX`
+                yield m.span(group)
+    if url and needs.holds(text, ("hook",)):  # a token only follows a segment of `_HOOK_SEGMENTS`
+        yield from _webhook_spans(text)
+    if not needs.holds(text, ("sig=",)):
+        return
     for m in _SAS_SIGNATURE_RE.finditer(text):
         if not MASKED_RE.search(m.group("s")):
             yield m.span("s")
@@ -209,10 +216,22 @@ def _route_like(value: str) -> bool:
 
 def header_spans(text: str) -> Iterator[tuple[int, int]]:
     """`Bearer`/`Basic` credentials, `Authorization:` values, session cookies."""
-    for regex in (_BEARER_RE, _BASIC_RE, _AUTH_HEADER_RE):
-        for m in regex.finditer(text):
+    for regex, present in (
+        (_BEARER_RE, needs.holds(text, ("earer", "EARER"))),
+        (_BASIC_RE, needs.holds(text, ("asic", "ASIC"))),
+        (_AUTH_HEADER_RE, needs.folds(text, ("authorization",))),
+    ):
+        for m in regex.finditer(text) if present else ():
             if token_like(m.group("s")):
                 yield m.span("s")
+    if needs.folds(text, ("cookie",)):
+        yield from _cookie_spans(text)
+    if needs.folds(text, ("sess", "connect.sid")):
+        yield from _session_spans(text)
+
+
+def _cookie_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Session values of `Cookie:` / `Set-Cookie:` lines."""
     for line in _COOKIE_LINE_RE.finditer(text):
         for m in _COOKIE_PAIR_RE.finditer(text, line.start(), line.end()):
             value = m.group("s")
@@ -221,6 +240,10 @@ def header_spans(text: str) -> Iterator[tuple[int, int]]:
                 random_like(value) or (len(value) >= 16 and HEX_RE.match(value))
             ):
                 yield m.span("s")
+
+
+def _session_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Session ids by their well-known names (`_SESSION_RE`)."""
     for m in _SESSION_RE.finditer(text):
         value = m.group("s")
         if MASKED_RE.search(value) or (CODE_REF_RE.match(value) and not any(c.isdigit() for c in value)):
@@ -231,7 +254,10 @@ def header_spans(text: str) -> Iterator[tuple[int, int]]:
 
 def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
     """Values labelled by a secret-ish name: `k=v`, `k: v`, `"k": "v"`, `<k>v</k>`, `key="k" value="v"`."""
-    for word in _KV_WORD_RE.finditer(text):
+    if not needs.folds(text, needs.LABEL_WORDS):
+        return  # no name here could label a secret (`values.name_strength`)
+    words = _KV_WORD_RE.finditer(text) if needs.holds(text, ("=", ":")) else iter(())
+    for word in words:
         name_start = word.start()
         while name_start > 0 and word.end() - name_start < 80 and text[name_start - 1] in _NAME_CHARS:
             name_start -= 1
@@ -263,8 +289,11 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
         if strength == 1 and not (random_like(value) or env_hex_key(name, value)):
             continue
         yield start, end
-    for regex in (_XML_TAG_RE, _KEY_VALUE_ATTR_RE):
-        for m in regex.finditer(text):
+    for regex, present in (
+        (_XML_TAG_RE, needs.holds(text, ("</",))),
+        (_KEY_VALUE_ATTR_RE, needs.holds(text, ("key=",)) and needs.holds(text, ("value=",))),
+    ):
+        for m in regex.finditer(text) if present else ():
             strength = name_strength(m.group("name"))
             value = m.group("s")
             if not strength or not plausible(value, bare=False, spaced=False):

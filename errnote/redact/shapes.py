@@ -5,68 +5,102 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
+
+from errnote.redact import needs
 
 # --- secrets by shape -------------------------------------------------------------------------------
 # Each vendor prefix is distinctive enough that the token is a secret wherever it appears. The
 # bodies use the exact alphabets so that already-masked forms such as `sk_live_****1234` (a `*`
 # right after the prefix) never match.
-_PREFIXED = [
-    r"gh[pousr]_[A-Za-z0-9]{36,255}",  # GitHub classic / OAuth / app tokens
-    r"github_pat_[A-Za-z0-9_]{22,255}",  # GitHub fine-grained PAT
-    r"gl(?:pat|dt|ptt|rt|cbt|oas|ft|imt|soat|sst|ffct|agent)-[A-Za-z0-9_-]{20,}",  # GitLab
+# Each entry: the pattern, and the strings it cannot match without (one of them): `_shape_re`
+# leaves out of the scan the patterns a text cannot match (`needs`).
+_GITLAB: tuple[str, ...] = ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-", "glft-", "glimt-")
+_GITLAB += ("glsoat-", "glsst-", "glffct-", "glagent-")
+_AWS_IDS = ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")
+_PREFIXED: list[tuple[str, tuple[str, ...]]] = [
+    # GitHub classic / OAuth / app tokens, GitHub fine-grained PAT, GitLab
+    (r"gh[pousr]_[A-Za-z0-9]{36,255}", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    (r"github_pat_[A-Za-z0-9_]{22,255}", ("github_pat_",)),
+    (r"gl(?:pat|dt|ptt|rt|cbt|oas|ft|imt|soat|sst|ffct|agent)-[A-Za-z0-9_-]{20,}", _GITLAB),
     # Slack tokens and JWTs: see _slack_spans and _jwt_spans.
-    r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",  # Stripe secret and restricted keys
-    r"whsec_[A-Za-z0-9+/=]{24,}",  # Stripe webhook signing secret
-    r"sk-ant-[A-Za-z0-9_-]{20,}",  # Anthropic
-    r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",  # OpenAI and the many sk- lookalikes
-    r"AIza[0-9A-Za-z_-]{35}",  # Google API key
-    r"ya29\.[0-9A-Za-z_-]{20,}",  # Google OAuth access token
-    r"npm_[A-Za-z0-9]{36}",  # npm
-    r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}",  # SendGrid
-    r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}",  # AWS access key ids (not AROA role ids)
-    r"pypi-Ag[A-Za-z0-9_-]{50,}",  # PyPI upload token (a macaroon)
-    r"hf_[A-Za-z0-9]{30,}",  # Hugging Face
-    r"SK[0-9a-f]{32}",  # Twilio API key sid (AC... account sids are ids, not secrets)
-    r"dop_v1_[a-f0-9]{64}|do[or]_v1_[a-f0-9]{64}",  # DigitalOcean
-    r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",  # Shopify
-    r"lin_api_[A-Za-z0-9]{40}",  # Linear
-    r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}",  # Postman
-    r"dp\.(?:st|ct|sa|scim|audit)\.[A-Za-z0-9_.-]{40,}",  # Doppler
-    r"hv[sb]\.[A-Za-z0-9_-]{24,}",  # HashiCorp Vault
-    r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2}",  # Grafana
-    r"NRAK-[A-Z0-9]{27}",  # New Relic
-    r"sntry[su]_[A-Za-z0-9+/=_]{40,}",  # Sentry
-    r"dckr_pat_[A-Za-z0-9_-]{20,}",  # Docker Hub
-    r"ATATT3[A-Za-z0-9_=-]{50,}",  # Atlassian API token
-    r"dapi[a-f0-9]{32}(?:-\d)?",  # Databricks
-    r"AGE-SECRET-KEY-1[0-9A-Z]{58}",  # age
-    r"figd_[A-Za-z0-9_-]{40,}",  # Figma
-    r"sbp_[a-f0-9]{40}",  # Supabase
-    r"r8_[A-Za-z0-9]{37}",  # Replicate
-    r"gsk_[A-Za-z0-9]{48,}",  # Groq
-    r"xai-[A-Za-z0-9]{60,}",  # xAI
-    r"pplx-[A-Za-z0-9]{40,}",  # Perplexity
-    r"HRKU-[A-Za-z0-9_-]{20,}",  # Heroku
-    r"CCIPAT_[A-Za-z0-9]{20,}_[a-f0-9]{40}",  # CircleCI
-    r"key-[0-9a-f]{32}",  # Mailgun
-    r"[0-9a-f]{32}-us\d{1,2}",  # Mailchimp
-    r"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}",  # Square
-    r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}",  # Brevo
-    r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}",  # PlanetScale
-    r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}",  # Airtable
-    r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}",  # Terraform Cloud
-    r"ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}",  # Notion
-    r"AKCp[0-9A-Za-z]{69}",  # JFrog Artifactory
-    r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}",  # Azure AD client secret
-    r"sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",  # Mapbox secret token (pk.eyJ... is public)
+    (r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", ("k_live_", "k_test_")),  # Stripe secret, restricted
+    (r"whsec_[A-Za-z0-9+/=]{24,}", ("whsec_",)),  # Stripe webhook signing secret
+    (r"sk-ant-[A-Za-z0-9_-]{20,}", ("sk-ant-",)),  # Anthropic
+    (r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", ("sk-",)),  # OpenAI and the many sk- lookalikes
+    (r"AIza[0-9A-Za-z_-]{35}", ("AIza",)),  # Google API key
+    (r"ya29\.[0-9A-Za-z_-]{20,}", ("ya29.",)),  # Google OAuth access token
+    (r"npm_[A-Za-z0-9]{36}", ("npm_",)),  # npm
+    (r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}", ("SG.",)),  # SendGrid
+    (r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}", _AWS_IDS),  # AWS access key ids (not AROA role ids)
+    (r"pypi-Ag[A-Za-z0-9_-]{50,}", ("pypi-Ag",)),  # PyPI upload token (a macaroon)
+    (r"hf_[A-Za-z0-9]{30,}", ("hf_",)),  # Hugging Face
+    (r"SK[0-9a-f]{32}", ("SK",)),  # Twilio API key sid (AC... account sids are ids, not secrets)
+    (r"dop_v1_[a-f0-9]{64}|do[or]_v1_[a-f0-9]{64}", ("_v1_",)),  # DigitalOcean
+    (r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", ("shpat_", "shpca_", "shppa_", "shpss_")),  # Shopify
+    (r"lin_api_[A-Za-z0-9]{40}", ("lin_api_",)),  # Linear
+    (r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", ("PMAK-",)),  # Postman
+    (r"dp\.(?:st|ct|sa|scim|audit)\.[A-Za-z0-9_.-]{40,}", ("dp.",)),  # Doppler
+    (r"hv[sb]\.[A-Za-z0-9_-]{24,}", ("hvs.", "hvb.")),  # HashiCorp Vault
+    (r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2}", ("glsa_", "glc_")),  # Grafana
+    (r"NRAK-[A-Z0-9]{27}", ("NRAK-",)),  # New Relic
+    (r"sntry[su]_[A-Za-z0-9+/=_]{40,}", ("sntry",)),  # Sentry
+    (r"dckr_pat_[A-Za-z0-9_-]{20,}", ("dckr_pat_",)),  # Docker Hub
+    (r"ATATT3[A-Za-z0-9_=-]{50,}", ("ATATT3",)),  # Atlassian API token
+    (r"dapi[a-f0-9]{32}(?:-\d)?", ("dapi",)),  # Databricks
+    (r"AGE-SECRET-KEY-1[0-9A-Z]{58}", ("AGE-SECRET-KEY-1",)),  # age
+    (r"figd_[A-Za-z0-9_-]{40,}", ("figd_",)),  # Figma
+    (r"sbp_[a-f0-9]{40}", ("sbp_",)),  # Supabase
+    (r"r8_[A-Za-z0-9]{37}", ("r8_",)),  # Replicate
+    (r"gsk_[A-Za-z0-9]{48,}", ("gsk_",)),  # Groq
+    (r"xai-[A-Za-z0-9]{60,}", ("xai-",)),  # xAI
+    (r"pplx-[A-Za-z0-9]{40,}", ("pplx-",)),  # Perplexity
+    (r"HRKU-[A-Za-z0-9_-]{20,}", ("HRKU-",)),  # Heroku
+    (r"CCIPAT_[A-Za-z0-9]{20,}_[a-f0-9]{40}", ("CCIPAT_",)),  # CircleCI
+    (r"key-[0-9a-f]{32}", ("key-",)),  # Mailgun
+    (r"[0-9a-f]{32}-us\d{1,2}", ("-us",)),  # Mailchimp
+    (r"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}", ("sq0atp-", "sq0csp-")),  # Square
+    (r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", ("xkeysib-",)),  # Brevo
+    (r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}", ("pscale_",)),  # PlanetScale
+    (r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}", ("pat",)),  # Airtable
+    (r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}", (".atlasv1.",)),  # Terraform Cloud
+    (r"ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}", ("ntn_", "secret_")),  # Notion
+    (r"AKCp[0-9A-Za-z]{69}", ("AKCp",)),  # JFrog Artifactory
+    (r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}", ("Q~",)),  # Azure AD client secret
+    # Mapbox secret token (pk.eyJ... is public)
+    (r"sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}", ("sk.eyJ",)),
     # A base64-encoded PEM private key (kubeconfig `client-key-data`, k8s Secret data): "-----BEGIN "
     # then "PRIVATE KEY" at any of the three base64 alignments. Certificates encode differently.
-    r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,40}?(?:UFJJVkFURSBLRVk|BSSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/]*={0,2}",
+    (
+        r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,40}?(?:UFJJVkFURSBLRVk|BSSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/]*={0,2}",
+        ("LS0tLS1CRUdJTi",),
+    ),
 ]
 
 
-# Lookarounds keep a match from starting or ending inside a longer word.
-_SHAPE_RE = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(_PREFIXED) + r")(?![A-Za-z0-9_-])")
+@lru_cache(maxsize=256)
+def _shapes_of(kinds: tuple[int, ...]) -> re.Pattern[str]:
+    """One pattern for the prefixed tokens `kinds` (indexes into `_PREFIXED`, in its order).
+    Lookarounds keep a match from starting or ending inside a longer word."""
+    body = "|".join(_PREFIXED[k][0] for k in kinds)
+    return re.compile(r"(?<![A-Za-z0-9_])(?:" + body + r")(?![A-Za-z0-9_-])")
+
+
+_ALL_KINDS = tuple(range(len(_PREFIXED)))
+
+
+#: Each need of `_PREFIXED` with the index of its pattern, tested in one loop.
+_NEEDS = tuple((need, kind) for kind, (_regex, wanted) in enumerate(_PREFIXED) for need in wanted)
+
+
+def _shape_re(text: str) -> re.Pattern[str] | None:
+    """The pattern of the prefixed tokens `text` may hold: the alternatives whose needs it lacks
+    could match nowhere in it, so without them the scan finds the very same matches (in order,
+    the first alternative that matches at a place wins either way), faster; None for none."""
+    if not needs.GATED:
+        return _shapes_of(_ALL_KINDS)
+    kinds = {kind for need, kind in _NEEDS if need in text}
+    return _shapes_of(tuple(sorted(kinds))) if kinds else None
 
 
 # Slack tokens (`xoxb-`, `xoxp-` ... and app-level `xapp-1-`) and JWTs (`eyJ` header, payload and
@@ -140,14 +174,22 @@ def _shape_ok(value: str) -> bool:
 
 def shape_spans(text: str) -> Iterator[tuple[int, int]]:
     """Private key blocks and prefixed tokens: secrets wherever they appear."""
-    for regex in (_PEM_RE, _PEM_TRUNCATED_RE, _TELEGRAM_RE):
-        for m in regex.finditer(text):
+    if needs.holds(text, ("-----BEGIN ",)) and needs.holds(text, ("PRIVATE KEY",)):
+        for regex in (_PEM_RE, _PEM_TRUNCATED_RE):
+            for m in regex.finditer(text):
+                yield m.span()
+    if needs.holds(text, (":AA",)):
+        for m in _TELEGRAM_RE.finditer(text):
             yield m.span()
-    for m in _SHAPE_RE.finditer(text):
-        if _shape_ok(m.group()):
-            yield m.span()
-    yield from _slack_spans(text)
-    yield from _jwt_spans(text)
+    shapes = _shape_re(text)
+    if shapes is not None:
+        for m in shapes.finditer(text):
+            if _shape_ok(m.group()):
+                yield m.span()
+    if needs.holds(text, ("xox", "xapp-")):
+        yield from _slack_spans(text)
+    if needs.holds(text, ("eyJ",)):
+        yield from _jwt_spans(text)
 
 
 def _run_around(text: str, pos: int, chars: str, end_re: re.Pattern[str]) -> tuple[int, int]:
@@ -218,11 +260,14 @@ def _jwt_spans(text: str) -> Iterator[tuple[int, int]]:
 
 def aws_secret_spans(text: str) -> Iterator[tuple[int, int]]:
     """AWS secret access keys, which have no prefix: by their label or by following a key id."""
-    for m in _AWS_SECRET_LABEL_RE.finditer(text):
-        yield m.span("s")
-    for m in _AWS_SECRET_LOOSE_RE.finditer(text):
-        if _random_base64(m.group("s")):
+    if needs.folds(text, ("secret",)):
+        for m in _AWS_SECRET_LABEL_RE.finditer(text):
             yield m.span("s")
+        for m in _AWS_SECRET_LOOSE_RE.finditer(text):
+            if _random_base64(m.group("s")):
+                yield m.span("s")
+    if not needs.holds(text, ("AKIA", "ASIA")):
+        return
     for key_id in _AWS_KEY_ID_RE.finditer(text):
         window_end = min(len(text), key_id.end() + 300)
         for m in _AWS_SECRET_NEAR_RE.finditer(text, key_id.end(), window_end):

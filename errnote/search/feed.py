@@ -74,7 +74,9 @@ def _from_helper(folder: Path, wanted: Sequence[tuple[str, tuple[int, ...]]]) ->
     )  # fmt: skip
     try:
         assert child.stdin is not None and child.stdout is not None
-        pickle.dump((str(folder), list(wanted)), child.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        # The folder in full: the helper works from another folder (a relative one read nothing).
+        request = (str(Path(folder).absolute()), list(wanted))
+        pickle.dump(request, child.stdin, protocol=pickle.HIGHEST_PROTOCOL)
         child.stdin.close()
         sent = 0
         while sent < len(wanted):

@@ -263,9 +263,11 @@ class Index:
         problems: dict[str, str],
         duplicates: dict[str, str],
         sums: dict[str, bytes],
+        generation: int | None,
     ) -> None:
         """Write the manifest; its head holds the digest of the scan this sync started from
-        (`_scanned`) when its files are that scan (a sync leaves them so)."""
+        (`_scanned`) when its files are that scan (a sync leaves them so), and the generation of
+        the index it describes (Whoosh's: one more each commit), when known."""
         import marshal
 
         from errnote.storage.files import atomic_write_bytes
@@ -273,6 +275,8 @@ class Index:
         head: dict[str, Any] = {
             "version": INDEX_VERSION, "problems": problems, "duplicates": duplicates,
         }  # fmt: skip
+        if generation is not None:
+            head["generation"] = generation
         if self._scanned is not None and files == self._scanned[0]:
             head["scan"] = self._scanned[1]
         data = marshal.dumps(head)
@@ -291,7 +295,12 @@ class Index:
             if manifest is None or self._diff(scan, manifest["files"]):
                 return  # changed meanwhile: the next sync catches up
             self._write_manifest(
-                self.dir, manifest["files"], manifest["problems"], manifest["duplicates"], manifest["sums"]
+                self.dir,
+                manifest["files"],
+                manifest["problems"],
+                manifest["duplicates"],
+                manifest["sums"],
+                manifest.get("generation"),
             )
             self._key = self._manifest_key()
 
@@ -534,10 +543,19 @@ class Index:
         report.settled = int(manifest.pop("settled", 0))
         if not changed:  # only stat keys moved (a copied notebook): nothing to index
             report.problems = problems
-            self._write_manifest(self.dir, known, problems, dict(manifest.get("duplicates") or {}), sums)
+            duplicates = dict(manifest.get("duplicates") or {})
+            self._write_manifest(self.dir, known, problems, duplicates, sums, manifest.get("generation"))
             return
         ix = self._open()
+        # The manifest was written after the last commit (the index's generation is the one it
+        # names): a file it does not know has no document, and is added without a search for an
+        # old one. Else (a process stopped between the two, a manifest of an earlier errnote)
+        # every document replaces whatever the index holds for its file.
+        exact = (
+            manifest.get("generation") is not None and manifest.get("generation") == ix.latest_generation()
+        )
         writer = _writer(ix, timeout=LOCK_TIMEOUT, delay=0.05)
+        generation = None
         touched: set[str] = set()  # ids of the files read
         reread: set[str] = set()
         vectors: dict[str, Entry | None] = {}  # what the entry vectors must learn (None: gone)
@@ -562,7 +580,7 @@ class Index:
                     writer.update_document(**document(rel, entry))
                     report.updated += 1
                 else:
-                    writer.update_document(**document(rel, entry))
+                    (writer.add_document if exact else writer.update_document)(**document(rel, entry))
                     report.added += 1
                 if entry is not None:
                     touched.add(entry.id)
@@ -583,6 +601,7 @@ class Index:
             found = _duplicates(ix, self.store.entries_dir, touched)
             problems.update((rel, message) for rel, (_eid, message) in found.items())
             duplicates = {rel: eid for rel, (eid, _message) in found.items()}
+            generation = ix.latest_generation()
         except BaseException:
             writer.cancel()
             raise
@@ -590,17 +609,23 @@ class Index:
             ix.close()
         report.problems = problems
         self._update_vectors(vectors, fresh=False)
-        self._write_manifest(self.dir, known, problems, duplicates, sums)
+        self._write_manifest(self.dir, known, problems, duplicates, sums, generation)
 
     def _update_vectors(self, changed: Mapping[str, Entry | None], *, fresh: bool) -> None:
         """Tell the entry vectors which files changed (`semantic.vectors`): only the file map is
-        written here, the model is loaded by the search that needs the vectors."""
-        from errnote.semantic.vectors import VectorStore
+        written here, the model is loaded by the search that needs the vectors. With semantic
+        search switched off the map is left alone (rewriting it cost ~27 ms a sync at 10k) and
+        only marked behind: the first semantic search maps the files again (`semantic.upkeep`)."""
+        from errnote.semantic.search import switched_off
+        from errnote.semantic.vectors import VectorStore, mark_behind
 
         if not changed and not fresh:
             return
         with contextlib.suppress(OSError):  # a cache that cannot be written: vectors are optional
-            VectorStore(self.cache).update(changed, fresh=fresh)
+            if switched_off():
+                mark_behind(self.cache)
+            else:
+                VectorStore(self.cache).update(changed, fresh=fresh)
 
     def _rebuild(self, current: dict[str, tuple[int, ...]], report: SyncReport, timeout: float) -> None:
         """Build a fresh index aside, without the lock (17 s at 10k: nobody waits that long), then
@@ -641,11 +666,12 @@ class Index:
                 copies = _duplicates(ix, self.store.entries_dir)
                 report.problems.update((rel, message) for rel, (_eid, message) in copies.items())
                 report.added -= len(copies)  # entries, not files
+                generation = ix.latest_generation()
             finally:
                 ix.close()
             duplicates = {rel: eid for rel, (eid, _message) in copies.items()}
             self._update_vectors(vectors, fresh=True)
-            self._write_manifest(building, known, report.problems, duplicates, sums)
+            self._write_manifest(building, known, report.problems, duplicates, sums, generation)
             with self._lock(timeout) as got:
                 if not got:
                     report.stale = True

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from errnote.errors import InvalidEntry
 from errnote.semantic.search import Semantic, open_semantic, switched_off
-from errnote.semantic.vectors import clear_table
+from errnote.semantic.vectors import VectorStore, clear_table, is_behind, take_behind
 from errnote.storage.processes import alive as _alive
 
 if TYPE_CHECKING:
@@ -38,7 +38,29 @@ def open_for_search(store: Store, embed_limit: int | None = None) -> tuple[Seman
     def start() -> None:
         embed_in_background(store)
 
+    if not switched_off() and is_behind(store.cache_dir):
+        if embed_limit is not None:  # a hook: every file is read apart, as a large backlog is embedded
+            start()
+            return None, "the entry vectors miss changes made with semantic search off: ranked by words"
+        _catch_up(store)
     return open_semantic(store.cache_dir, read, embed_limit=embed_limit, in_background=start)
+
+
+def _catch_up(store: Store) -> None:
+    """The index changed while semantic search was switched off (`vectors.mark_behind`): the file
+    map learns every entry file again (vectors of texts it knows are kept: keyed by the text)."""
+    from errnote.storage.store import read_entry_digest
+
+    with contextlib.suppress(OSError):  # a cache that cannot be written: vectors are optional
+        if not take_behind(store.cache_dir):
+            return
+        entries: dict[str, Entry | None] = {}
+        for rel, key in store.stat_files().items():
+            try:
+                entries[rel] = read_entry_digest(store.entries_dir / rel, key)[0]
+            except (InvalidEntry, OSError):
+                continue  # a broken file: the index holds nothing of it either
+        VectorStore(store.cache_dir).update(entries, fresh=True)
 
 
 def rebuild_vectors(store: Store, *, missing_only: bool = False) -> tuple[int, str]:

@@ -12,7 +12,8 @@ Files, under `.errnote/cache/vectors/` (ignored by git, like the index):
   <model>.npz     the keys and their rows (float16) for one model, one zip, replaced whole
 
 The file map is written by the index's sync, which never loads the model; the vectors by the
-search that first needs them.
+search that first needs them. A sync with semantic search switched off leaves the map alone and
+marks it behind (`docs.behind`): the next semantic search maps every file again first.
 """
 
 from __future__ import annotations
@@ -214,6 +215,34 @@ def embed_query(encoder: Encoder, text: str) -> Any:
     return encoder.encode([text[:QUERY_HEAD]])[0]
 
 
+#: Beside the file map: the index changed while semantic search was switched off and did not tell
+#: the map (`mark_behind`); the next semantic search maps every file again first (`upkeep`).
+BEHIND = "docs.behind"
+
+
+def mark_behind(cache_dir: Path) -> None:
+    """Say that the file map misses changes of the index (a stat when it says so already)."""
+    marker = cache_dir / "vectors" / BEHIND
+    if not marker.exists():
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+
+
+def is_behind(cache_dir: Path) -> bool:
+    """Whether the file map misses changes of the index (`mark_behind`)."""
+    return (cache_dir / "vectors" / BEHIND).exists()
+
+
+def take_behind(cache_dir: Path) -> bool:
+    """Whether the file map misses changes, the mark taken away: taken before the map is made
+    again, so that a change indexed meanwhile (with semantic search off) marks it anew."""
+    try:
+        (cache_dir / "vectors" / BEHIND).unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def clear_table(cache_dir: Path) -> None:
     """Forget every vector of the notebook, for every model (`errnote reindex`); the file map
     stays (the index's rebuild has just written it)."""
@@ -221,4 +250,7 @@ def clear_table(cache_dir: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-__all__: Sequence[str] = ("VectorStats", "VectorStore", "clear_table", "embed_query", "entry_texts")
+__all__: Sequence[str] = (
+    "VectorStats", "VectorStore", "clear_table", "embed_query", "entry_texts", "is_behind", "mark_behind",
+    "take_behind",
+)  # fmt: skip

@@ -107,3 +107,15 @@ def test_a_rebuild_read_by_the_helper_is_the_rebuild_read_here(
         hits_a = [(h.id, round(h.score, 9)) for h in search(Notebook(a / ".errnote").store, query, limit=20)]
         hits_b = [(h.id, round(h.score, 9)) for h in search(Notebook(b / ".errnote").store, query, limit=20)]
         assert hits_a == hits_b and hits_a
+
+
+def test_a_folder_named_from_the_working_folder_is_read_by_the_helper_too(
+    notebook: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The helper runs in another folder: a relative folder is read as the caller means it."""
+    wanted = _wanted(notebook)
+    here = dict(feed.read_entries(notebook / ".errnote" / "entries", wanted, helper=False))
+    monkeypatch.chdir(notebook)
+    there = dict(feed.read_entries(Path(".errnote") / "entries", wanted, helper=True))
+    assert there == here
+    assert sum(entry is not None for entry, _digest, _problem in there.values()) >= 300

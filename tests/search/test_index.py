@@ -1161,3 +1161,74 @@ def test_an_edited_entry_is_no_duplicate_but_a_copy_of_it_is(nb: Notebook, fille
     copy.write_text(source.read_text("utf-8"))
     settle(nb)
     assert list(Index(nb.store).sync().problems) == [f"lessons/{copy.name}"]
+
+
+def test_with_semantic_search_off_a_sync_leaves_the_vector_map_alone_and_marks_it_behind(
+    nb: Notebook, filled: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "1")
+    index = synced(nb)  # the map is written while semantic search is on (no model is loaded here)
+    docs = nb.store.cache_dir / "vectors" / "docs.marshal"
+    behind = nb.store.cache_dir / "vectors" / "docs.behind"
+    before = (docs.read_bytes(), docs.stat().st_mtime_ns)
+    assert not behind.exists()
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "0")
+    nb.add("lesson", "Pin the base image by digest", body="a moving tag rebuilt the layer")
+    settle(nb)
+    assert index.sync().added == 1
+    assert (docs.read_bytes(), docs.stat().st_mtime_ns) == before
+    assert behind.exists()
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "1")
+    nb.add("lesson", "Prune the builder cache weekly", body="the disk filled up")
+    settle(nb)
+    assert index.sync().added == 1
+    assert docs.read_bytes() != before[0] and behind.exists()  # told, but still missing the first
+
+
+def _documents_of(index: Index, rel: str) -> int:
+    ix = index._open()
+    try:
+        with ix.searcher() as searcher:
+            return len(list(searcher.documents(path=rel)))
+    finally:
+        ix.close()
+
+
+def test_a_new_file_is_indexed_once_and_the_manifest_names_the_index_generation(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    index = synced(nb)
+    entry = nb.add("lesson", "Pin the base image by digest", body="a moving tag rebuilt the layer")
+    settle(nb)
+    assert index.sync().added == 1
+    rel = str(nb.store.path_for(entry).relative_to(nb.store.entries_dir))
+    assert _documents_of(index, rel) == 1
+    manifest = index._read_manifest()
+    ix = index._open()
+    assert manifest is not None and manifest["generation"] == ix.latest_generation()
+    ix.close()
+    assert raw(nb, "base image digest") == [entry.id]
+
+
+def test_a_commit_whose_manifest_was_never_written_is_replaced_not_doubled(
+    nb: Notebook, filled: dict[str, str]
+) -> None:
+    """A sync stopped between its commit and its manifest: the index holds a file the manifest
+    does not know. The next sync replaces that document instead of adding a second."""
+    from errnote.search.index import _writer
+    from errnote.search.schema import document
+
+    index = synced(nb)
+    entry = nb.add("lesson", "Pin the base image by digest", body="a moving tag rebuilt the layer")
+    settle(nb)
+    rel = str(nb.store.path_for(entry).relative_to(nb.store.entries_dir))
+    ix = index._open()
+    writer = _writer(ix)
+    writer.add_document(**document(rel, nb.get(entry.id)))
+    writer.commit()  # ... and no manifest written after it
+    ix.close()
+    assert _documents_of(index, rel) == 1
+    assert index.sync().added == 1
+    assert _documents_of(index, rel) == 1
+    assert raw(nb, "base image digest") == [entry.id]
+    assert not search_with_report(nb.store, "base image digest").report.problems  # no duplicate told
