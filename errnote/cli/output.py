@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -128,8 +128,11 @@ def _plain(message: str, prefix: str) -> bool:
 
 
 def age(stamp: datetime, now: datetime | None = None) -> str:
-    """A short human age: `3m`, `5h`, `2d`, `7w`, `1y`."""
-    seconds = ((now or datetime.now(timezone.utc)) - stamp).total_seconds()
+    """A short human age: `3m`, `5h`, `2d`, `7w`, `1y`, from `$ERRNOTE_NOW` when it is set (as
+    `inject` and staleness read it), so a listing can be reproduced."""
+    from errnote.model.staleness import clock
+
+    seconds = ((now or clock()) - stamp).total_seconds()
     seconds = max(seconds, 0)
     for unit, size in (("y", 365 * 86400), ("w", 7 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:

@@ -131,3 +131,19 @@ def test_indented_json_is_json_dumps(ascii_only: bool) -> None:
         assert output.indented_json(data, ascii_only=ascii_only) == json.dumps(
             data, ensure_ascii=ascii_only, indent=2
         ), repr(data)
+
+
+def test_ages_are_counted_from_errnote_now_when_it_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A listing's ages read the same clock as `inject` and staleness, so two runs a minute apart
+    print the same table when `$ERRNOTE_NOW` is set."""
+    from datetime import datetime, timezone
+
+    created = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+    monkeypatch.setenv("ERRNOTE_NOW", "2026-12-01T12:00:00Z")
+    assert output.age(created) == "1d"
+    monkeypatch.setenv("ERRNOTE_NOW", "2026-11-30T12:03:30Z")
+    assert output.age(created) == "3m"
+    monkeypatch.setenv("ERRNOTE_NOW", "2026-11-29T00:00:00Z")  # before it was made
+    assert output.age(created) == "now"
+    monkeypatch.delenv("ERRNOTE_NOW")
+    assert output.age(created).endswith(("d", "w", "y"))  # the real clock, days later
