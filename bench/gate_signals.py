@@ -385,11 +385,36 @@ def rule_3_lead(lead: float) -> Gate:
     return gate
 
 
+def signature_veto_yields(rule: str, lead: float = 0.08) -> Gate:
+    """This tree's gate where a program's output that does not quote the head's recorded error
+    is no veto when the rankers' evidence is of `rule`'s kind: "clear" (rule 3: head of both,
+    lead >= `lead`), or "both" (rule 2 or rule 3). A code clash still vetoes."""
+
+    def gate(h: Hit, hs: list[Hit]) -> bool:
+        from errnote.search import applies as gate
+
+        s = _as_signals(h, hs)
+        if gate.applies(s):
+            return True
+        if s.code_clash or s.cosine is None or not s.head or not (s.output and s.recorded_error):
+            return False
+        agree = s.lexical_first and 0 < s.semantic_rank <= gate.AGREE_RANK
+        clear = s.relevant and agree and s.lead >= lead
+        if rule == "clear":
+            return clear
+        return clear or (s.injectable and (s.first_of_both or s.cosine >= gate.CLOSE_COSINE))
+
+    return gate
+
+
 GATES: dict[str, Gate | None] = {
     "current": None,
     "before-rule-3": before_rule_3,
     "without-head-rule": without_head_rule,
     **{f"lead-{x:.2f}": rule_3_lead(x) for x in (0.0, 0.05, 0.07, 0.09, 0.1, 0.12, 0.15)},
+    "sig-yields-clear": signature_veto_yields("clear"),
+    "sig-yields-both": signature_veto_yields("both"),
+    **{f"sig-yields-clear-{x:.2f}": signature_veto_yields("clear", x) for x in (0.15, 0.2, 0.3)},
 }
 
 
