@@ -226,6 +226,52 @@ def add_second(work: Path, caps: list[Captured], model: Any) -> list[Captured]:
     return [Captured(with_second(c.first), with_second(c.fallback)) for c in caps]
 
 
+def add_passages(work: Path, caps: list[Captured]) -> list[Captured]:
+    """Each captured call with `split2` = (p, p): p the query's best cosine, under this tree's
+    model, with one of the entry's parts embedded alone (body, reason, fix, the error's head),
+    so that `rank_replay.py --rank two-max` ranks by the best of title, whole text and part
+    (a passage-level maximum: a query about one part of an entry is not diluted by the rest)."""
+    import numpy as np
+
+    from errnote.notebook import Notebook
+    from errnote.semantic import encoder
+    from errnote.semantic.vectors import ERROR_HEAD, QUERY_HEAD, VectorStore
+    from errnote.storage.store import read_entry
+
+    model = encoder.load()
+    store = Notebook.locate(work).store
+    rels = sorted(VectorStore(store.cache_dir).docs())
+    owner: list[int] = []
+    parts: list[str] = []
+    for i, rel in enumerate(rels):
+        e = read_entry(store.entries_dir / rel)
+        for part in (e.body, e.reason, e.fix, e.error[:ERROR_HEAD]):
+            if part and part.strip():
+                owner.append(i)
+                parts.append(part.strip())
+    vectors = np.asarray(model.encode(parts), dtype=np.float32)
+    queries = sorted(
+        {c.query for cap in caps for c in (cap.first, cap.fallback) if c and c.cosines is not None}
+    )
+    qvec = dict(zip(queries, model.encode([q[:QUERY_HEAD] for q in queries]), strict=True))
+    owners = np.asarray(owner)
+
+    def with_parts(call: Call | None) -> Call | None:
+        if call is None or call.cosines is None or call.split is None:
+            return call
+        cos = vectors @ np.asarray(qvec[call.query], dtype=np.float32)
+        best = np.full(len(rels), -1.0, dtype=np.float32)
+        np.maximum.at(best, owners, cos)
+        split2 = {}
+        for i, rel in enumerate(rels):
+            t, w = call.split.get(rel, (0.0, 0.0))
+            p = float(best[i]) if best[i] > -1.0 else max(t, w)
+            split2[rel] = (p, p)
+        return replace(call, split2=split2)
+
+    return [Captured(with_parts(c.first), with_parts(c.fallback)) for c in caps]
+
+
 def pool(call: Call, cosines: Mapping[str, float] | None, closest: int = 30) -> Call:
     """A wide-pool call as the search would have it with `cosines`: the lexical candidates and
     the `closest` (searcher.SEMANTIC_CANDIDATES) by these cosines; other calls as they are."""
@@ -479,7 +525,8 @@ def main() -> None:
     parser.add_argument("--gate", action="append", default=[], choices=sorted(GATES))
     parser.add_argument("--dump", type=Path, help="write every hit's signals here (JSON Lines)")
     parser.add_argument("--cache", type=Path, help="keep the captured searches here (pickle), reuse them")
-    parser.add_argument("--second", choices=["minilm"], help="also capture a second model's cosines (split2)")
+    parser.add_argument("--second", choices=["minilm", "passages"],
+                        help="also capture a second model's cosines (split2), or the passages' (`add_passages`)")
     parser.add_argument("--vocab", type=Path, help="--second minilm: the model's vocab.txt")
     parser.add_argument(
         "--wide-pool", action="store_true", help="score every entry, record the lexical candidates"
@@ -503,6 +550,8 @@ def main() -> None:
             import minilm
 
             caps = add_second(work, caps, minilm.load(str(opts.vocab)))
+        elif opts.second == "passages":
+            caps = add_passages(work, caps)
         shutil.rmtree(work, ignore_errors=True)
         if opts.cache:
             opts.cache.write_bytes(pickle.dumps((key_of, caps)))

@@ -104,7 +104,12 @@ def test_a_stale_socket_file_is_answered_around_and_replaced(project: Path, engi
     got = run(["search", "--json", "--", "all-features"], project)
     assert got.out == want.out and got.code == 0
     wait_for(lambda: client.status(root), what="an engine on the replaced socket")
-    assert run(["search", "--json", "--", "all-features"], project).out == want.out
+    # On a machine loaded past the client's patience, a call may answer itself: still right,
+    # and a later one is the engine's.
+    for _attempt in range(5):
+        assert run(["search", "--json", "--", "all-features"], project).out == want.out
+        if served(root):
+            break
     assert served(root) >= 1
 
 
