@@ -525,8 +525,11 @@ def main() -> None:
     parser.add_argument("--gate", action="append", default=[], choices=sorted(GATES))
     parser.add_argument("--dump", type=Path, help="write every hit's signals here (JSON Lines)")
     parser.add_argument("--cache", type=Path, help="keep the captured searches here (pickle), reuse them")
-    parser.add_argument("--second", choices=["minilm", "passages"],
-                        help="also capture a second model's cosines (split2), or the passages' (`add_passages`)")
+    parser.add_argument(
+        "--second",
+        choices=["minilm", "passages"],
+        help="also capture a second model's cosines (split2), or the parts' (`add_passages`)",
+    )
     parser.add_argument("--vocab", type=Path, help="--second minilm: the model's vocab.txt")
     parser.add_argument(
         "--wide-pool", action="store_true", help="score every entry, record the lexical candidates"
