@@ -84,6 +84,12 @@ def record_entry(record: dict[str, Any]) -> Entry:
     )
 
 
+def _record_type(record: dict[str, Any]) -> object:
+    """The type a record holds (its value as stored), None for an odd record (rebuilt to be told)."""
+    fields = record.get("e")
+    return fields[1] if isinstance(fields, list) and len(fields) > 1 else None
+
+
 class Catalog:
     """Parsed entries of one notebook, cached by file."""
 
@@ -104,12 +110,13 @@ class Catalog:
         return files if isinstance(files, dict) else {}
 
     def load(
-        self, current: dict[str, tuple[int, ...]] | None = None
+        self, current: dict[str, tuple[int, ...]] | None = None, *, only: EntryType | None = None
     ) -> tuple[list[tuple[str, Entry]], list[Problem]]:
         """Every entry (with its file's path inside `entries/`) and every unreadable file, each file
         parsed only when it changed since the last load. Paths stay strings: making ten thousand
         `Path`s costs more than reading their records. `current` is a `Store.stat_files` scan the
-        caller already made."""
+        caller already made. `only`: the entries of that type alone (the catalog is still brought
+        up to date for every file; the others are not rebuilt, a tenth of the time each)."""
         current = self.store.stat_files() if current is None else current
         cached = self._read()
         fresh: dict[str, Any] = {}
@@ -134,6 +141,9 @@ class Catalog:
                     bad.append(Problem(self.store.entries_dir / rel, str(record["problem"])))
                     fresh[rel] = record
                     continue
+                if only is not None and _record_type(record) != only.value:
+                    fresh[rel] = record
+                    continue
                 try:
                     entry = record_entry(record)
                 except (KeyError, TypeError, ValueError, OverflowError, OSError, InvalidEntry):
@@ -149,7 +159,8 @@ class Catalog:
                     continue
                 record = entry_record(entry, st, digest)
             fresh[rel] = record
-            good.append((rel, entry))
+            if only is None or entry.type is only:
+                good.append((rel, entry))
         if changed:
             self._write(fresh)
         return good, bad

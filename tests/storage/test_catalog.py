@@ -110,3 +110,25 @@ def test_a_file_written_within_a_tick_of_the_scan_is_never_served_from_its_recor
     record["e"][2] = "From the record"
     catalog.path.write_bytes(marshal.dumps(data))
     assert [e.title for _p, e in Catalog(nb.store).load()[0]] == ["From the record"]
+
+
+def test_a_load_of_one_type_serves_that_type_and_keeps_the_catalog_whole(nb: Notebook) -> None:
+    """`load(only=...)` (the duplicate check of `add`) gives the entries of one type; every file
+    is still brought into the catalog, so the next full load reads no file again."""
+    from errnote.model.entry import EntryType
+
+    lesson = nb.add("lesson", "Pin the toolchain")
+    mistake = nb.add("mistake", "Built with the wrong toolchain")
+    settle(nb)
+    catalog = Catalog(nb.store)
+    path = nb.store.path_for(mistake)
+    path.write_text(path.read_text().replace("title: Built", "title: Edited, built"))
+    good, bad = catalog.load(only=EntryType.LESSON)
+    assert [e.id for _p, e in good] == [lesson.id] and bad == []
+    (record,) = (
+        r for r in marshal.loads(catalog.path.read_bytes())["files"].values() if r["e"][0] == mistake.id
+    )
+    assert record["e"][2] == "Edited, built with the wrong toolchain"  # read, and kept
+    assert [e.id for _p, e in catalog.load(only=EntryType.MISTAKE)[0]] == [mistake.id]
+    every = {e.id: e for _p, e in catalog.load()[0]}
+    assert set(every) == {lesson.id, mistake.id} and every[mistake.id].title.startswith("Edited")
