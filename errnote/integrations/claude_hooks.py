@@ -444,7 +444,10 @@ def log_error(start: Path | None, notebook: str | Path | None, event: str, exc: 
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         import traceback  # only when something went wrong
 
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        from errnote.redact.secrets import redact
+
+        # An error's message may quote what the hook was given (a prompt, a command): masked too.
+        detail = redact("".join(traceback.format_exception_only(type(exc), exc)).strip())
         where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
         at = f" at {where[0].filename}:{where[0].lineno}" if where else ""
         with open(log, "a", encoding="utf-8") as handle:

@@ -894,3 +894,14 @@ def test_a_hook_stats_the_entry_files_once(fixed: Notebook, monkeypatch: pytest.
     out = run("user-prompt", json.dumps(payload))
     assert "Vendor quota" in context(out, "UserPromptSubmit")
     assert scans.count(fixed.root) == 1
+
+
+def test_the_hooks_log_masks_what_an_error_quotes(fixed: Notebook) -> None:
+    """An error's message may quote the prompt or command a hook was given: the log masks it."""
+    from errnote.integrations.claude_hooks import log_error
+
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    log_error(fixed.repo_root, None, "pre-tool-use", ValueError(f"cannot read 'export GITHUB_TOKEN={token}'"))
+    log = (fixed.store.cache_dir / "hooks.log").read_text("utf-8")
+    assert "hook pre-tool-use: ValueError: cannot read 'export GITHUB_TOKEN=[REDACTED]'" in log
+    assert token not in log

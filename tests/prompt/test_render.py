@@ -150,3 +150,39 @@ def test_because_keeps_acronyms_and_names() -> None:
     assert _because("TLS needs one backend") == "TLS needs one backend"
     assert _because("npm rewrites it") == "npm rewrites it"
     assert _because("I") == "I"
+
+
+def test_a_secret_in_what_was_asked_is_masked_in_the_json(fixed: Notebook, runner: CliRunner) -> None:
+    """The JSON repeats the query, paths and tools it was given: masked like entry text (a command
+    pasted as a query may hold a token)."""
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    for flag in ("--json", "--format"):
+        args = [flag] if flag == "--json" else [flag, "json"]
+        code, out, _ = invoke(
+            runner, fixed, *args, "--query", f"export GITHUB_TOKEN={token}", "--path", f"keys/{token}.txt"
+        )
+        assert code == 0 and token not in out
+        data = json.loads(out)
+        assert data["query"] == "export GITHUB_TOKEN=[REDACTED]" and data["paths"] == ["keys/[REDACTED].txt"]
+
+
+def test_a_body_stands_for_a_reason_only_when_a_person_or_an_agent_wrote_it(
+    nb: Notebook, runner: CliRunner, tmp_path: os.PathLike[str]
+) -> None:
+    """A body explains an entry that gives no reason when a person (or an agent) wrote it; the
+    body a tool or an importer writes says where the entry came from, never "because ..."."""
+    from pathlib import Path
+
+    from errnote.cli.app import app
+
+    nb.add("lesson", "Run migrations inside a transaction", body="Half-applied schemas broke prod.")
+    nb.add("convention", "Tag releases from main", body="Imported from RULES.md, line 4.", source="import")
+    rules = Path(tmp_path) / "rules.md"
+    rules.write_text("# Rules\n\n- Never push to main directly\n  (use PRs)\n", encoding="utf-8")
+    args = ["--notebook", str(nb.root), "import", str(rules), "--section", "Rules", "--apply"]
+    code = runner.invoke(app, args).exit_code
+    assert code == 0
+    out = invoke(runner, nb)[1]
+    assert "**Lesson: Run migrations inside a transaction**, because half-applied schemas broke prod." in out
+    assert "Tag releases from main" in out and "Never push to main directly" in out
+    assert "because Imported" not in out and "Imported from" not in out and "because (use PRs)" not in out

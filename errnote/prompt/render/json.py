@@ -13,6 +13,8 @@ from errnote.text import escape_invisible_json
 
 def selection_to_json(selection: Selection) -> dict[str, Any]:
     """The selection as data: per entry, the section it is shown in and every rule that picked it."""
+    from errnote.redact.secrets import redact
+
     opts = selection.options
     entries: list[dict[str, Any]] = []
     for p in selection.picked:
@@ -44,9 +46,10 @@ def selection_to_json(selection: Selection) -> dict[str, Any]:
         )
     return {
         "generated_at": iso(selection.now),
-        "query": opts.query,
-        "paths": list(opts.paths),
-        "tools": list(opts.tools),
+        # What was asked is shown as masked as what was found (a pasted command may hold a token).
+        "query": redact(opts.query),
+        "paths": [redact(p) for p in opts.paths],
+        "tools": [redact(t) for t in opts.tools],
         "floor": opts.floor,
         "recent_days": opts.recent_days,
         "max_per_section": opts.max_per_section,
