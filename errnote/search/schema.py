@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from errnote.errors import InvalidEntry
 from errnote.model.entry import Entry, Relation
+from errnote.model.history import without_history
 from errnote.search import ranking
 from errnote.search.analysis import ANALYSIS_VERSION, analyze
 from errnote.search.applies import error_codes, error_words
@@ -76,10 +77,11 @@ _import_whoosh()
 from whoosh.analysis import Token, Tokenizer  # noqa: E402
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 18  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
+SCHEMA_VERSION = 19  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
 # 12: tool names; 13: error terms; 14: texts masked when their file is read; 15: error signature
 # and codes, entry vectors beside the index; 16: the tokenizer's path (was in errnote/index.py); 17: content
-# digests in the manifest (a copied notebook is not indexed again); 18: positions for titles only
+# digests in the manifest (a copied notebook is not indexed again); 18: positions for titles only;
+# 19: a fragment without the body's history lines
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 
 
@@ -183,7 +185,7 @@ def document(rel: str, entry: Entry) -> dict[str, Any]:
         "expires": entry.expires.isoformat() if entry.expires else None,
         "fix": entry.fix[:300],
         "reason": entry.reason[:300],
-        "snippet": (entry.body or entry.error)[:300],
+        "snippet": (without_history(entry.body) or entry.error)[:300],
         # What the title alone holds (`ranking.MIN_MATCHED_TITLE`): analysed once, here.
         "title_terms": sorted(set(parts[0])),
         "tool_names": tool_names,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from errnote.model.entry import Entry, EntryType, Source
+from errnote.model.history import without_history
 from errnote.model.timespec import age_text
 from errnote.prompt.selection import Picked
 from errnote.text import escape_invisible, same_name, strip_controls
@@ -96,9 +97,10 @@ def rule_of(p: Picked, now: datetime, *, dated: bool = False) -> Rule:
     instead = fix or (p.instead if e.type is EntryType.MISTAKE else "")
     why = e.reason
     if not why and not instead and e.body and e.provenance.source in _EXPLAINED:
-        # The only explanation there is. A tool's or an importer's body records where the entry
-        # came from (the command run, the file and line imported): no reason to give as "because".
-        why = e.body
+        # The only explanation there is, less its history (confirmed, repeated...). A tool's or an
+        # importer's body records where the entry came from (the command run, the file and line
+        # imported): no reason to give as "because".
+        why = without_history(e.body)
     error = e.error.strip().splitlines()[0] if e.type is EntryType.MISTAKE and e.error.strip() else ""
     return Rule(
         id=e.id,
