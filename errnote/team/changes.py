@@ -162,7 +162,7 @@ def changes_since(repo: Repo, contents: Contents, entries_dir: Path, ref: str | 
                 items.append(EntryChange("removed", old, ("removed",)))
             continue
         if old is None:
-            scope = ", ".join(new.scope.as_strings()) or "everywhere"
+            scope = ", ".join(new.scope.as_strings()) or "repo"  # no scope: the repository's
             items.append(EntryChange("added", new, (f"confidence {new.confidence:g}", f"scope {scope}")))
             continue
         notes = summarize(old, new)

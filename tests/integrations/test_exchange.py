@@ -313,3 +313,15 @@ def test_an_agent_memory_database_becomes_mistakes_and_tool_quirks(
     not_peer.close()
     code, _, err = run(runner, nb, "import", str(tmp_path / "other.db"))
     assert code == 1 and "no agent_memory store" in err
+
+
+def test_export_takes_json_as_every_read_command_does(runner: CliRunner, nb: Notebook) -> None:
+    nb.add("lesson", "Never migrate by hand")
+    nb.add("convention", "Name branches after the ticket")
+    code, out, err = run(runner, nb, "export", "--json")
+    assert code == 0, err
+    assert out == run(runner, nb, "export", "--format", "json")[1]
+    assert sorted(e["title"] for e in json.loads(out)) == [
+        "Name branches after the ticket",
+        "Never migrate by hand",
+    ]

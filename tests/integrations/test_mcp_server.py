@@ -217,3 +217,19 @@ def test_nothing_but_the_mcp_server_imports_the_sdk(nb: Notebook) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_help_names_every_tool_the_server_lists() -> None:
+    """`errnote mcp --help` says what a client will see: every tool, by its name."""
+    import re
+
+    from typer.testing import CliRunner
+
+    from errnote.cli.app import app
+    from errnote.integrations.mcp_server import NotebookTools
+
+    result = CliRunner().invoke(app, ["mcp", "--help"], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 0
+    said = " ".join(result.stdout.split())
+    for method in NotebookTools(".").all():
+        assert re.search(rf"\b{method.__name__}\b", said), method.__name__

@@ -375,3 +375,17 @@ def test_changes_does_not_call_a_file_broken_in_the_work_tree_removed(
     data = json.loads(result.stdout)
     assert data["removed"] == [] and data["counts"]["removed"] == 0
     assert path.name in result.stderr  # named as skipped, as every command names it
+
+
+def test_an_entry_added_without_a_scope_is_the_repositorys(history: History, runner: CliRunner) -> None:
+    """No scope means the repository (as `inject` says: "this whole repository"), not everywhere:
+    that is what `global` means."""
+    nb, repo = history.nb, history.repo
+    git(repo, "checkout", "-q", "-b", "plain")
+    plain = nb.add("lesson", "Keep the changelog to one line a change")
+    personal = nb.add("lesson", "Answer in short bullet points", scope=["global"])
+    _commit(repo, "two lessons")
+    data = _json(runner, "changes", "--json")
+    assert isinstance(data, dict)
+    notes = {c["id"]: c["changes"] for c in data["added"]}
+    assert "scope repo" in notes[plain.id] and "scope global" in notes[personal.id]

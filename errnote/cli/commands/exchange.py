@@ -37,6 +37,7 @@ def export(
             autocompletion=_complete_export_formats,
         ),
     ] = "jsonl",
+    json_: Annotated[bool, typer.Option("--json", help="One JSON array: the same as --format json.")] = False,
 ) -> None:
     """Print every entry (any status), oldest first, as JSON Lines or JSON: the fields of
     'errnote show --json', secrets masked. 'errnote import' reads it back.
@@ -48,7 +49,7 @@ def export(
     from errnote.integrations.exchange import export_text
 
     nb = notebook_of(ctx)
-    text, count = export_text(nb, fmt.strip().lower())
+    text, count = export_text(nb, "json" if json_ else fmt.strip().lower())
     warn_problems(nb.load().problems)
     sys.stdout.write(text)
     say(f"Exported {count} {'entry' if count == 1 else 'entries'}.")

@@ -11,9 +11,11 @@ Serve this notebook to MCP clients over standard input and output.
 
 \b
 Tools: inject (what to know before a task), search, show (an entry
-with its links), record (one entry) and record_triple (a mistake,
-its correction and the lesson, linked). Every answer is JSON with
-the ids it names; a bad argument is answered as a tool error.
+with its links), record (one entry), record_triple (a mistake, its
+correction and the lesson, linked), confirm and contradict (an entry
+held true or false once more) and feedback (an entry used: it helped
+or misled). Every answer is JSON with the ids it names; a bad
+argument is answered as a tool error.
 
 \b
 Reads (inject, search, show) are answered by the notebook's warm
