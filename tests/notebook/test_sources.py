@@ -141,6 +141,16 @@ def test_promote_and_demote_refuse_what_they_cannot_do(in_repo: Path, nb: Notebo
     clash = CliRunner().invoke(app, ["promote", other.id])
     assert clash.exit_code == 1 and "already" in clash.stderr
     assert Notebook(personal_root()).get(other.id).id == other.id  # nothing lost
+    # An id of the repository's own notebook, or of no notebook: each error says which.
+    kept = nb.add("convention", "Review every migration", reason="rollbacks")
+    shared = CliRunner().invoke(app, ["promote", kept.id[:6]])
+    assert shared.exit_code == 1 and len(shared.stderr.strip().splitlines()) == 1
+    assert f"{kept.id} is in this repository's notebook already" in shared.stderr
+    assert f"errnote demote {kept.id}" in shared.stderr
+    nowhere = CliRunner().invoke(app, ["promote", "fedcba9876"])
+    assert (
+        nowhere.exit_code == 1 and "no entry with id 'fedcba9876' in your personal notebook" in nowhere.stderr
+    )
 
 
 def test_init_global_creates_the_personal_notebook_once(in_repo: Path, nb: Notebook) -> None:

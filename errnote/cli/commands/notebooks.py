@@ -9,7 +9,7 @@ import typer
 
 from errnote.cli.context import IdArg, JsonOpt, notebook_of, warn_config
 from errnote.cli.output import emit_json, esc, say, warn
-from errnote.errors import ErrnoteError
+from errnote.errors import EntryNotFound, ErrnoteError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -44,7 +44,20 @@ def promote(ctx: typer.Context, id: IdArg, json_: JsonOpt = False) -> None:
         raise ErrnoteError(
             "promote moves an entry into a repository's notebook", "run it inside the repository"
         )
-    entry, dest = move(Store(personal), nb.store, id)
+    try:
+        entry, dest = move(Store(personal), nb.store, id)
+    except EntryNotFound:
+        try:
+            here, _path = nb.locate_entry(id)
+        except EntryNotFound:
+            raise EntryNotFound(
+                f"no entry with id {id!r} in your personal notebook",
+                f"'errnote --notebook {personal} list' shows its ids",
+            ) from None
+        raise ErrnoteError(
+            f"{here.id} is in this repository's notebook already: there is nothing to promote",
+            f"'errnote demote {here.id}' moves it into your personal notebook",
+        ) from None
     _done(json_, entry.id, entry.title, dest, "Promoted", "this repository's notebook (commit it)")
 
 
