@@ -94,12 +94,12 @@ def record_tool_failure(
     return record_failure(inbox or Inbox(nb), argv, Outcome(status, error[-8192:]), session=session)
 
 
-def _exit_status(error: str) -> int:
-    """`Exit code 2` at the start of Claude Code's Bash error text, else 1."""
+def _exit_status(error: str) -> int | None:
+    """`Exit code 2` at the start of Claude Code's Bash error text, else None (not told)."""
     import re
 
     match = re.match(r"\s*exit code (\d+)", error, re.IGNORECASE)
-    return int(match.group(1)) if match else 1
+    return int(match.group(1)) if match else None
 
 
 def previous_agent_message(transcript_path: str) -> str:

@@ -42,9 +42,10 @@ class CommandNotFound(ErrnoteError):
 
 @dataclass(frozen=True)
 class Outcome:
-    """What running the command gave: its exit status and the head and tail of its standard error."""
+    """What running the command gave: its exit status (None: not told, as by a hook's failed tool
+    call without one) and the head and tail of its standard error."""
 
-    status: int
+    status: int | None
     stderr: str
 
 
@@ -118,11 +119,13 @@ def record_failure(
     command, stderr = redact(shlex.join(argv)), redact(outcome.stderr)
     sign = signature(stderr)
     first = next((line.strip() for line in stderr.splitlines() if _ERRORISH.search(line)), "")
-    title = f"`{_short(command, 80)}` failed (exit {outcome.status})"
+    known = outcome.status is not None  # never an exit status made up
+    title = f"`{_short(command, 80)}` failed" + (f" (exit {outcome.status})" if known else "")
     if first:
         title += f": {_short(first, 100)}"
     # The commit is in the entry's provenance (every write records it).
-    body = f"Command: `{command}`\nExit status: {outcome.status}\nWorking directory: {os.getcwd()}"
+    status = f"\nExit status: {outcome.status}" if known else ""
+    body = f"Command: `{command}`{status}\nWorking directory: {os.getcwd()}"
 
     def same(entry: Entry) -> bool:
         return entry.tool == tool and signature(entry.error) == sign
@@ -134,7 +137,8 @@ def record_failure(
         same=same,
         tool=tool,
         scope=[f"tool:{tool}"],
-        error=stderr or f"(no output on standard error; exit status {outcome.status})",
+        error=stderr
+        or ("(no output on standard error" + (f"; exit status {outcome.status})" if known else ")")),
         body=body,
         session=session,
         source="tool",

@@ -97,6 +97,17 @@ def test_a_failed_tool_call_gets_its_lesson_and_is_recorded_masked(repo: Path, n
     assert again.id == mistake.id and again.confirmed == 1  # deduplicated, counted
 
 
+def test_a_failed_tool_call_without_an_exit_code_is_given_none(repo: Path, nb: Notebook) -> None:
+    """A tool's failure that tells no exit code (an Edit, a Read, a web fetch) is recorded without
+    one: no status is made up."""
+    said = "Error: the file was modified since it was read"
+    failure = bash(repo, "pytest -q tests/test_api.py", error=said, hook_event_name="PostToolUseFailure")
+    hook("post-tool-use-failure", failure)
+    [mistake] = Inbox(nb).entries()
+    assert mistake.title.startswith("`pytest -q tests/test_api.py` failed") and "exit" not in mistake.title
+    assert "Exit status" not in mistake.body and "the file was modified" in mistake.error
+
+
 def test_a_correction_in_the_prompt_is_recorded_and_said(repo: Path, nb: Notebook, tmp_path: Path) -> None:
     transcript = tmp_path / "t.jsonl"
     said = [{"type": "text", "text": "I ran npm install lodash."}]

@@ -216,7 +216,7 @@ def run(
         where = "inbox" if captured.inbox else "notebook"
         seen = f", seen {e.confirmed + 1} times" if captured.repeated else ""
         _err(f"errnote: recorded mistake {e.id} in the {where}{seen}")
-    raise typer.Exit(outcome.status)
+    raise typer.Exit(1 if outcome.status is None else outcome.status)  # a run always tells it
 
 
 def _err(line: str) -> None:
