@@ -74,8 +74,9 @@ def render_entry_view(entry: Entry, path: Path, known: dict[str, Entry], inbound
         title = escape(target.title) if target else "[red](missing entry)[/]"
         out.print(f"  -> {link.rel.value} {link.target}  {title}", soft_wrap=not wrap, overflow=fold)
     for back in inbound:
+        said = back.rel.value if back.rel.value.endswith("-from") else f"{back.rel.value} from"
         out.print(
-            f"  <- {back.rel.value} from {back.source.id}  {escape(back.source.title)}",
+            f"  <- {said} {back.source.id}  {escape(back.source.title)}",  # not "derived-from from"
             soft_wrap=not wrap,
             overflow=fold,
         )

@@ -345,3 +345,13 @@ def test_rm_json_says_what_was_deleted_and_what_is_active_again(runner: CliRunne
     }
     assert not Path(str(new["path"])).exists()
     assert json.loads(run(runner, "show", str(old["id"]), "--json")[1])["status"] == "active"
+
+
+def test_show_reads_each_inbound_link_as_a_phrase(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    mistake, correction, lesson = nb.triple(
+        "Ran migrations by hand", "Use the deploy job", "Never migrate by hand"
+    )
+    code, out, _ = run(runner, "show", correction.id)
+    assert code == 0 and f"<- derived-from {lesson.id}" in out and "derived-from from" not in out
+    code, out, _ = run(runner, "show", mistake.id)
+    assert code == 0 and f"<- corrects from {correction.id}" in out
