@@ -37,10 +37,12 @@ CONTEXT_WEIGHT = 0.7
 MAX_TEXT = 20_000
 #: Sentence ends in English and Chinese (and line breaks).
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]+")
-#: Openers dropped from an extracted rule ("no, ...", "actually, ...", "hmm, ...").
+#: Openers dropped from an extracted rule ("no, ...", "actually, ...", "hmm, ...", "that's wrong:
+#: ..."): what the user thinks of the agent's step, not the rule (full-width marks for Chinese).
 _OPENER = re.compile(
     r"^\W*(?:(?:no+|nope|nah|wait|hmm+|hm+|um+|actually|well|ok(?:ay)?|so|also|btw|and|but|yes|yeah|"
-    r"great|perfect|cool|thanks|thank you|好的|不对|对)\b[\s,.!:;—–-]*)+",
+    r"great|perfect|cool|thanks|thank you|(?:that|this|it)(?:'s|’s| is| was) (?:wrong|incorrect|not right)|"
+    r"wrong|not quite|好的|不对|不是|错了|对)\b[\s,.!:;—–\-，。！：；、]*)+",
     re.IGNORECASE,
 )
 

@@ -8,6 +8,7 @@ already held (the same type, most title words shared) counts again on that entry
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -46,11 +47,13 @@ def record(
 
     # Masked before anything is cut short: half a token is no longer recognised as one.
     text, agent_said = redact(text), redact(agent_said)
-    title = found.rule or _first_line(text)
+    title, reason = _reasoned(found.rule or _first_line(text))
     body = f"The user said: {_quoted(text)}"
     if agent_said.strip():
         body += f" (after the agent said: {_quoted(agent_said)})"
     fields: dict[str, Any] = {"body": body, "session": session, "confidence": _confidence(etype, found)}
+    if reason:
+        fields["reason"] = reason
     captured = inbox.capture(etype, title, direct=direct, **fields)
     if etype is EntryType.CORRECTION and not captured.repeated:
         _link_mistake(inbox, captured, title, text, agent_said, direct=direct, session=session)
@@ -98,6 +101,18 @@ def _link_mistake(
 
         where.store.replace(path, redact_entry(entry.with_changes(links=(*entry.links, link))))
         inbox.changed(where)
+
+
+#: Where a stated rule gives its reason: "..., because ...", "...，因为 ...".
+_BECAUSE = re.compile(r"[\s,;:—–-]*\bbecause\b[\s,:]*|[，,]?\s*因为\s*", re.IGNORECASE)
+
+
+def _reasoned(rule: str) -> tuple[str, str]:
+    """A rule and the reason it gives (the part after "because"), when both are there."""
+    parts = _BECAUSE.split(rule, maxsplit=1)
+    if len(parts) == 2 and parts[0].strip() and len(parts[1].strip()) > 2:
+        return parts[0].strip().rstrip(",;:—–-，").strip(), parts[1].strip().rstrip("…").strip()
+    return rule, ""
 
 
 def _first_line(text: str, limit: int = 160) -> str:

@@ -154,6 +154,21 @@ def test_the_evidence_spans_point_into_the_message() -> None:
     assert "uv" in found.rule and not found.rule.lower().startswith("no")
 
 
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("No, that is wrong: never use npm here, always use pnpm", "never use npm here, always use pnpm"),
+        ("That's wrong, use the staging database, not prod.", "use the staging database, not prod."),
+        ("不对，用 pnpm 不要用 npm", "用 pnpm 不要用 npm"),
+        ("wrong: the tests run with make test, not pytest", "the tests run with make test, not pytest"),
+    ],
+)
+def test_the_rule_leaves_out_what_the_user_thinks_of_the_step(text: str, rule: str) -> None:
+    """The verdict opening a correction ("that's wrong:", "不对，") is not the rule it states."""
+    found = classify(text)
+    assert found.kind == "correction" and found.rule == rule
+
+
 def test_a_confirmation_states_what_it_validates() -> None:
     found = classify("yes, exactly like that", "I kept the migration reversible. Then I ran it.")
     assert found.kind == "confirmation"

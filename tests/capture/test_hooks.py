@@ -126,6 +126,15 @@ def test_a_correction_in_the_prompt_is_recorded_and_said(repo: Path, nb: Noteboo
     assert "I ran npm install lodash." in correction.body
 
 
+def test_a_correction_that_says_why_is_recorded_with_its_reason(repo: Path, nb: Notebook) -> None:
+    prompt = "No, that is wrong: always use pnpm here, not npm, because the lockfile is pnpm-lock.yaml"
+    hook("user-prompt", {"session_id": "s2", "cwd": str(repo), "prompt": prompt})
+    correction = next(e for e in Inbox(nb).entries() if e.type is EntryType.CORRECTION)
+    assert correction.title == "always use pnpm here, not npm"
+    assert correction.reason == "the lockfile is pnpm-lock.yaml"
+    assert prompt in correction.body  # what was said, whole
+
+
 def test_a_plain_request_in_the_prompt_records_nothing(repo: Path, nb: Notebook) -> None:
     hook("user-prompt", {"session_id": "s1", "cwd": str(repo), "prompt": "please add a README section"})
     assert not Inbox(nb).exists()
