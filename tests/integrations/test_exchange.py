@@ -325,3 +325,17 @@ def test_export_takes_json_as_every_read_command_does(runner: CliRunner, nb: Not
         "Name branches after the ticket",
         "Never migrate by hand",
     ]
+
+
+def test_a_dry_run_names_no_id_the_import_will_not_use(runner: CliRunner, nb: Notebook) -> None:
+    """Ids an import assigns are drawn when it writes: the plan says "(new id)", not a random one."""
+    rules = nb.repo_root / "CLAUDE.md"
+    rules.write_text(CLAUDE_MD, encoding="utf-8")
+    code, _, err = run(runner, nb, "import", str(rules), "--direct")
+    assert code == 0, err
+    planned = [line for line in err.splitlines() if line.strip().startswith("add ")]
+    assert planned and all(" (new id): " in line for line in planned)
+    code, _, err = run(runner, nb, "import", str(rules), "--direct", "--apply")
+    ids = {e.id for e in nb.load().entries}
+    written = [line for line in err.splitlines() if line.strip().startswith("added ")]
+    assert len(written) == len(planned) and all(line.split()[2].rstrip(":") in ids for line in written)

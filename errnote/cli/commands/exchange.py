@@ -172,7 +172,9 @@ def _say_plan(plan: Any, applied: bool) -> None:
         taken = item.given_id and item.given_id != item.entry.id
         kept = f" (id {item.given_id} is taken: a new id)" if taken else ""
         verb = "added" if applied else "add"
-        say(f"  {verb} {item.entry.type.value} {item.entry.id}: {item.entry.title}{kept}")
+        # A dry run names the ids the file gives; one it assigns is drawn anew when applied.
+        shown = item.entry.id if applied or item.given_id == item.entry.id else "(new id)"
+        say(f"  {verb} {item.entry.type.value} {shown}: {item.entry.title}{kept}")
     for item in plan.duplicates:
         say(f"  duplicate of {item.existing}: {item.entry.title} ({item.where})")
     added, dups = len(plan.added), len(plan.duplicates)
