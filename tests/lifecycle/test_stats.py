@@ -63,3 +63,11 @@ def test_never_shown_comes_from_the_hooks_session_records(
     assert text.exit_code == 0 and "never shown to a session: 1" in text.stdout
     bad = runner.invoke(app, ["stats", "--since", "soon"])
     assert bad.exit_code == 1 and "--since" in bad.stderr and "Traceback" not in bad.output
+
+
+def test_an_empty_notebook_says_so_rather_than_none(in_repo: Path, nb: Notebook) -> None:
+    done = CliRunner().invoke(app, ["stats"])
+    assert done.exit_code == 0 and "None" not in done.stdout
+    assert "by type: none" in done.stdout and "confidence (active): no active entry" in done.stdout
+    nb.add("lesson", "Pin the toolchain", confidence=0.8)
+    assert "min 0.8, median 0.8, max 0.8" in CliRunner().invoke(app, ["stats"]).stdout

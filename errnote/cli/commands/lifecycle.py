@@ -129,12 +129,17 @@ def stats(
         emit_json(found.to_json())
         return
     c = found.confidence
+    spread = (
+        f"min {c['min']}, median {c['median']}, max {c['max']}; "
+        + ", ".join(f"{k}: {v}" for k, v in c["bands"].items())
+        if c["min"] is not None
+        else "no active entry"
+    )
     lines = [
         f"entries: {found.total}",
-        "by type: " + ", ".join(f"{k} {v}" for k, v in found.by_type.items() if v),
-        "by status: " + ", ".join(f"{k} {v}" for k, v in found.by_status.items() if v),
-        f"confidence (active): min {c['min']}, median {c['median']}, max {c['max']}; "
-        + ", ".join(f"{k}: {v}" for k, v in c["bands"].items()),
+        "by type: " + (", ".join(f"{k} {v}" for k, v in found.by_type.items() if v) or "none"),
+        "by status: " + (", ".join(f"{k} {v}" for k, v in found.by_status.items() if v) or "none"),
+        f"confidence (active): {spread}",
         f"stale: {len(found.stale)}" + (f" ({', '.join(found.stale)})" if found.stale else ""),
         "never shown to a session: "
         + ("no session records" if found.never_shown is None else str(len(found.never_shown))),
