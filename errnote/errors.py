@@ -41,3 +41,7 @@ class InvalidEntry(ErrnoteError):
     def __init__(self, message: str, hint: str | None = None, path: str | None = None) -> None:
         super().__init__(message if path is None else f"{path}: {message}", hint)
         self.path = path
+
+
+class ConflictedEntry(InvalidEntry):
+    """An entry file holds the conflict markers a git merge left (`errnote resolve` settles it)."""

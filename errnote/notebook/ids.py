@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from errnote.errors import AmbiguousId, EntryNotFound, ErrnoteError, InvalidEntry
+from errnote.errors import AmbiguousId, ConflictedEntry, EntryNotFound, ErrnoteError, InvalidEntry
 from errnote.model.entry import Entry
 from errnote.notebook.contents import Contents
 from errnote.storage.store import Store
@@ -53,6 +53,8 @@ def find(ref: str, named: dict[str, list[str]], load: Callable[[], Contents]) ->
         try:
             entry = read_entry(path)
         except InvalidEntry as exc:
+            if isinstance(exc, ConflictedEntry):  # a merge left both sides: settle it in one step
+                exc.hint = f"settle it with 'errnote resolve {full} --ours', '--theirs' or '--edit'"
             if exc.hint is None:  # an entry the command needs is broken: say how to mend it
                 exc.hint = (
                     f"repair it with 'errnote edit {full}', or delete it with 'errnote rm --force {full}'"

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from errnote.errors import InvalidEntry
+from errnote.errors import ConflictedEntry, InvalidEntry
 from errnote.model.codec import entry_from_dict, entry_to_dict
 from errnote.model.entry import Entry
 from errnote.model.limits import ENTRY_FILE_MAX, size_text
@@ -151,7 +151,7 @@ def parse_entry(text: str, path: Path | None = None) -> Entry:
 
     where = str(path) if path else None
     if has_conflict_markers(text):
-        raise InvalidEntry(
+        raise ConflictedEntry(
             "the file holds git merge-conflict markers",
             "resolve the conflict in the file, then run the command again",
             path=where,

@@ -24,6 +24,8 @@ def test_broken_file_is_reported_and_the_rest_lists(runner: CliRunner, in_repo: 
     assert code == 0
     assert [e["id"] for e in json.loads(out)] == [good["id"]]
     assert "1111111111-bad.md" in err and "merge-conflict" in err
+    code, _, err = run(runner, "show", "1111111111")
+    assert code == 1 and "errnote resolve 1111111111 --ours', '--theirs' or '--edit'" in err
     (bad.parent / "2222222222-bad.md").write_text("---\nid: 2222222222\ntype: lesson\ntitle: [broken\n---\n")
     hint = "repair it with 'errnote edit 2222222222', or delete it with 'errnote rm --force 2222222222'"
     for args in (
