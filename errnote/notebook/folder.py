@@ -89,6 +89,11 @@ def locate_root(start: str | Path | None = None, override: str | Path | None = N
         folder = _notebook_dir(unresolved_last(Path(chosen).expanduser()))
         _not_a_file(folder)
         if not folder.is_dir():
+            inside = next((p for p in folder.parents if p.name == NOTEBOOK_DIRNAME and p.is_dir()), None)
+            if inside is not None:  # a folder of a notebook (its entries/, a type folder)
+                raise NotebookNotFound(
+                    f"{chosen} is inside the notebook {inside}", f"name the notebook: --notebook {inside}"
+                )
             raise NotebookNotFound(
                 f"no notebook at {folder}", f"create one with: errnote --notebook {chosen} init"
             )

@@ -48,6 +48,17 @@ def test_override_and_env(nb: Notebook, repo: Path, tmp_path: Path, monkeypatch:
         Notebook.locate(tmp_path, override=tmp_path / "nowhere")
 
 
+def test_an_override_inside_a_notebook_names_the_notebook(nb: Notebook) -> None:
+    """`--notebook .errnote/entries` is a folder of a notebook: the error names the notebook to
+    give instead, never `init` (which would make a notebook inside this one)."""
+    for inner in (nb.root / "entries", nb.root / "entries" / "lessons"):
+        with pytest.raises(NotebookNotFound) as raised:
+            Notebook.locate(None, override=inner)
+        assert f"is inside the notebook {nb.root}" in str(raised.value)
+        assert raised.value.hint == f"name the notebook: --notebook {nb.root}"
+    assert not (nb.root / "entries" / ".errnote").exists()
+
+
 def test_add_writes_a_browsable_file_with_git_provenance(nb: Notebook, repo: Path) -> None:
     entry = nb.add(
         "lesson", "Build with make build", reason="TLS features clash", tags=["Cargo"], scope=["repo"]
