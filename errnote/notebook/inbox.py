@@ -204,12 +204,19 @@ class Inbox:
     # --- review ----------------------------------------------------------------------------
 
     def _locate(self, ref: str) -> tuple[Entry, Path]:
-        if not self.exists():
-            raise EntryNotFound(f"no entry {ref!r} in the inbox: the inbox is empty")
-        try:
-            return Notebook(self.root).locate_entry(ref)
-        except EntryNotFound:
+        if self.exists():
+            with contextlib.suppress(EntryNotFound):
+                return Notebook(self.root).locate_entry(ref)
+        try:  # accepted already (with the entry that links to it, or by its own id)?
+            held, _path = self.nb.locate_entry(ref)
+        except ErrnoteError:
+            if not self.exists():
+                raise EntryNotFound(f"no entry {ref!r} in the inbox: the inbox is empty") from None
             raise EntryNotFound(f"no entry {ref!r} in the inbox", "'errnote inbox' lists it") from None
+        raise EntryNotFound(
+            f"{held.id} is in the notebook already (accepted): nothing to review",
+            f"'errnote show {held.id}' shows it; 'errnote rm {held.id}' deletes it",
+        )
 
     def accept(self, refs: Sequence[str]) -> list[Entry]:
         """Move entries into the committed notebook (`entries/`), tag `unreviewed` dropped."""

@@ -110,6 +110,10 @@ def test_accept_moves_an_entry_and_what_it_links_to(runner: CliRunner, repo: Pat
     assert all(UNREVIEWED not in e.tags for e in kept.values())
     assert inbox.entries() == []
     assert kept[correction.id].links_to(Relation.CORRECTS)[0] in kept
+    mistake = kept[correction.id].links_to(Relation.CORRECTS)[0]
+    again = runner.invoke(app, ["--notebook", str(repo), "reject", mistake[:6]])  # went with it
+    assert again.exit_code == 1 and len(again.stderr.strip().splitlines()) == 1
+    assert f"{mistake} is in the notebook already (accepted): nothing to review" in again.stderr
 
 
 def test_reject_drops_an_entry(runner: CliRunner, repo: Path, nb: Notebook) -> None:
