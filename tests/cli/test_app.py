@@ -276,3 +276,21 @@ def test_long_running_commands_keep_the_collector() -> None:
     assert _command(["--notebook", "x", "serve", "--idle", "5"]) == "serve"
     assert _command(["--version"]) == "" and _command([]) == ""
     assert not {"serve", "mcp", "reindex", "import"} & _ONE_SHOT
+
+
+def test_every_command_a_person_runs_shows_an_example() -> None:
+    """`--help` teaches: each command's help ends with how to call it (the plumbing that git and
+    the agents call, `hook` and `merge-entry`, and the `hooks` group aside)."""
+    import re
+
+    from errnote.cli.app import app
+
+    runner = CliRunner()
+    listing = runner.invoke(app, ["--help"], env={"NO_COLOR": "1", "COLUMNS": "200"}).stdout
+    commands = re.findall(r"^\s{2}([a-z][a-z-]+)\s{2,}", listing.split("Commands", 1)[1], re.M)
+    assert {"search", "add", "inject", "list", "review"} <= set(commands)
+    for name in commands:
+        if name in {"hook", "merge-entry", "hooks"}:
+            continue
+        text = runner.invoke(app, [name, "--help"], env={"NO_COLOR": "1", "COLUMNS": "200"}).stdout
+        assert "Example" in text, name

@@ -112,6 +112,11 @@ def inbox(ctx: typer.Context, json_: JsonOpt = False) -> None:
 
     These entries are searched and injected already, marked unreviewed; 'errnote accept ID'
     moves one into the notebook (entries/, committed with it), 'errnote reject ID' drops it.
+
+    \b
+    Examples:
+      errnote inbox
+      errnote inbox --json
     """
     from errnote.model.codec import entry_to_json
     from errnote.notebook.inbox import Inbox
@@ -134,7 +139,12 @@ IdsArg = Annotated[list[str], typer.Argument(metavar="ID...", help="Inbox entry 
 
 def accept(ctx: typer.Context, ids: IdsArg, json_: JsonOpt = False) -> None:
     """Move inbox entries into the notebook (entries/), where git sees them; what they link to in
-    the inbox (the mistake a correction corrects) goes with them."""
+    the inbox (the mistake a correction corrects) goes with them.
+
+    \b
+    Example:
+      errnote accept 6b90 7c1d
+    """
     from errnote.model.codec import entry_to_json
     from errnote.notebook.inbox import Inbox
 
@@ -147,7 +157,12 @@ def accept(ctx: typer.Context, ids: IdsArg, json_: JsonOpt = False) -> None:
 
 
 def reject(ctx: typer.Context, ids: IdsArg, json_: JsonOpt = False) -> None:
-    """Delete inbox entries: nothing of them reaches the notebook."""
+    """Delete inbox entries: nothing of them reaches the notebook.
+
+    \b
+    Example:
+      errnote reject 6b90
+    """
     from errnote.notebook.inbox import Inbox
 
     dropped = Inbox(notebook_of(ctx)).reject(ids)

@@ -52,7 +52,12 @@ def show(
     json_: JsonOpt = False,
 ) -> None:
     """Show one entry with its links in both directions (an inbox entry too, marked unreviewed; one
-    of your personal notebook or of an extra notebook too, named)."""
+    of your personal notebook or of an extra notebook too, named).
+
+    \b
+    Example:
+      errnote show 3f2a1b
+    """
     from errnote.notebook.links import status_note
 
     nb, entry, path, origin = _locate_shown(notebook_of(ctx), id)
@@ -136,6 +141,11 @@ def list_(
     """List entries, newest first. Broken entry files are reported on stderr; the rest still list.
 
     The filters are those of 'errnote search', with the same meaning.
+
+    \b
+    Examples:
+      errnote list --type lesson --tool cargo
+      errnote list --since 7d --json
     """
     from errnote.search.filters import entry_meta
 
@@ -175,6 +185,10 @@ def edit(
 
     An invalid edit is refused with the reason, the original stays as it was, and your edited
     text is kept in a file whose path is printed, so nothing is lost.
+
+    \b
+    Example:
+      EDITOR=vim errnote edit 3f2a1b
     """
     import tempfile
 
@@ -244,7 +258,12 @@ def retire(
     ],
     json_: JsonOpt = False,
 ) -> None:
-    """Retire an entry: it stays on disk as history but never reaches a prompt again."""
+    """Retire an entry: it stays on disk as history but never reaches a prompt again.
+
+    \b
+    Example:
+      errnote retire 3f2a1b --why "the toolchain file pins it now"
+    """
     entry = notebook_of(ctx).retire(id, why)
     if json_:
         emit_json(entry_to_json(entry))
@@ -260,7 +279,13 @@ def rm(
     ] = False,
     json_: JsonOpt = False,
 ) -> None:
-    """Delete an entry's file. Refused while other entries link to it (retire it instead, or --force)."""
+    """Delete an entry's file. Refused while other entries link to it (retire it instead, or --force).
+
+    \b
+    Examples:
+      errnote rm 3f2a1b
+      errnote rm 3f2a1b --force   # even when other entries link to it
+    """
     nb = notebook_of(ctx)
     entry, path = nb.remove(id, force=force)
     if json_:
@@ -295,6 +320,10 @@ def redact() -> None:
     """Mask secrets (tokens, passwords, keys) in standard input and print the result.
 
     The same masking runs on every text errnote writes; use this to check what would be kept.
+
+    \b
+    Example:
+      pytest 2>&1 | errnote redact
     """
     from errnote.redact.secrets import redact as mask
 

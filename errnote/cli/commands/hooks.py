@@ -118,7 +118,13 @@ def hooks_install(
     it is; running it twice adds nothing. --agent codex writes .codex/hooks.json for the Codex CLI
     (SessionStart, UserPromptSubmit, PreToolUse for Bash|apply_patch); --agent gemini writes
     .gemini/settings.json for the Gemini CLI (SessionStart, BeforeAgent, and BeforeTool and
-    AfterTool for run_shell_command|write_file|replace)."""
+    AfterTool for run_shell_command|write_file|replace).
+
+    \b
+    Examples:
+      errnote hooks install
+      errnote hooks install --local --exe "$(command -v errnote)"
+    """
     from errnote.integrations.claude_settings import install
 
     if not exe.strip():

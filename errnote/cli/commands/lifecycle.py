@@ -32,7 +32,12 @@ def _done(entry: Entry, verb: str, before: float, json_: bool) -> None:
 
 def confirm(ctx: typer.Context, id: IdArg, note: NoteOpt = None, json_: JsonOpt = False) -> None:
     """Confirm an entry still holds: confidence up a step, counted and dated in its file
-    (which also resets its staleness)."""
+    (which also resets its staleness).
+
+    \b
+    Example:
+      errnote confirm 3f2a1b --note "held on the arm64 runners too"
+    """
     nb = notebook_of(ctx)
     before = nb.get(id).confidence
     _done(nb.confirm(id, note or ""), "Confirmed", before, json_)
@@ -48,7 +53,12 @@ def contradict(
     note: NoteOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Record that an entry was found wrong: confidence down a step, counted in its file."""
+    """Record that an entry was found wrong: confidence down a step, counted in its file.
+
+    \b
+    Example:
+      errnote contradict 3f2a1b --by 9c1d2e --note "not on Windows"
+    """
     nb = notebook_of(ctx)
     before = nb.get(id).confidence
     _done(nb.contradict(id, by=by, note=note or ""), "Contradicted", before, json_)
@@ -61,7 +71,12 @@ def supersede(
     json_: JsonOpt = False,
 ) -> None:
     """Replace OLD by NEW: NEW links supersedes, OLD is marked superseded and lowered a step;
-    search and inject leave OLD out (`search --all` still finds it)."""
+    search and inject leave OLD out (`search --all` still finds it).
+
+    \b
+    Example:
+      errnote supersede 3f2a1b 9c1d2e   # 9c1d2e replaces 3f2a1b
+    """
     nb = notebook_of(ctx)
     before = nb.get(old).confidence
     lowered, linked = nb.supersede(old, new)
@@ -80,7 +95,13 @@ def feedback(
     json_: JsonOpt = False,
 ) -> None:
     """Say whether an entry you used helped or misled: for agents. --helped counts as a
-    confirmation, --misled as a contradiction."""
+    confirmation, --misled as a contradiction.
+
+    \b
+    Examples:
+      errnote feedback 3f2a1b --helped
+      errnote feedback 3f2a1b --misled --note "wrong for Go 1.23"
+    """
     if helped == misled:
         raise UsageError("give exactly one of --helped and --misled")
     nb = notebook_of(ctx)
@@ -95,6 +116,10 @@ def lint(ctx: typer.Context, json_: JsonOpt = False) -> None:
     Exit 1 when any error is found, 0 with warnings only. Each finding is one line on stdout
     (`PATH: error: MESSAGE [CODE]`, paths relative to .errnote/); --json prints
     {"ok", "files", "errors", "warnings", "findings": [{"level", "code", "path", "id", "message"}]}.
+
+    \b
+    Example:
+      errnote lint && git commit    # in CI or a pre-commit hook
     """
     from errnote.lifecycle.lint import lint as check
 
@@ -119,7 +144,12 @@ def stats(
 ) -> None:
     """Counts by type and status, the confidence spread, what is stale, what no agent session was
     shown (from the hooks' session records of the last week), what was confirmed or contradicted
-    recently. The clock is $ERRNOTE_NOW when set."""
+    recently. The clock is $ERRNOTE_NOW when set.
+
+    \b
+    Example:
+      errnote stats --since 2w
+    """
     from errnote.lifecycle.stats import stats as figures
     from errnote.model.timespec import parse_since, resolve_now
 

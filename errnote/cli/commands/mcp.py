@@ -23,8 +23,13 @@ engine (errnote serve), started in the background when none runs;
 writes stay in this process. ERRNOTE_ENGINE=0 answers every call here.
 
 \b
-Needs the MCP SDK: pip install 'errnote[mcp]'. A client starts it
-itself, e.g. Claude Code: claude mcp add errnote -- errnote mcp
+Needs the MCP SDK (errnote's extra mcp): run without it, errnote mcp
+prints the command that adds it to this environment. A client starts
+the server itself.
+
+\b
+Example (Claude Code):
+  claude mcp add errnote -- errnote mcp
 """
 
 

@@ -93,6 +93,10 @@ def notebooks(ctx: typer.Context, json_: JsonOpt = False) -> None:
     """The notebooks this repository reads: its own, your personal one and the extra read-only ones
     config.yaml names under notebooks.extra (switched off by ERRNOTE_PERSONAL=0, ERRNOTE_EXTRA=0,
     or notebooks.personal: false).
+
+    \b
+    Example:
+      errnote notebooks --json
     """
     from errnote.notebook.sources import sources
 

@@ -49,6 +49,11 @@ def init(ctx: typer.Context, global_: GlobalOpt = False) -> None:
     clone's .git/config (run it once in each clone). Running it again creates only what is missing
     and brings an older .gitattributes up to date. With --global, creates your personal notebook
     instead ($XDG_DATA_HOME/errnote, else ~/.local/share/errnote), read beside every repository's.
+
+    \b
+    Examples:
+      cd your-repo && errnote init
+      errnote init --global   # your personal notebook
     """
     from errnote.integrations.merge_driver import ensure_merge_driver
     from errnote.notebook import Notebook
@@ -250,6 +255,11 @@ def triple(
 
     The lesson corrects the mistake and is derived from the correction; the correction corrects
     the mistake.
+
+    \b
+    Example:
+      errnote triple --mistake "Ran migrations by hand" \\
+          --correction "Use the deploy job" --lesson "Never migrate by hand"
     """
     with option_error("--source"):
         Source.parse(source)
@@ -305,7 +315,12 @@ def link(
     json_: JsonOpt = False,
 ) -> None:
     """Link two entries: errnote link LESSON derived-from CORRECTION. 'supersedes' also marks the
-    target superseded."""
+    target superseded.
+
+    \b
+    Example:
+      errnote link 9c1d corrects 3f2a     # 9c1d corrects 3f2a
+    """
     with option_error("REL"):
         Relation.parse(rel)
     nb = notebook_of(ctx)

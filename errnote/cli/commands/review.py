@@ -39,7 +39,12 @@ At a terminal it asks about each item, one keypress each:
 When standard input is not a terminal (an agent, a pipe), or with --json, it prints
 {"total", "counts", "uncorrected_days", "floor", "items": [{"kind", "id", "type", "title",
 "confidence", "status", "why", "other", "inbox"}]} and changes nothing. The clock is
-$ERRNOTE_NOW when set."""
+$ERRNOTE_NOW when set.
+
+\b
+Examples:
+  errnote review
+  errnote review --json --days 7"""
 
 KEYS = {"c": "confirm", "x": "contradict", "e": "edit", "r": "retire", "m": "merge", "s": "skip", "q": "quit"}
 PROMPT = "[c]onfirm  contradict [x]  [e]dit  [r]etire  [m]erge  [s]kip  [q]uit"
@@ -218,6 +223,7 @@ their corrections and fixes. Transient failures (time-outs, dropped connections,
 mistakes made once are listed, never promoted.
 
 \b
+Examples:
   errnote digest                      print the plan
   errnote digest --json > plan.json   the plan for an agent, which may rewrite the lessons' text
   errnote digest --apply              write the plan computed now

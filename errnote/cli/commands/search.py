@@ -124,6 +124,12 @@ def search(
     recorded error, or it matches the entry's words and meaning. Related hits follow, marked
     (related) ("applies": false); they are never put into a prompt as rules. Superseded and
     retired entries are left out unless --all.
+
+    \b
+    Examples:
+      errnote search "cargo build --all-features fails in openssl-sys"
+      pytest 2>&1 | tail -30 | errnote search -       # a pasted traceback
+      errnote search migration --type lesson --json
     """
     nb = notebook_of(ctx)
     filters = filters_of(nb, type, tag, tool, scope, path, since, min_confidence, status, all_, limit)
@@ -152,6 +158,10 @@ def reindex(
 
     Rarely needed: every read command already syncs the index with the files. Also removes the
     temporary files (older than an hour) that writes killed midway left below entries/.
+
+    \b
+    Example:
+      errnote reindex
     """
     from errnote.search.index import Index
     from errnote.search.searcher import rebuild_vectors

@@ -23,6 +23,11 @@ or when its notebook is deleted. Answers are the same with or without it.
 \b
 config.yaml, under engine: enabled, autostart, idle, timeout (one a line)
 ERRNOTE_ENGINE=0 turns it off. Platforms without Unix sockets never use it.
+
+\b
+Examples:
+  errnote serve --status
+  errnote serve --stop
 """
 
 
