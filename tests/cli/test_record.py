@@ -200,8 +200,10 @@ def test_triple_link_retire_rm(runner: CliRunner, in_repo: Path) -> None:
     shown = json.loads(run(runner, "show", m, "--json")[1])
     assert {(b["rel"], b["id"]) for b in shown["backlinks"]} == {("corrects", c), ("corrects", lesson)}
     extra = add_json(runner, "insight", "pnpm is faster here")
-    code, _, _ = run(runner, "link", str(extra["id"]), "related", lesson)
-    assert code == 0
+    code, _, err = run(runner, "link", str(extra["id"]), "related", lesson)
+    assert code == 0 and err.startswith("Linked ")
+    code, _, err = run(runner, "link", str(extra["id"]), "related", lesson)  # again: nothing doubled
+    assert code == 0 and err.startswith(f"Already linked: {extra['id']} related {lesson}")
     shown = json.loads(run(runner, "show", str(extra["id"]), "--json")[1])
     assert shown["links"] == [{"rel": "related", "id": lesson, "title": "Use pnpm"}]
     code, _, err = run(runner, "rm", m)

@@ -324,8 +324,10 @@ def link(
     with option_error("REL"):
         Relation.parse(rel)
     nb = notebook_of(ctx)
+    before = nb.get(source).links
     entry = nb.link(source, rel, target)
     if json_:
         emit_json(entry_to_json(entry))
     else:
-        say(f"Linked {entry.id} {Relation.parse(rel).value} {nb.resolve(target)}.")
+        said = f"{entry.id} {Relation.parse(rel).value} {nb.resolve(target)}"
+        say(f"Already linked: {said}." if entry.links == before else f"Linked {said}.")
