@@ -47,9 +47,11 @@ def guard(picked: Sequence[Any], mode: str, floor: float) -> tuple[str, str] | N
     return mode, "This notebook holds a rule for this command: " + "; ".join(reasons)
 
 
-def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str, inbox: Any = None) -> str:
-    """Detect a correction or confirmation in the user's prompt and record it in the inbox; the one
-    line that tells the agent what was recorded (empty when nothing was)."""
+def note_prompt(
+    nb: Any, prompt: str, transcript_path: str, session: str, inbox: Any = None
+) -> tuple[str, str]:
+    """Detect a correction or confirmation in the user's prompt and record it in the inbox: the one
+    line that tells the agent what was recorded, and the entry's id (both empty when nothing was)."""
     from errnote.capture.detect import classify
     from errnote.notebook.inbox import Inbox
     from errnote.redact.secrets import redact
@@ -58,21 +60,24 @@ def note_prompt(nb: Any, prompt: str, transcript_path: str, session: str, inbox:
     agent_said = redact(previous_agent_message(transcript_path))
     found = classify(text, agent_said)
     if found.kind not in ("correction", "confirmation"):
-        return ""
+        return "", ""
     # Imported only when there is something to record: every prompt comes here.
     from errnote.capture.record import record
 
     captured = record(inbox or Inbox(nb), found, text, agent_said, session=session)
     if captured is None:
-        return ""
+        return "", ""
     e = captured.entry
     again = f" (now seen {e.confirmed + 1} times)" if captured.repeated else ""
-    return (
+    note = (
         f"errnote recorded this message as a {e.type.value}{again}, unreviewed: {e.title} (id {e.id}). "
         f"It is kept for the user's review ('errnote show {e.id}'); if the wording misses the point, "
         f"'errnote reject {e.id}' drops it and 'errnote add {e.type.value} TITLE --reason WHY' "
         "records it better."
     )
+    # A new capture is said in the note alone; one counted again on an entry held already may be
+    # a rule the task needs, and stays among what is selected.
+    return note, "" if captured.repeated else e.id
 
 
 def record_tool_failure(

@@ -274,7 +274,9 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     inbox = Inbox(nb, lineup.contents.entries if lineup.contents is not None else None)
     if act == "user-prompt" and hook.prompt.strip():
         with contextlib.suppress(ErrnoteError, OSError):  # capture is a bonus: the context goes out
-            note = capture.note_prompt(nb, hook.prompt, hook.transcript_path, hook.session_id, inbox)
+            note, noted = capture.note_prompt(nb, hook.prompt, hook.transcript_path, hook.session_id, inbox)
+            if noted:  # a new capture: the note says it, not again as an entry relevant to the task
+                options = replace(options, exclude=options.exclude | {noted})
     if act == "post-tool-use-failure" and (hook.error.strip() or hook.command.strip()):
         with contextlib.suppress(ErrnoteError, OSError):
             failed = capture.record_tool_failure(

@@ -124,6 +124,8 @@ def test_a_correction_in_the_prompt_is_recorded_and_said(repo: Path, nb: Noteboo
     correction = next(e for e in Inbox(nb).entries() if e.type is EntryType.CORRECTION)
     assert correction.id in answer["additionalContext"]
     assert "I ran npm install lodash." in correction.body
+    # Said in the note: not listed again as an entry relevant to the task.
+    assert "Relevant to this task" not in answer["additionalContext"]
 
 
 def test_a_correction_that_says_why_is_recorded_with_its_reason(repo: Path, nb: Notebook) -> None:
