@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -197,6 +198,13 @@ def test_trace_shows_what_contradicted_an_entry_and_an_uncommitted_step(
     assert "contradicted-by insight" in text and "not committed yet" in text
     assert "supersedes lesson" in text and "(shown above)" in text
     assert text.index("supersedes lesson") < text.index("corrects mistake")
+    # Piped: one line a step, however long (never cut at 80 columns mid-title): each names its entry.
+    long = history.nb.add("insight", "Pinning " + "the toolchain broke the nightly build again " * 4)
+    history.nb.link(long.id, "contradicts", history.newer)
+    text = runner.invoke(app, ["trace", history.newer]).stdout
+    steps = [line for line in text.splitlines() if line.strip()]
+    assert all(re.search(r"\b[0-9a-f]{10}\b", line) for line in steps), text
+    assert any(long.id in line and len(line) > 200 for line in steps)
 
 
 def test_trace_names_a_link_to_an_entry_that_is_gone(history: History, runner: CliRunner) -> None:

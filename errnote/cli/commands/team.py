@@ -148,7 +148,11 @@ def trace(
             grow(node.add(_label(child)), child)
 
     grow(tree, root)
-    console().print(tree)
+    out = console()
+    # Piped (to a file, a pager, an agent): one line a step, never cut at rich's default 80 columns.
+    if not out.is_terminal:
+        out.width = 100_000
+    out.print(tree)
 
 
 CHANGE_FORMATS = ("text", "markdown", "json")
