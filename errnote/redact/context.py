@@ -284,7 +284,10 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
         prose = m.group("sep") == ":" and not (
             (name.isupper() or "." in name) and _LINE_END_RE.match(text, m.end(group)) is not None
         )
-        if not plausible(value, bare=group == "bare", spaced=prose):
+        # An environment variable's value (`POSTGRES_PASSWORD=password`, the same as a compose
+        # file's `POSTGRES_PASSWORD: password` ending its line): set, whatever word it is.
+        assigned = strength == 2 and name.isupper() and not prose
+        if not plausible(value, bare=group == "bare", spaced=prose, assigned=assigned):
             continue
         if strength == 1 and not (random_like(value) or env_hex_key(name, value)):
             continue

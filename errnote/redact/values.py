@@ -84,15 +84,23 @@ def name_strength(name: str) -> int:
     return 0
 
 
-def plausible(value: str, *, bare: bool, spaced: bool) -> bool:
+#: Words that are a value set (a weak default password) when an environment variable is given
+#: them (`POSTGRES_PASSWORD=password`), though elsewhere they name a field (`type=password`).
+_SET_WORDS = frozenset({"password", "passwd", "secret", "token"})
+
+
+def plausible(value: str, *, bare: bool, spaced: bool, assigned: bool = False) -> bool:
     """Whether a labelled value is a real secret rather than a word, reference, path or mask.
 
     `bare` means the value was not quoted; `spaced` means it followed `:` or a space, where prose
     (`using password: YES`, `--password via the CLI`) is common, so plain words are not secrets.
+    `assigned`: the value is given to an environment variable (`DB_PASSWORD=...`), so a word such
+    as `password` is the password set, not the name of a field.
     """
     low = value.lower()
+    literal = low in _LITERALS and not (assigned and low in _SET_WORDS)
     # Under four characters is a stub (`abc`, `x`), not a credential anyone could use.
-    if len(value.strip()) < 4 or low in _LITERALS or MASKED_RE.search(value):
+    if len(value.strip()) < 4 or literal or MASKED_RE.search(value):
         return False
     if low.startswith(_PLACEHOLDER_PREFIXES) or "://" in value or "-----begin" in low:
         return False

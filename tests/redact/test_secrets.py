@@ -566,3 +566,26 @@ def test_a_webhook_token_followed_by_punctuation_is_masked(around: str) -> None:
 def test_a_file_name_after_hooks_is_not_a_token() -> None:
     text = "https://ci.example.com/hooks/abc123def456ghi789jkl.json"
     assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("POSTGRES_PASSWORD=password docker compose up", "password"),
+        ("services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: password\n", "password"),
+        ("export PGPASSWORD=secret && psql -h db", "secret"),
+        ("API_TOKEN=token", "token"),
+    ],
+)
+def test_a_word_given_to_a_secret_variable_is_the_secret_set(text: str, value: str) -> None:
+    """`POSTGRES_PASSWORD=password` sets the password to the word: masked like `=postgres` is."""
+    assert_masked(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['<input type=password name="pw">', "set the password=secret field in the form", "PASSWORD=false",
+     "API_TOKEN=none", "the field password: required", "PASSWORD: password is required here"],
+)  # fmt: skip
+def test_a_word_that_names_a_field_or_no_value_is_kept(text: str) -> None:
+    assert_unchanged(text)
