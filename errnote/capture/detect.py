@@ -39,10 +39,12 @@ MAX_TEXT = 20_000
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]+")
 #: Openers dropped from an extracted rule ("no, ...", "actually, ...", "hmm, ...", "that's wrong:
 #: ..."): what the user thinks of the agent's step, not the rule (full-width marks for Chinese).
+#: A verdict is an opener only when a mark ends it: "that's wrong: use X", never "it's wrong to X".
 _OPENER = re.compile(
     r"^\W*(?:(?:no+|nope|nah|wait|hmm+|hm+|um+|actually|well|ok(?:ay)?|so|also|btw|and|but|yes|yeah|"
-    r"great|perfect|cool|thanks|thank you|(?:that|this|it)(?:'s|’s| is| was) (?:wrong|incorrect|not right)|"
-    r"wrong|not quite|好的|不对|不是|错了|对)\b[\s,.!:;—–\-，。！：；、]*)+",
+    r"great|perfect|cool|thanks|thank you|好的|不对|对)\b[\s,.!:;—–\-，。！：；、]*"
+    r"|(?:(?:that|this|it)(?:'s|’s| is| was) (?:wrong|incorrect|not right)|wrong|错了)"
+    r"[^\S\n]*[,.!:;—–\-，。！：；、]+\s*)+",
     re.IGNORECASE,
 )
 

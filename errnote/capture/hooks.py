@@ -100,10 +100,11 @@ def record_tool_failure(
 
 
 def _exit_status(error: str) -> int | None:
-    """`Exit code 2` at the start of Claude Code's Bash error text, else None (not told)."""
+    """The exit status the tool's output tells: `Exit code 2` starting Claude Code's Bash error
+    text, an `Exit Code: 2` line of the Gemini CLI's shell output; else None (not told)."""
     import re
 
-    match = re.match(r"\s*exit code (\d+)", error, re.IGNORECASE)
+    match = re.search(r"^\s*exit code:?\s*(\d+)\b", error, re.IGNORECASE | re.MULTILINE)
     return int(match.group(1)) if match else None
 
 

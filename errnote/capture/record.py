@@ -103,15 +103,18 @@ def _link_mistake(
         inbox.changed(where)
 
 
-#: Where a stated rule gives its reason: "..., because ...", "...，因为 ...".
-_BECAUSE = re.compile(r"[\s,;:—–-]*\bbecause\b[\s,:]*|[，,]?\s*因为\s*", re.IGNORECASE)
+#: Where a stated rule gives its reason: a clause of its own, "..., because ...", "...；因为 ...";
+#: never a "because" inside the rule ("don't skip tests just because ...", "because of ...").
+_BECAUSE = re.compile(r"\s*[,;—–]\s*because\s+(?!of\b)|\s*[，；,;]\s*因为", re.IGNORECASE)
 
 
 def _reasoned(rule: str) -> tuple[str, str]:
-    """A rule and the reason it gives (the part after "because"), when both are there."""
+    """A rule and the reason it gives (the clause after "because"), when both are there."""
     parts = _BECAUSE.split(rule, maxsplit=1)
-    if len(parts) == 2 and parts[0].strip() and len(parts[1].strip()) > 2:
-        return parts[0].strip().rstrip(",;:—–-，").strip(), parts[1].strip().rstrip("…").strip()
+    if len(parts) == 2 and len(parts[0].strip()) >= 2:
+        reason = parts[1].strip().rstrip(" ;,…；，").strip()
+        if len(reason) > 2:
+            return parts[0].strip(), reason
     return rule, ""
 
 

@@ -297,7 +297,8 @@ class Notebook:
             raise ErrnoteError("say why the entry is retired", "pass --why TEXT")
         with self.store.lock():
             entry, path = self.locate_entry(ref)
-            note = f"Retired {fields.now().date().isoformat()}: {why.strip()}"
+            # One line, as every dated line of an entry's history (`model.history` tells them).
+            note = f"Retired {fields.now().date().isoformat()}: {' '.join(why.split())}"
             body = f"{entry.body}\n\n{note}" if entry.body else note
             new = redact_entry(fields.touched(entry, status=Status.RETIRED, body=body))
             self.store.replace(path, new)

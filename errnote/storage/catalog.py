@@ -141,8 +141,8 @@ class Catalog:
                     bad.append(Problem(self.store.entries_dir / rel, str(record["problem"])))
                     fresh[rel] = record
                     continue
-                if only is not None and _record_type(record) != only.value:
-                    fresh[rel] = record
+                if only is not None and _record_type(record) not in (only.value, None):
+                    fresh[rel] = record  # another type's: kept, not rebuilt
                     continue
                 try:
                     entry = record_entry(record)

@@ -161,6 +161,13 @@ def test_the_evidence_spans_point_into_the_message() -> None:
         ("That's wrong, use the staging database, not prod.", "use the staging database, not prod."),
         ("不对，用 pnpm 不要用 npm", "用 pnpm 不要用 npm"),
         ("wrong: the tests run with make test, not pytest", "the tests run with make test, not pytest"),
+        # A verdict without a mark after it is part of the rule, kept whole.
+        (
+            "It's wrong to force-push to main, open a PR instead.",
+            "It's wrong to force-push to main, open a PR instead.",
+        ),
+        ("Wrong directory: run it from the repo root.", "Wrong directory: run it from the repo root."),
+        ("不是 npm，是 pnpm，用 pnpm install", "不是 npm，是 pnpm，用 pnpm install"),
     ],
 )
 def test_the_rule_leaves_out_what_the_user_thinks_of_the_step(text: str, rule: str) -> None:
@@ -254,3 +261,26 @@ def test_detect_in_a_real_process_loads_no_index_or_git(tmp_path: Path) -> None:
     )
     assert json.loads(run.stdout)["kind"] == "correction"
     assert run.stderr.strip() == ""
+
+
+@pytest.mark.parametrize(
+    ("rule", "split"),
+    [
+        ("always use pnpm here, not npm, because the lockfile is pnpm-lock.yaml",
+         ("always use pnpm here, not npm", "the lockfile is pnpm-lock.yaml")),
+        ("用 pnpm，因为锁文件是 pnpm-lock.yaml", ("用 pnpm", "锁文件是 pnpm-lock.yaml")),
+        # A "because" inside the rule, or no clause of its own: no reason is cut out of it.
+        ("don't use npm just because it is installed", ("don't use npm just because it is installed", "")),
+        ("the build fails because of the missing headers, install libssl-dev first",
+         ("the build fails because of the missing headers, install libssl-dev first", "")),
+        ("不要因为赶时间就跳过测试，先跑 make test", ("不要因为赶时间就跳过测试，先跑 make test", "")),
+        ("失败的原因为缺少 libssl 头文件，先装 libssl-dev",
+         ("失败的原因为缺少 libssl 头文件，先装 libssl-dev", "")),
+        ("That's wrong because the tests fail on arm64",
+         ("That's wrong because the tests fail on arm64", "")),
+    ],
+)  # fmt: skip
+def test_a_reason_is_cut_from_a_rule_only_at_a_clause_of_its_own(rule: str, split: tuple[str, str]) -> None:
+    from errnote.capture.record import _reasoned
+
+    assert _reasoned(rule) == split

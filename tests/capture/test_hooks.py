@@ -108,6 +108,16 @@ def test_a_failed_tool_call_without_an_exit_code_is_given_none(repo: Path, nb: N
     assert "Exit status" not in mistake.body and "the file was modified" in mistake.error
 
 
+def test_an_exit_code_told_on_a_line_of_its_own_is_kept(nb: Notebook) -> None:
+    """The Gemini CLI's shell output tells `Exit Code: 2` on a line of its own: kept, not lost."""
+    from errnote.capture.hooks import record_tool_failure
+
+    told = record_tool_failure(
+        nb, "run_shell_command", "make deploy", "Error: target gone\nExit Code: 2", "s1"
+    )
+    assert "(exit 2)" in told.entry.title and "Exit status: 2" in told.entry.body
+
+
 def test_a_correction_in_the_prompt_is_recorded_and_said(repo: Path, nb: Notebook, tmp_path: Path) -> None:
     transcript = tmp_path / "t.jsonl"
     said = [{"type": "text", "text": "I ran npm install lodash."}]

@@ -48,9 +48,9 @@ def test_the_history_is_no_fragment_and_no_reason(nb: Notebook, body: str) -> No
 
 def test_a_retired_entry_and_a_body_that_merely_mentions_a_verb(nb: Notebook) -> None:
     entry = nb.add("lesson", "Pin the toolchain", body="Confirmed by the release team.\n\nUse 1.82.")
-    nb.retire(entry.id, "the toolchain file does it now")
+    nb.retire(entry.id, "the toolchain file does it now\n\nsee PR 42")  # one line, as every history line
     body = nb.get(entry.id).body
-    assert body.endswith("the toolchain file does it now") and "Retired " in body
+    assert body.endswith("the toolchain file does it now see PR 42") and "Retired " in body
     assert without_history(body) == "Confirmed by the release team.\n\nUse 1.82."  # no date: kept
 
 

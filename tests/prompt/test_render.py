@@ -166,23 +166,35 @@ def test_a_secret_in_what_was_asked_is_masked_in_the_json(fixed: Notebook, runne
         assert data["query"] == "export GITHUB_TOKEN=[REDACTED]" and data["paths"] == ["keys/[REDACTED].txt"]
 
 
-def test_a_body_stands_for_a_reason_only_when_a_person_or_an_agent_wrote_it(
+def test_a_body_stands_for_a_reason_without_what_errnote_records_there(
     nb: Notebook, runner: CliRunner, tmp_path: os.PathLike[str]
 ) -> None:
-    """A body explains an entry that gives no reason when a person (or an agent) wrote it; the
-    body a tool or an importer writes says where the entry came from, never "because ..."."""
+    """A body explains an entry that gives no reason, whoever recorded it; what errnote's own
+    writers keep there (where an import came from, the command `run` ran) is never "because"."""
     from pathlib import Path
 
     from errnote.cli.app import app
 
     nb.add("lesson", "Run migrations inside a transaction", body="Half-applied schemas broke prod.")
     nb.add("convention", "Tag releases from main", body="Imported from RULES.md, line 4.", source="import")
+    nb.add(
+        "mistake",
+        "`make deploy` failed (exit 2)",
+        body="Command: `make deploy`\nExit status: 2",
+        source="tool",
+    )
     rules = Path(tmp_path) / "rules.md"
-    rules.write_text("# Rules\n\n- Never push to main directly\n  (use PRs)\n", encoding="utf-8")
-    args = ["--notebook", str(nb.root), "import", str(rules), "--section", "Rules", "--apply"]
-    code = runner.invoke(app, args).exit_code
-    assert code == 0
+    rules.write_text("# Rules\n\n- Never push to main directly\n", encoding="utf-8")
+    records = Path(tmp_path) / "in.jsonl"
+    records.write_text(
+        '{"type": "lesson", "title": "Pin the toolchain", "body": "Nightly broke CI twice."}\n'
+    )
+    for source in (rules, records):
+        args = ["--notebook", str(nb.root), "import", str(source), "--apply", "--direct"]
+        assert runner.invoke(app, args).exit_code == 0
     out = invoke(runner, nb)[1]
     assert "**Lesson: Run migrations inside a transaction**, because half-applied schemas broke prod." in out
+    assert "**Lesson: Pin the toolchain**, because nightly broke CI twice." in out  # imported, no provenance
     assert "Tag releases from main" in out and "Never push to main directly" in out
-    assert "because Imported" not in out and "Imported from" not in out and "because (use PRs)" not in out
+    assert "`make deploy` failed (exit 2)" in out  # a recent failure: shown, without its record
+    assert "Imported from" not in out and "because Command" not in out and "Exit status" not in out

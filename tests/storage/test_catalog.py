@@ -132,3 +132,8 @@ def test_a_load_of_one_type_serves_that_type_and_keeps_the_catalog_whole(nb: Not
     assert [e.id for _p, e in catalog.load(only=EntryType.MISTAKE)[0]] == [mistake.id]
     every = {e.id: e for _p, e in catalog.load()[0]}
     assert set(every) == {lesson.id, mistake.id} and every[mistake.id].title.startswith("Edited")
+    data = marshal.loads(catalog.path.read_bytes())
+    for record in data["files"].values():
+        record["e"] = ("odd",)  # a damaged record: its type cannot be told
+    catalog.path.write_bytes(marshal.dumps(data))
+    assert [e.id for _p, e in catalog.load(only=EntryType.LESSON)[0]] == [lesson.id]  # the file read again

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from errnote.model.entry import Entry, EntryType, Source
-from errnote.model.history import without_history
+from errnote.model.entry import Entry, EntryType
+from errnote.model.history import explanation
 from errnote.model.timespec import age_text
 from errnote.prompt.selection import Picked
 from errnote.text import escape_invisible, same_name, strip_controls
@@ -43,10 +43,6 @@ class Rule:
     pinned: bool = False
     unreviewed: bool = False  # captured in the inbox, not yet accepted by a person
     notebook: str = ""  # the notebook it came from when not the repository's (personal, an extra's name)
-
-
-#: Who writes a body that explains an entry when it gives no reason: a person or an agent.
-_EXPLAINED = frozenset({Source.USER, Source.AGENT})
 
 
 def _short(text: str, limit: int = _FIELD_LIMIT) -> str:
@@ -96,11 +92,10 @@ def rule_of(p: Picked, now: datetime, *, dated: bool = False) -> Rule:
     fix = e.fix if e.fix and e.fix.strip() != e.title.strip() else ""
     instead = fix or (p.instead if e.type is EntryType.MISTAKE else "")
     why = e.reason
-    if not why and not instead and e.body and e.provenance.source in _EXPLAINED:
-        # The only explanation there is, less its history (confirmed, repeated...). A tool's or an
-        # importer's body records where the entry came from (the command run, the file and line
-        # imported): no reason to give as "because".
-        why = without_history(e.body)
+    if not why and not instead and e.body:
+        # The only explanation there is, less its history (confirmed, repeated...) and what a
+        # writer recorded there of where the entry came from (the command run, the file imported).
+        why = explanation(e.body)
     error = e.error.strip().splitlines()[0] if e.type is EntryType.MISTAKE and e.error.strip() else ""
     return Rule(
         id=e.id,
