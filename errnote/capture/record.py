@@ -14,7 +14,7 @@ from typing import Any
 
 from errnote.capture.detect import Detection
 from errnote.model.entry import Entry, EntryType, Link, Relation
-from errnote.notebook.inbox import Captured, Inbox, overlap
+from errnote.notebook.inbox import VERIFY_GUESS, Captured, Inbox, overlap
 
 #: A mistake captured this recently may be the one a correction is about.
 RECENT_MISTAKE = timedelta(hours=24)
@@ -85,7 +85,7 @@ def _link_mistake(
             EntryType.MISTAKE,
             f"Corrected by the user: {what}",
             direct=direct,
-            body=f"Guessed from the correction {captured.entry.id}; verify before accepting.",
+            body=f"Guessed from the correction {captured.entry.id}; {VERIFY_GUESS}",
             confidence=GUESSED_MISTAKE,
             session=session,
             merge=False,  # a guess is never merged with a real mistake

@@ -25,6 +25,10 @@ from errnote.notebook import Notebook
 INBOX_DIRNAME = "inbox"
 #: The tag every inbox entry carries: shown with the entry wherever it reaches a prompt.
 UNREVIEWED = "unreviewed"
+#: How a mistake guessed beside a captured correction asks to be checked (`capture.record`), and
+#: what it says once a person has accepted it.
+VERIFY_GUESS = "verify before accepting."
+ACCEPTED_GUESS = "accepted by a person."
 #: Two texts name the same thing when this share of their content words is common to both.
 SAME_THING = 0.6
 
@@ -244,7 +248,10 @@ class Inbox:
                         f"entry {entry.id} is already in the notebook",
                         f"drop the inbox copy: errnote reject {entry.id}",
                     )
-                kept = entry.with_changes(tags=tuple(t for t in entry.tags if t != UNREVIEWED))
+                kept = entry.with_changes(
+                    tags=tuple(t for t in entry.tags if t != UNREVIEWED),
+                    body=entry.body.replace(VERIFY_GUESS, ACCEPTED_GUESS),  # checked now
+                )
                 self.nb.store.create(redact_entry(kept))
                 path.unlink()
                 moved.append(kept)

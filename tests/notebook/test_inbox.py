@@ -111,6 +111,8 @@ def test_accept_moves_an_entry_and_what_it_links_to(runner: CliRunner, repo: Pat
     assert inbox.entries() == []
     assert kept[correction.id].links_to(Relation.CORRECTS)[0] in kept
     mistake = kept[correction.id].links_to(Relation.CORRECTS)[0]
+    assert "verify before accepting" not in kept[mistake].body  # a person has now
+    assert kept[mistake].body.endswith("; accepted by a person.")
     again = runner.invoke(app, ["--notebook", str(repo), "reject", mistake[:6]])  # went with it
     assert again.exit_code == 1 and len(again.stderr.strip().splitlines()) == 1
     assert f"{mistake} is in the notebook already (accepted): nothing to review" in again.stderr
