@@ -211,8 +211,9 @@ def test_triple_link_retire_rm(runner: CliRunner, in_repo: Path) -> None:
     code, _, _ = run(runner, "retire", m, "--why", "npm is gone from the repo")
     assert code == 0
     assert json.loads(run(runner, "show", m, "--json")[1])["status"] == "retired"
-    code, _, _ = run(runner, "rm", m, "--force")
-    assert code == 0
+    code, _, err = run(runner, "rm", m, "--force")
+    assert code == 0 and f"{', '.join(sorted({c, lesson}))} still link to {m}" in err
+    assert "errnote lint" in err
     assert run(runner, "show", m)[0] == 1
 
 
