@@ -112,7 +112,7 @@ def _reasoned(rule: str) -> tuple[str, str]:
     """A rule and the reason it gives (the clause after "because"), when both are there."""
     parts = _BECAUSE.split(rule, maxsplit=1)
     if len(parts) == 2 and len(parts[0].strip()) >= 2:
-        reason = parts[1].strip().rstrip(" ;,…；，").strip()
+        reason = parts[1].strip().rstrip(" ;,…；，")
         if len(reason) > 2:
             return parts[0].strip(), reason
     return rule, ""

@@ -126,6 +126,7 @@ def record_failure(
     # The commit is in the entry's provenance (every write records it).
     status = f"\nExit status: {outcome.status}" if known else ""
     body = f"Command: `{command}`{status}\nWorking directory: {os.getcwd()}"
+    told = f"; exit status {outcome.status}" if known else ""
 
     def same(entry: Entry) -> bool:
         return entry.tool == tool and signature(entry.error) == sign
@@ -137,8 +138,7 @@ def record_failure(
         same=same,
         tool=tool,
         scope=[f"tool:{tool}"],
-        error=stderr
-        or ("(no output on standard error" + (f"; exit status {outcome.status})" if known else ")")),
+        error=stderr or f"(no output on standard error{told})",
         body=body,
         session=session,
         source="tool",

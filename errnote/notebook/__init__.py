@@ -54,6 +54,8 @@ class Notebook:
         #: Entries the last `remove` or `replace_text` made active again: what they superseded,
         #: once nothing supersedes it any more.
         self.restored: list[str] = []
+        #: What still links to the entry the last `remove(force=True)` deleted (links to nothing now).
+        self.orphaned: list[str] = []
 
     def __repr__(self) -> str:
         return f"Notebook({str(self.root)!r})"
@@ -396,11 +398,13 @@ class Notebook:
                         "'errnote edit ID' repairs it, 'errnote rm --force ID' deletes it",
                     ) from None
                 broken.unlink()
-                self.restored = []
+                self.restored, self.orphaned = [], []
                 return None, broken
+            inbound = self.backlinks(entry.id)
             if not force:
-                check_removal(entry, self.backlinks(entry.id))
+                check_removal(entry, inbound)
             path.unlink()
+            self.orphaned = sorted({b.source.id for b in inbound})
             self.restored = release(self.store, self.load, entry.links_to(Relation.SUPERSEDES), gone=entry.id)
         return entry, path
 

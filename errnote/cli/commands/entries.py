@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from pathlib import Path
@@ -288,10 +287,6 @@ def rm(
       errnote rm 3f2a1b --force   # even when other entries link to it
     """
     nb = notebook_of(ctx)
-    linking: list[str] = []
-    if force:  # what will point at nothing: said, so the links can be mended
-        with contextlib.suppress(ErrnoteError):
-            linking = sorted({b.source.id for b in nb.backlinks(nb.resolve(id))})
     entry, path = nb.remove(id, force=force)
     if json_:
         # What an agent needs to undo it (`git checkout -- PATH`) and what became active again.
@@ -310,9 +305,9 @@ def rm(
         say(f"Deleted the unreadable file {path.name}.")
         return
     say(f"Deleted {entry.type.value} [bold]{entry.id}[/] ({esc(path.name)}).", markup=True)
-    if linking:
+    if nb.orphaned:  # what points at nothing now: said, so the links can be mended
         warn(
-            f"{', '.join(linking)} still link to {entry.id}: 'errnote lint' lists the broken links, "
+            f"{', '.join(nb.orphaned)} still link to {entry.id}: 'errnote lint' lists the broken links, "
             "'errnote edit ID' mends one"
         )
     _say_restored(nb.restored)
