@@ -99,6 +99,18 @@ def served(root: Path) -> int:
     return int(found["served"])
 
 
+def until_served(call: Callable[[], object], root: Path, seconds: float = 60.0) -> int:
+    """Make `call` (which checks its own answer) again until the engine has answered one: on a
+    machine loaded past the client's patience a call answers itself, still rightly, and a later
+    one is the engine's. How many the engine has served."""
+
+    def once() -> int:
+        call()
+        return served(root)
+
+    return int(wait_for(once, seconds, what="a call answered by the engine"))
+
+
 class Engines:
     """Engines started by a test (and found running), killed at its end by their own pids."""
 
