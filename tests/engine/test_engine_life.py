@@ -302,3 +302,26 @@ def test_a_notebook_deep_enough_for_a_long_socket_path_is_served(tmp_path: Path,
     query = ["search", "--json", "--", "all-features"]
     assert run(query, deep).out == off(query, deep).out
     assert served(deep / ".errnote") == 1
+
+
+def test_an_engine_whose_code_changed_steps_aside(project: Path, engines: Engines, tmp_path: Path) -> None:
+    """An engine refuses a client that runs other code; when its own code changed since it started
+    (an upgrade, a checkout, an editable tree's first `__pycache__`), it also exits, so the next
+    call starts one running the clients' code. Refusing a client with other settings, it stays."""
+    import errnote
+
+    copy = tmp_path / "copy"
+    shutil.copytree(
+        Path(errnote.__file__).parent, copy / "errnote", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    root = project / ".errnote"
+    engines.start(project, env=engine_env(PYTHONPATH=str(copy)))  # the copy's code, not the clients'
+    query = ["search", "--json", "--", "all-features"]
+    want = off(query, project).out
+    assert run(query, project, env=engine_env(ERRNOTE_CLUSTER="other")).out == want  # other settings
+    status = client.status(root)
+    assert status is not None and status["refused"] >= 1 and status["served"] == 0  # refused, still up
+    (copy / "errnote" / "engine" / "__pycache__").mkdir()  # its code's folder changes
+    assert run(query, project).out == want  # answered in process, rightly
+    wait_for(lambda: engines.procs[-1].poll() is not None, what="the engine to exit")
+    assert engines.procs[-1].returncode == 0
