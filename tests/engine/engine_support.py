@@ -102,11 +102,13 @@ def served(root: Path) -> int:
 def until_served(call: Callable[[], object], root: Path, seconds: float = 60.0) -> int:
     """Make `call` (which checks its own answer) again until the engine has answered one: on a
     machine loaded past the client's patience a call answers itself, still rightly, and a later
-    one is the engine's. How many the engine has served."""
+    one is the engine's; and one that stepped aside (its code changed) is started again by a
+    call. How many the engine has served."""
 
     def once() -> int:
         call()
-        return served(root)
+        found = client.status(root)
+        return int(found["served"]) if found else 0
 
     return int(wait_for(once, seconds, what="a call answered by the engine"))
 
