@@ -453,6 +453,55 @@ def signature_veto_yields(rule: str, lead: float = 0.08) -> Gate:
     return gate
 
 
+#: Experiment state for `line_quote`: each entry's recorded error by errnote id, and the query
+#: being replayed (set by `main` and `replay`).
+_ERRORS: dict[str, str] = {}
+_QUERY: list[str] = [""]
+
+
+def line_quote(share: float, min_words: int) -> Gate:
+    """This tree's gate where rule 1 also reads each line of a recorded error on its own: a query
+    that holds `share` of one line's signature words (a line of at least `min_words` of them)
+    quotes the error."""
+
+    def gate(h: Hit, hs: list[Hit]) -> bool:
+        from errnote.search import applies as gate
+
+        s = _as_signals(h, hs)
+        if gate.applies(s):
+            return True
+        if s.code_clash:
+            return False
+        words = frozenset(gate.error_words(_QUERY[0]))
+        for line in _ERRORS.get(h.id, "").splitlines():
+            sig = gate.error_words(line)
+            if len(sig) >= min_words and gate.quoted_share(sig, words) >= share:
+                return True
+        return False
+
+    return gate
+
+
+def injectable_lead(lead: float, agree_rank: int | None = None) -> Gate:
+    """This tree's gate where rule 3 also takes a head that clears the prompt's lexical bar and
+    leads by `lead`, whatever its semantic rank (or within `agree_rank` of it)."""
+
+    def gate(h: Hit, hs: list[Hit]) -> bool:
+        from errnote.search import applies as gate
+
+        s = _as_signals(h, hs)
+        if gate.applies(s):
+            return True
+        vetoed = s.code_clash or (s.output and s.recorded_error) or s.cosine is None
+        if vetoed or not s.head or s.lead < lead:
+            return False
+        if agree_rank is not None:
+            return s.relevant and s.lexical_first and 0 < s.semantic_rank <= agree_rank
+        return s.injectable
+
+    return gate
+
+
 GATES: dict[str, Gate | None] = {
     "current": None,
     "before-rule-3": before_rule_3,
@@ -461,6 +510,9 @@ GATES: dict[str, Gate | None] = {
     "sig-yields-clear": signature_veto_yields("clear"),
     "sig-yields-both": signature_veto_yields("both"),
     **{f"sig-yields-clear-{x:.2f}": signature_veto_yields("clear", x) for x in (0.15, 0.2, 0.3)},
+    **{f"inj-lead-{x:.2f}": injectable_lead(x) for x in (0.08, 0.12, 0.16)},
+    **{f"agree3-lead-{x:.2f}": injectable_lead(x, 3) for x in (0.08, 0.12, 0.16)},
+    **{f"line-quote-{s:.1f}-{w}": line_quote(s, w) for s in (0.6, 0.8, 1.0) for w in (3, 5, 8)},
 }
 
 
@@ -471,6 +523,7 @@ def replay(cap: Captured, gate: Gate | None) -> list[Any]:
     def one(call: Call | None) -> list[Any]:
         if call is None:
             return []
+        _QUERY[0] = call.query
         call = pool(call, call.cosines)
         if gate is None:
             judged = judge(call.query, call.scored, call.cosines, call.output)
@@ -568,6 +621,9 @@ def main() -> None:
                         row |= {"query": q["id"], "line": line, "kind": q["kind"], "call": which,
                                 "label": label, "negative": not q["relevant"]}  # fmt: skip
                         f.write(json.dumps(row) + "\n")
+    entries = [json.loads(x) for x in (opts.data / "entries.jsonl").read_text("utf-8").splitlines() if x]
+    by_key = {e["key"]: e.get("error") or "" for e in entries}
+    _ERRORS.update({i: by_key.get(k, "") for i, k in key_of.items()})
     for name in opts.gate or ["current"]:
         gate = GATES[name]
         rows = [(q, replay(cap, gate)) for q, cap in zip(queries, caps, strict=True)]

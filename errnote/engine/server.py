@@ -257,9 +257,9 @@ class Engine:
             self.refused += 1
             protocol.send(conn, {"ok": False, "why": why})
             if settings.fingerprint()["(errnote)"] != self.env["(errnote)"]:
-                # errnote's code changed under this engine (an upgrade, a checkout, a first
-                # `__pycache__` in an editable tree): it would refuse every client from now on, so
-                # it goes, and the next call starts one that runs the code the clients run.
+                # errnote's code changed under this engine (an upgrade, a checkout, a module
+                # edited in place): it would refuse every client from now on, so it goes, and the
+                # next call starts one that runs the code the clients run.
                 self.stopping = True
             return
         protocol.send(conn, {"ok": True, "ack": True})

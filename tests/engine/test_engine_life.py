@@ -306,7 +306,7 @@ def test_a_notebook_deep_enough_for_a_long_socket_path_is_served(tmp_path: Path,
 
 def test_an_engine_whose_code_changed_steps_aside(project: Path, engines: Engines, tmp_path: Path) -> None:
     """An engine refuses a client that runs other code; when its own code changed since it started
-    (an upgrade, a checkout, an editable tree's first `__pycache__`), it also exits, so the next
+    (an upgrade, a checkout, a module edited in place), it also exits, so the next
     call starts one running the clients' code. Refusing a client with other settings, it stays."""
     import errnote
 
@@ -321,7 +321,11 @@ def test_an_engine_whose_code_changed_steps_aside(project: Path, engines: Engine
     assert run(query, project, env=engine_env(ERRNOTE_CLUSTER="other")).out == want  # other settings
     status = client.status(root)
     assert status is not None and status["refused"] >= 1 and status["served"] == 0  # refused, still up
-    (copy / "errnote" / "engine" / "__pycache__").mkdir()  # its code's folder changes
+    (copy / "errnote" / "engine" / "__pycache__").mkdir()  # bytecode cached: no change of code
+    assert run(query, project).out == want
+    assert engines.procs[-1].poll() is None  # refused (another errnote), still up
+    module = copy / "errnote" / "search" / "ranking.py"  # its code edited in place, deep in the tree
+    module.write_text(module.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     assert run(query, project).out == want  # answered in process, rightly
     wait_for(lambda: engines.procs[-1].poll() is not None, what="the engine to exit")
     assert engines.procs[-1].returncode == 0

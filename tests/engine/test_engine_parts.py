@@ -173,3 +173,23 @@ def test_commands_the_engine_never_answers_do_not_import_its_client() -> None:
     env = {**os.environ, "ERRNOTE_ENGINE": "1"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert done.stdout.strip().splitlines()[-1] == "False False"
+
+
+def test_the_code_stamp_sees_an_edit_in_place_and_a_new_file_but_no_bytecode_cache(tmp_path: Path) -> None:
+    import shutil
+
+    import errnote
+
+    code = tmp_path / "errnote"
+    shutil.copytree(Path(errnote.__file__).parent, code, ignore=shutil.ignore_patterns("__pycache__"))
+    first = settings._stamp(str(code))
+    cache = code / "search" / "__pycache__"
+    cache.mkdir()
+    (cache / "applies.cpython-311.pyc").write_bytes(b"bytecode")
+    assert settings._stamp(str(code)) == first  # an interpreter caching bytecode changed nothing
+    module = code / "search" / "applies.py"  # a module deep in the tree, edited where it is
+    module.write_text(module.read_text(encoding="utf-8") + "\n# edited in place\n", encoding="utf-8")
+    edited = settings._stamp(str(code))
+    assert edited != first
+    (code / "search" / "data" / "extra.txt").write_text("a new table\n", encoding="utf-8")
+    assert settings._stamp(str(code)) not in (first, edited)
