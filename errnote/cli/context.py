@@ -63,7 +63,7 @@ def check_scopes(scope: list[str] | None, tags: list[str] | None = None) -> None
                 raise InvalidEntry(
                     f"scope {item!r} is empty", "e.g. repo, global, path:src/**, !path:vendor/**"
                 )
-            ScopeItem.parse(item)
+            ScopeItem.parse_given(item)
     with option_error("--tag"):
         for tag in tags or []:
             if not tag.strip():

@@ -162,7 +162,7 @@ class NotebookTools:
         for item in _texts("scope", scope):
             if not item.strip("! \t"):
                 raise InvalidEntry(f"scope {item!r} is empty", "e.g. repo, path:src/**, !path:vendor/**")
-            ScopeItem.parse(item)
+            ScopeItem.parse_given(item)
         pairs: list[tuple[Relation | str, str]] = []
         for rel, targets in (links or {}).items():
             relation = Relation.parse(rel)
@@ -196,7 +196,7 @@ class NotebookTools:
         Each of mistake, correction and lesson is one line. reason: why; error: the error text.
         """
         for item in _texts("scope", scope):
-            ScopeItem.parse(item)
+            ScopeItem.parse_given(item)
         nb = self.notebook()
         m, c, lesson_entry = nb.triple(
             mistake, correction, lesson, reason=reason, scope=scope or [], tags=_texts("tags", tags),

@@ -15,6 +15,8 @@ Warnings (exit 0):
   one-way-link      `contradicts` or `related` (which go both ways) is recorded on one side only
   no-reason         a lesson says what to do but not why
   no-scope          a lesson says nothing of where it applies (and so where it stops applying)
+  scope-kind        a scope item reads like `KIND:VALUE` with a kind errnote does not know
+                    (`paths:src/**`): read as free text, it makes the entry apply everywhere
   unreadable        a file the notebook skips (a link out of the notebook, a file over 1 MB, ...)
 
 Nothing is written: lint reads the files as they are, not through the caches.
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from errnote.errors import InvalidEntry
 from errnote.model.entry import Entry, EntryType, Relation, Status, superseded_by_active
+from errnote.model.scope import unknown_kind
 
 if TYPE_CHECKING:
     from errnote.notebook import Notebook
@@ -203,6 +206,19 @@ def _across(read: Sequence[tuple[str, Entry]]) -> list[Finding]:
                     entry.id,
                 )
             )
+        for item in entry.scope.items:
+            name = unknown_kind(item)
+            if name:
+                found.append(
+                    Finding(
+                        WARNING,
+                        "scope-kind",
+                        shown,
+                        f"scope {str(item)!r}: {name!r} is no kind of scope, so the entry applies "
+                        "everywhere: write path:GLOB or tool:NAME",
+                        entry.id,
+                    )
+                )
         if entry.type in RULE_TYPES and entry.status is Status.ACTIVE:
             if not entry.reason.strip():
                 found.append(

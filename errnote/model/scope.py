@@ -3,6 +3,7 @@ the glob matching of repository paths."""
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -48,11 +49,40 @@ class ScopeItem:
                 return cls(kind, value, negated)
         return cls("text", text, negated)
 
+    @classmethod
+    def parse_given(cls, raw: str) -> ScopeItem:
+        """A scope item given now (an option, an API or MCP argument): as `parse` reads it, and
+        refused when it reads like a kind errnote does not know (`paths:src/**`, `glob:*.py`).
+        Free text makes an entry apply everywhere, so a misspelt kind would widen it unseen.
+        Files already written are read as they are (`errnote lint` warns: `scope-kind`)."""
+        item = cls.parse(raw)
+        name = unknown_kind(item)
+        if name:
+            raise InvalidEntry(
+                f"scope {raw!r}: {name!r} is no kind of scope (path, tool, repo, global), and as free "
+                "text it would apply everywhere",
+                "write path:GLOB or tool:NAME; free text is a phrase: 'only in the billing service'",
+            )
+        return item
+
     def __str__(self) -> str:
         body = self.kind if self.kind in ("repo", "global") else self.value
         if self.kind in ("path", "tool"):
             body = f"{self.kind}:{self.value}"
         return ("!" if self.negated else "") + body
+
+
+#: A free-text scope item written as errnote's `KIND:VALUE` syntax: a word, a colon, no blank.
+_KIND_LIKE = re.compile(r"([A-Za-z][A-Za-z_-]+):\S+")
+
+
+def unknown_kind(item: ScopeItem) -> str:
+    """The name before the colon of a free-text item that reads like `KIND:VALUE` with a kind
+    errnote does not know (`paths` of `paths:src/**`), or "" (a phrase, or a known kind)."""
+    if item.kind != "text":
+        return ""
+    found = _KIND_LIKE.fullmatch(item.value)
+    return found.group(1) if found else ""
 
 
 #: macOS and Windows file systems ignore case (git sets `core.ignorecase` there): `SRC/` is `src/`.

@@ -120,7 +120,7 @@ def new_entry(
         provenance=provenance,
         body=clean_text(body, "body", indented=True),
         reason=clean_text(reason, "reason"),
-        scope=Scope(tuple(ScopeItem.parse(s) for s in scope if str(s).strip())),
+        scope=Scope(tuple(ScopeItem.parse_given(s) for s in scope if str(s).strip())),
         tags=tags_of(tags),
         tool=clean_text(tool, "tool", one_line=True),
         error=clean_text(error, "error", indented=True),

@@ -148,6 +148,9 @@ def test_invalid_calls_are_tool_errors_and_the_server_goes_on(nb: Notebook) -> N
         assert "expires" in await refused(session, "record", type="lesson", title="Retry", expires="soon")
         assert "confidence" in await refused(session, "record", type="lesson", title="Retry", confidence=7)
         assert "scope" in await refused(session, "record", type="lesson", title="Retry", scope=["!"])
+        assert "no kind of scope" in await refused(
+            session, "record", type="lesson", title="Retry", scope=["paths:src/**"]
+        )
         assert "empty" in await refused(session, "search", query="  ")
         assert "limit" in await refused(session, "search", query="retry", limit=0)
         assert "status" in await refused(session, "search", query="retry", status=["gone"])

@@ -138,6 +138,15 @@ def test_a_lesson_without_a_scope_boundary(good: Notebook) -> None:
     assert _codes(good) == [("warning", "no-scope")]
 
 
+def test_a_misspelt_scope_kind_written_by_hand(good: Notebook) -> None:
+    """A file says `paths:src/**`: read as free text it would make the entry apply everywhere."""
+    entry = good.add("lesson", "Use the staging database", reason="production is off limits", scope=["repo"])
+    _edit(good, entry, "- repo", "- paths:src/**\n- only in the billing service")
+    findings = lint(good).findings
+    assert [(f.level, f.code) for f in findings] == [("warning", "scope-kind")]
+    assert "'paths'" in findings[0].message and findings[0].id == entry.id
+
+
 def test_a_superseded_entry_still_marked_active(good: Notebook) -> None:
     old = _lesson(good, "Deploy with fabric")
     new = good.add(

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from errnote.errors import InvalidEntry
-from errnote.model.scope import FOLD_CASE, Scope, ScopeItem, path_matches
+from errnote.model.scope import FOLD_CASE, Scope, ScopeItem, path_matches, unknown_kind
 
 
 def test_scope_items_parse_into_kinds() -> None:
@@ -85,3 +85,19 @@ def test_path_globs_that_made_a_regular_expression_backtrack() -> None:
     assert not path_matches("a/" + "**/" * 10 + "z", "a/" + "b/" * 25 + "y")
     assert not path_matches("**x" * 5 + "q", "x" * 200)
     assert path_matches("**x" * 5 + "q", "x" * 200 + "q")
+
+
+@pytest.mark.parametrize("raw", ["paths:src/**", "glob:*.py", "Tools:cargo", "!file:vendor/x", "lang:python"])
+def test_a_scope_given_like_a_kind_errnote_does_not_know_is_refused(raw: str) -> None:
+    with pytest.raises(InvalidEntry, match="no kind of scope"):
+        ScopeItem.parse_given(raw)
+    item = ScopeItem.parse(raw)  # a file holding it is still read (lint warns), as free text
+    assert item.kind == "text" and unknown_kind(item) == raw.lstrip("!").split(":")[0]
+
+
+@pytest.mark.parametrize(
+    "raw", ["path:src/**", "TOOL:cargo", "repo", "!global", "only in the billing service", "python 3.12+",
+            "see: the deploy docs", "C:/work", "x"],
+)  # fmt: skip
+def test_known_kinds_and_phrases_are_given_as_before(raw: str) -> None:
+    assert ScopeItem.parse_given(raw) == ScopeItem.parse(raw)
