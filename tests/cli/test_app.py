@@ -49,7 +49,11 @@ def test_no_notebook_is_a_one_line_error(
         (["search", "x", "--all", "--status", "active"], 2, "--all and --status disagree"),
         (["add", "lesson", "x", "--scope", "!!"], 2, "--scope: scope '!!' is empty"),
         (["add", "lesson", "x", "--scope", "paths:src/**"], 2, "scope 'paths:src/**': 'paths' is no"),
-        (["triple", "--mistake", "m", "--correction", "c", "--lesson", "l", "--scope", "tools:x"], 2, "no"),
+        (
+            ["triple", "--mistake", "m", "--correction", "c", "--lesson", "l", "--scope", "tools:x"],
+            2,
+            "'tools' is no kind",
+        ),
         (["add", "lesson", "x", "--expires", "soon"], 2, "--expires 'soon' is neither a date"),
         (["triple", "--mistake", "m", "--correction", "c", "--lesson", "l", "--scope", "!"], 2, "--scope:"),
         (
