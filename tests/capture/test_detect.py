@@ -28,6 +28,10 @@ CORRECTIONS_EN = [
     ("I'll rebase the branch onto develop.", "actually, we branch off trunk, develop was retired last year"),
     ("", "use yarn berry, not classic yarn, the plugins need it"),
     ("", "stop printing debug logs to stdout, they break the JSON output"),
+    # What the agent said it fixed still fails; the agent left something undone; go back to before.
+    ("I fixed the failing import in the CLI.", "this is still failing, the import error is the same"),
+    ("", "you didn't update the lock file, so CI installs the old version"),
+    ("I replaced the polling loop with websockets.", "the polling version was simpler, revert to it"),
     (
         "I committed .env.example with the staging host in it.",
         "we never commit .env files, even example ones",
@@ -113,6 +117,10 @@ NONE_EN = [
     ("", "the build is broken on main, can you take a look?"),
     ("", "what happens if the cache is too small?"),
     ("", "stop the dev server and restart it with --watch"),
+    # "you didn't" in a condition, or after a missing thing (praise); "still" about the world.
+    ("", "if you didn't push yet, rebase onto main first"),
+    ("", "nice, and you haven't missed a single call site"),
+    ("", "can you find out why the nightly job is still failing?"),
     ("Should I delete the temp files?", "no, keep them for now"),
 ]
 NONE_ZH = [
