@@ -135,7 +135,12 @@ def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> Merge
         side = o if opts.favor == "ours" else t
         merged, conflicts = replace(merged, **{name: getattr(side, name) for name in conflicts}), set()
     b0, b1, b2 = (_body(text) for text in (base, ours, theirs))
-    if b1 == b2 or b2 == b0:
+    if b1 == b2 != b0 and b1.startswith(b0) and _separate_counts(b, o, t):
+        # Each side recorded its own confirmation (or contradiction) in the same words, on the
+        # same day: two events, two history lines.
+        added = b1[len(b0) :]
+        body = MergeResult(b1 + ("" if added.startswith("\n") or b1.endswith("\n") else "\n") + added, False)
+    elif b1 == b2 or b2 == b0:
         body = MergeResult(b1, False)
     elif b1 == b0:
         body = MergeResult(b2, False)
@@ -307,8 +312,9 @@ def _merge_entries(b: Entry, o: Entry, t: Entry) -> tuple[Entry, set[str]]:
             values[name] = _count(base, ours, theirs, o.provenance.updated == t.provenance.updated)
         elif name == "last_confirmed":
             values[name] = _later(base, ours, theirs)
-        elif name == "confidence" and _counted(b, o) and _counted(b, t) and ours != theirs:
-            # Each side's change is the steps of the events it counted: both happened.
+        elif name == "confidence" and _separate_counts(b, o, t):
+            # Each side's change is the steps of the events it counted: both happened (also when
+            # both sides took the same step: one confirmation each is two).
             values[name] = round(min(1.0, max(0.0, ours + theirs - base)), 3)
         else:
             value, conflicted = _pick(base, ours, theirs)
@@ -316,6 +322,19 @@ def _merge_entries(b: Entry, o: Entry, t: Entry) -> tuple[Entry, set[str]]:
             if conflicted:
                 conflicts.add(name)
     return replace(o, **values), conflicts
+
+
+def _separate_counts(b: Entry, o: Entry, t: Entry) -> bool:
+    """Did both sides count confirmations or contradictions of their own? Not when they hold the
+    same counts at the same times: one event both sides hold (a cherry-pick), counted once, as
+    `_count` counts it."""
+    same = (o.confirmed, o.contradicted, o.last_confirmed, o.provenance.updated) == (
+        t.confirmed,
+        t.contradicted,
+        t.last_confirmed,
+        t.provenance.updated,
+    )
+    return _counted(b, o) and _counted(b, t) and not same
 
 
 def _counted(base: Entry, side: Entry) -> bool:

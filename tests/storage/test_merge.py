@@ -271,6 +271,27 @@ def test_equal_counts_confirmed_at_different_times_both_count() -> None:
     assert merged_entry.last_confirmed == T0 + timedelta(days=2)
 
 
+def test_one_confirmation_on_each_side_moves_the_confidence_twice_and_keeps_both_lines() -> None:
+    """Both sides went 0.6 -> 0.7 with the same history line: two confirmations, 0.8, two lines."""
+    line = "Confirmed 2026-11-02 (confidence 0.60 -> 0.70)."
+    base = entry(body="Why.")
+    ours = entry(body=f"Why.\n\n{line}", confirmed=1, confidence=0.7,
+                 last_confirmed=T0 + timedelta(hours=1), provenance=later(60))  # fmt: skip
+    theirs = entry(body=f"Why.\n\n{line}", confirmed=1, confidence=0.7,
+                   last_confirmed=T0 + timedelta(hours=2), provenance=later(120))  # fmt: skip
+    result = merged(base, ours, theirs)
+    assert (result.confirmed, result.confidence) == (2, 0.8)
+    assert result.body.count(line) == 2
+
+
+def test_one_contradiction_on_each_side_lowers_the_confidence_twice() -> None:
+    base = entry(confidence=0.6)
+    ours = entry(contradicted=1, confidence=0.45, provenance=later(1))
+    theirs = entry(contradicted=1, confidence=0.45, provenance=later(2))
+    result = merged(base, ours, theirs)
+    assert (result.contradicted, result.confidence) == (2, 0.3)
+
+
 def _git_merge_file(base: str, ours: str, theirs: str) -> subprocess.CompletedProcess[bytes]:
     import tempfile
 
