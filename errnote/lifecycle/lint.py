@@ -10,6 +10,8 @@ Errors (exit 1; a pre-commit hook refuses the commit):
   duplicate-id      two files hold one id
   broken-link       a link names no entry of the notebook
   still-active      an active entry supersedes it, but its file says `status: active`
+  supersede-loop    it supersedes an entry that supersedes it back (two branches each replaced
+                    the other): both are hidden from every prompt
 
 Warnings (exit 0):
   one-way-link      `contradicts` or `related` (which go both ways) is recorded on one side only
@@ -161,6 +163,23 @@ def lint(nb: Notebook) -> Report:
     return Report(tuple(masked), len(files))
 
 
+def _supersedes_back(entry: Entry, by_id: dict[str, Entry]) -> str:
+    """The entry `entry` supersedes through which a chain of supersedes leads back to it (a loop
+    two branches can make, each replacing the other), or ""."""
+    for first in entry.links_to(Relation.SUPERSEDES):
+        seen: set[str] = set()
+        todo = [first]
+        while todo:
+            current = todo.pop()
+            if current == entry.id:
+                return first
+            if current in seen or current not in by_id:
+                continue
+            seen.add(current)
+            todo.extend(by_id[current].links_to(Relation.SUPERSEDES))
+    return ""
+
+
 def _across(read: Sequence[tuple[str, Entry]]) -> list[Finding]:
     """What only the notebook as a whole shows: ids, links, statuses; and each rule's parts."""
     found: list[Finding] = []
@@ -203,6 +222,19 @@ def _across(read: Sequence[tuple[str, Entry]]) -> list[Finding]:
                     "still-active",
                     shown,
                     f"superseded by {by} but marked active: set status: superseded",
+                    entry.id,
+                )
+            )
+        back = _supersedes_back(entry, by_id)
+        if back:
+            found.append(
+                Finding(
+                    ERROR,
+                    "supersede-loop",
+                    shown,
+                    f"supersedes {back}, which supersedes it back (directly or through others): "
+                    "both are hidden from every prompt: drop one of the links (errnote edit) and set "
+                    "the entry that stays in use back to status: active",
                     entry.id,
                 )
             )

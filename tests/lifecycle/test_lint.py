@@ -162,6 +162,20 @@ def test_a_superseded_entry_still_marked_active(good: Notebook) -> None:
     assert new.id in found[0].message
 
 
+def test_two_entries_that_supersede_each_other(good: Notebook) -> None:
+    """Each branch replaced the other's lesson and the merge kept both links: both are hidden."""
+    old = _lesson(good, "Deploy with fabric")
+    new = good.add("lesson", "Deploy with ansible", reason="fabric is gone", scope=["repo"],
+                   links=[("supersedes", old.id)])  # fmt: skip
+    _edit(good, good.get(new.id), "status: active", "status: superseded")
+    path = good.store.path_for(good.get(old.id))
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("provenance:", f"links:\n  supersedes:\n  - {new.id}\nprovenance:", 1))
+    found = [f for f in lint(good).findings if f.code == "supersede-loop"]
+    assert sorted(f.id for f in found) == sorted([old.id, new.id]) and all(f.level == "error" for f in found)
+    assert new.id in next(f.message for f in found if f.id == old.id)
+
+
 def test_cli_exit_codes_and_json(good: Notebook) -> None:
     entry = _lesson(good)
     good.add("lesson", "Use the staging database", scope=["repo"])  # a warning
