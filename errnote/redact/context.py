@@ -1,5 +1,6 @@
 """Secrets found by what labels them: the `user:password@` part of a URL, webhook paths, `Bearer`
-and `Authorization:` headers, session cookies, `password=` and other key-value labels."""
+and `Authorization:` headers, session cookies, `password=` and other key-value labels, and a
+sentence naming one (`the password is ...`)."""
 
 from __future__ import annotations
 
@@ -89,12 +90,12 @@ _AUTH_HEADER_RE = re.compile(
 # (`--from-literal=api-token=...`) can never swallow it.
 _KV_WORD_RE = re.compile(
     r"(?i:pass(?:word|wd|phrase)?|pwd|pw|secret|token|key(?:_?base)?|auth)"
-    r"(?=(?:\\?[\"'])?[ \t]*(?:=>|:=|=|:))"
+    r"(?=(?:\\?[\"'])?[ \t]*(?:=>|:=|=|:|%3[Dd]))"
 )
 
 
 _KV_VALUE_RE = re.compile(
-    r"(?:\\?[\"'])?[ \t]*(?P<sep>=>|:=|=|:)[ \t]*"
+    r"(?:\\?[\"'])?[ \t]*(?P<sep>=>|:=|=|:|%3[Dd])[ \t]*"
     # `\[` only for Go's `map[X-Api-Key:[value]]` rendering of headers.
     r"(?:\[(?=[^\]\s]+\]))?(?:\\?\"(?P<dq>[^\"\n]+?)\\?\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'`]{1,4096}))"
 )
@@ -104,7 +105,7 @@ _KV_VALUE_RE = re.compile(
 # `Tr0ub4dor&3`), except what plainly is not the value's: an escape of the text around it (`\n` in a
 # log line), a shell `&&` / `||`, a closing tag, and the next assignment of a list (`&user=`,
 # `,host:`). `_bare_end` cuts it there, then drops the punctuation of the prose around it.
-_BARE_CUT_RE = re.compile(r"\\[nrt\"'\\]|&&|\|\||</|[,;&|](?=[A-Za-z_][\w.-]*[ \t]*[=:])")
+_BARE_CUT_RE = re.compile(r"\\[nrt\"'\\]|&&|\|\||</|%26|[,;&|](?=[A-Za-z_][\w.-]*[ \t]*[=:])")
 
 
 _BARE_TRAILING = ",;:."
@@ -256,7 +257,7 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
     """Values labelled by a secret-ish name: `k=v`, `k: v`, `"k": "v"`, `<k>v</k>`, `key="k" value="v"`."""
     if not needs.folds(text, needs.LABEL_WORDS):
         return  # no name here could label a secret (`values.name_strength`)
-    words = _KV_WORD_RE.finditer(text) if needs.holds(text, ("=", ":")) else iter(())
+    words = _KV_WORD_RE.finditer(text) if needs.holds(text, ("=", ":", "%3")) else iter(())
     for word in words:
         name_start = word.start()
         while name_start > 0 and word.end() - name_start < 80 and text[name_start - 1] in _NAME_CHARS:
@@ -303,6 +304,36 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
                 continue
             if strength == 2 or random_like(value):
                 yield m.span("s")
+
+
+# `the admin password is Xk9vL2qP7`, `auth token 273d7c...`: a value named in prose, after a
+# secret's word and a blank, with a copula between them or not. Prose is mostly words (a camel-case
+# name among them), so the value must hold a digit and look made: after a copula, a credential's
+# mix (`token_like`), as after a password's word; right after another word, machine-made
+# (`random_like`, or 32 hex digits or more).
+_PROSE_RE = re.compile(
+    r"(?i:\b(?:pass(?:word|wd|phrase)|secret|token|api[ _-]?key|access[ _-]key))"
+    r"(?:[ \t]+(?P<cop>is|was|are|were))?[ \t]+[`'\"]?(?P<s>[^\s'\"`<>]{8,512})"
+)
+
+
+def prose_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Values named by a secret's word in a sentence: `the password is ...`, `token ...`."""
+    if not needs.folds(text, ("pass", "secret", "token", "key")):
+        return
+    for m in _PROSE_RE.finditer(text):
+        start, end = m.span("s")
+        end = _bare_end(text, start, end)
+        value = text[start:end]
+        if end - start < 8 or not plausible(value, bare=True, spaced=True) or _code_like(text, start, end):
+            continue
+        if not any(c.isdigit() for c in value):
+            continue
+        made = random_like(value) or (len(value) >= 32 and HEX_RE.match(value) is not None)
+        # A password's word names its value even without a copula (`password Xk92jfLq0`).
+        named = m.group("cop") or m.group(0)[:4].lower() == "pass"
+        if made or (named and token_like(value)):
+            yield start, end
 
 
 def _bare_end(text: str, start: int, end: int) -> int:

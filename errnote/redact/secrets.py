@@ -10,7 +10,7 @@ Secrets are recognised two ways:
   `AKIA`, ...), JWTs and private key blocks are secrets wherever they appear;
 - by context (`context`, `commands`; values judged in `values`): a value is a secret because of what
   labels it (`password=`, `X-Api-Key:`, `--token`, `Authorization: Bearer`, the `user:password@`
-  part of a URL, a webhook path).
+  part of a URL, a webhook path, a sentence: `the password is ...`).
 Only the value is masked, never the key name, the scheme word or the quotes. Identifiers, digests,
 public material, placeholders (`${X}`, `<your-key>`) and already-masked values are left alone.
 """
@@ -18,7 +18,7 @@ public material, placeholders (`${X}`, `<your-key>`) and already-masked values a
 from __future__ import annotations
 
 from errnote.redact.commands import flag_spans
-from errnote.redact.context import header_spans, key_value_spans, url_spans
+from errnote.redact.context import header_spans, key_value_spans, prose_spans, url_spans
 from errnote.redact.shapes import aws_secret_spans, shape_spans
 from errnote.text import ESCAPE_SEQUENCE
 
@@ -47,7 +47,7 @@ def find_secrets(text: str) -> list[tuple[int, int]]:
     return _merge(spans)
 
 
-_FINDERS = (shape_spans, url_spans, header_spans, key_value_spans, flag_spans, aws_secret_spans)
+_FINDERS = (shape_spans, url_spans, header_spans, key_value_spans, prose_spans, flag_spans, aws_secret_spans)
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

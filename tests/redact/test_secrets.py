@@ -589,3 +589,39 @@ def test_a_word_given_to_a_secret_variable_is_the_secret_set(text: str, value: s
 )  # fmt: skip
 def test_a_word_that_names_a_field_or_no_value_is_kept(text: str) -> None:
     assert_unchanged(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("the admin password is Nq8vR2kLp0xZ, change it after the demo", "Nq8vR2kLp0xZ"),
+        ("twilio auth token 5f0c2a9e8b7d6c5f4e3d2c1b0a9f8e7d for staging", None),
+        ("bot token Mz4xNzA5OTk4NzY1NDMyMTA.Gh7kPq.x9Lm2Nb4Vc6Xz8As0Df3Gh5Jk7Lq9Wr in the old config", None),
+        ("the API key was `Zk3pQ9wX7tR2mN8v` until Friday", "Zk3pQ9wX7tR2mN8v"),
+        ("no, the password Xk92jfLq0zP is the new one", "Xk92jfLq0zP"),
+    ],
+)  # fmt: skip
+def test_a_secret_named_in_a_sentence_is_masked(text: str, value: str | None) -> None:
+    """A value after a secret's word and a blank (`the password is ...`, `auth token ...`)."""
+    token = value or text.split("token ", 1)[1].split(" ", 1)[0]
+    assert_masked(text, token)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the token is expired, log in again", "the password is stored in Vault under prod/db",
+     "The secret is SECRET_KEY_BASE in the environment", "token counts were 15234 and 20991",
+     "if token is None: return default_token", "a password of at least 12 characters",
+     "the token was refreshedAutomatically", "passphrase correct-horse-battery-staple, for example",
+     "the api key rotation happens every 90 days", "password reset link expired",
+     "password manager 1Password 8 is installed"],
+)  # fmt: skip
+def test_a_sentence_about_a_secret_without_one_is_kept(text: str) -> None:
+    assert_unchanged(text)
+
+
+def test_a_label_and_value_url_encoded_in_a_form_body() -> None:
+    """`client_secret%3D...%26scope%3D...`: a form body logged as one encoded string."""
+    text = "body=grant_type%3Dclient_credentials%26client_secret%3DXk92jfLq0zPq%26scope%3Dread"
+    assert_masked(text, "Xk92jfLq0zPq")
+    assert_unchanged("see https://x.io/a?next=%2Fhome%3Fpage%3D2%26tab%3Dkeys")
