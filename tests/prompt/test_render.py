@@ -150,6 +150,11 @@ def test_because_keeps_acronyms_and_names() -> None:
     assert _because("TLS needs one backend") == "TLS needs one backend"
     assert _because("npm rewrites it") == "npm rewrites it"
     assert _because("I") == "I"
+    # A first word with capitals of its own is a name: kept as written.
+    assert _because("GitHub Actions caches by key") == "GitHub Actions caches by key"
+    assert _because("PostgreSQL needs it") == "PostgreSQL needs it"
+    assert _because("Half-applied schemas broke prod") == "half-applied schemas broke prod"
+    assert _because("Without a lock, two runs race") == "without a lock, two runs race"
 
 
 def test_a_secret_in_what_was_asked_is_masked_in_the_json(fixed: Notebook, runner: CliRunner) -> None:

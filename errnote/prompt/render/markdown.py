@@ -17,8 +17,11 @@ _MD_INTRO = (
 
 def _because(why: str) -> str:
     """A reason read after "because": a capital that only starts the sentence is lowered ("The
-    lockfile" -> "the lockfile"); an acronym or a name in capitals is not ("TLS", "CI")."""
-    if len(why) > 1 and why[0].isupper() and why[1].islower():
+    lockfile" -> "the lockfile"); a word with capitals of its own is a name or an acronym and is
+    kept ("GitHub Actions", "PostgreSQL", "TLS")."""
+    word = why.split(None, 1)[0] if why.strip() else ""
+    letters = [c for c in word if c.isalpha()]
+    if len(letters) > 1 and letters[0].isupper() and all(c.islower() for c in letters[1:]):
         return why[0].lower() + why[1:]
     return why
 
