@@ -123,14 +123,9 @@ class Inbox:
         from errnote.storage.files import atomic_write
 
         (self.root / "entries").mkdir(parents=True, exist_ok=True)
+        # Its own `.gitignore` keeps it out of git: the notebook's, a committed file, is left as the
+        # team wrote it (`errnote init` lists `inbox/` there too).
         atomic_write(self.root / ".gitignore", "# errnote's inbox: unreviewed captures, not committed.\n*\n")
-        ignore = self.nb.root / ".gitignore"
-        try:
-            text = ignore.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            text = ""
-        if not any(line.strip().strip("/") == INBOX_DIRNAME for line in text.splitlines()):
-            atomic_write(ignore, text + ("" if not text or text.endswith("\n") else "\n") + "inbox/\n")
 
     def entries(self) -> list[Entry]:
         """The inbox's entries, newest first (none when there is no inbox)."""

@@ -29,6 +29,8 @@ GITIGNORE_TEXT = """\
 # Derived data: rebuilt from the entry files whenever it is missing.
 cache/
 *.tmp
+# Captures waiting for review (`errnote inbox`): never committed.
+inbox/
 """
 
 

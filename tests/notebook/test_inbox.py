@@ -95,7 +95,8 @@ def test_the_inbox_is_ignored_by_git(runner: CliRunner, repo: Path, nb: Notebook
     assert Inbox(nb).entries()
     changed = git(repo, "status", "--porcelain", "--untracked-files=all")
     assert ".errnote/inbox" not in changed
-    assert "inbox/" in (nb.root / ".gitignore").read_text()
+    assert "inbox/" in (nb.root / ".gitignore").read_text()  # listed by init: no committed file changed
+    assert ".errnote/.gitignore" not in changed
 
 
 def test_accept_moves_an_entry_and_what_it_links_to(runner: CliRunner, repo: Path, nb: Notebook) -> None:
