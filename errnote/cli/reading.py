@@ -289,6 +289,12 @@ def with_beside(
     return [h for _name, h in merged], {h.id: name for name, h in merged if name != REPO}
 
 
+def warn_unreadable(unreadable: Any) -> None:
+    """`warn_problems` for (path, problem) pairs already masked (`lifecycle.stats.unreadable_files`)."""
+    for path, problem in unreadable:
+        warn(f"skipped {problem if path in problem else f'{path}: {problem}'}")
+
+
 def warn_problems(problems: Any) -> None:
     """Name each entry file that could not be read, on stderr: the rest are still served."""
     for problem in problems:

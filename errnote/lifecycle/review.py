@@ -70,6 +70,8 @@ class Review:
     items: tuple[Item, ...]
     days: int
     floor: float
+    #: Entry files the notebook cannot read (path, problem): a person must repair them.
+    unreadable: tuple[tuple[str, str], ...] = ()
 
     def counts(self) -> dict[str, int]:
         return {kind: sum(1 for i in self.items if i.kind == kind) for kind in KINDS}
@@ -81,6 +83,7 @@ class Review:
             "uncorrected_days": self.days,
             "floor": self.floor,
             "items": [i.to_json() for i in self.items],
+            "unreadable": [{"path": path, "problem": problem} for path, problem in self.unreadable],
         }
 
 
@@ -116,13 +119,15 @@ def review(
 ) -> Review:
     """What needs a person in `nb` (and its inbox) at `now`."""
     from errnote.lifecycle import duplicates
+    from errnote.lifecycle.stats import unreadable_files
     from errnote.model.staleness import is_stale
     from errnote.notebook.inbox import Inbox
 
     if days < 0:
         raise ErrnoteError(f"--days must be 0 or more, not {days}")
     low = nb.config.floor if floor is None else floor
-    entries = nb.load().entries
+    contents = nb.load()
+    entries = contents.entries
     active = {e.id: e for e in entries if e.status is Status.ACTIVE}
     items: list[Item] = [
         Item("inbox", e, "captured, not yet reviewed: accept (confirm) or drop (retire)", inbox=True)
@@ -153,7 +158,8 @@ def review(
             items.append(Item("stale", e, "not confirmed for too long: still true?"))
     order = {k: i for i, k in enumerate(KINDS)}
     items.sort(key=lambda i: order[i.kind])  # stable: each kind keeps the notebook's order
-    return Review(tuple(items), days, low)
+    unreadable = unreadable_files(contents.problems)
+    return Review(tuple(items), days, low, unreadable)
 
 
 def act(nb: Notebook, item: Item, action: str, *, now: datetime) -> str:

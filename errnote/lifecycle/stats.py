@@ -48,6 +48,8 @@ class Stats:
     stale: tuple[str, ...]
     never_shown: tuple[str, ...] | None
     recent: dict[str, list[str]]
+    #: Entry files the notebook cannot read (path, problem): not counted above.
+    unreadable: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,7 +60,15 @@ class Stats:
             "stale": list(self.stale),
             "never_shown": None if self.never_shown is None else list(self.never_shown),
             "recent": self.recent,
+            "unreadable": [{"path": path, "problem": problem} for path, problem in self.unreadable],
         }
+
+
+def unreadable_files(problems: Any) -> tuple[tuple[str, str], ...]:
+    """(path, problem) of each entry file a load skipped, the problem masked (it may quote the file)."""
+    from errnote.redact.secrets import redact
+
+    return tuple((str(p.path), redact(p.message)) for p in problems)
 
 
 def _shown_ids(nb: Notebook) -> set[str] | None:
@@ -84,7 +94,8 @@ def _events(entry: Entry, since: date) -> list[str]:
 
 def stats(nb: Notebook, now: datetime, since: datetime) -> Stats:
     """The figures of `nb` at `now`, with the changes since `since`."""
-    loaded = nb.load().entries
+    contents = nb.load()
+    loaded = contents.entries
     replaced = superseded_by_active(loaded)
     entries = [effective_status(e, replaced) for e in loaded]
     active = [e for e in entries if e.status is Status.ACTIVE]
@@ -110,4 +121,5 @@ def stats(nb: Notebook, now: datetime, since: datetime) -> Stats:
         stale=tuple(sorted(e.id for e in active if not e.pinned and is_stale(e, now))),
         never_shown=None if shown is None else tuple(sorted(e.id for e in active if e.id not in shown)),
         recent=recent,
+        unreadable=unreadable_files(contents.problems),
     )

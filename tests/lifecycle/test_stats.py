@@ -62,7 +62,23 @@ def test_never_shown_comes_from_the_hooks_session_records(
     text = runner.invoke(app, ["stats"])
     assert text.exit_code == 0 and "never shown to a session: 1" in text.stdout
     bad = runner.invoke(app, ["stats", "--since", "soon"])
-    assert bad.exit_code == 1 and "--since" in bad.stderr and "Traceback" not in bad.output
+    assert bad.exit_code == 2 and "--since" in bad.stderr and "Traceback" not in bad.output  # as `list`'s
+
+
+def test_unreadable_files_are_named_and_listed_not_counted(in_repo: Path, nb: Notebook) -> None:
+    """`stats` and `review` read the same files as `list`: a broken one is named, not passed over."""
+    nb.add("lesson", "Pin the toolchain", reason="drift", scope=["repo"])
+    broken = nb.store.entries_dir / "lessons" / "ffff000001-broken.md"
+    broken.write_text("---\nid: [broken\n---\n", encoding="utf-8")
+    runner = CliRunner()
+    text = runner.invoke(app, ["stats"])
+    assert text.exit_code == 0 and "entries: 1" in text.stdout
+    assert "skipped" in text.stderr and "ffff000001-broken.md" in text.stderr
+    data = json.loads(runner.invoke(app, ["stats", "--json"]).stdout)
+    assert [Path(u["path"]).name for u in data["unreadable"]] == [broken.name] and data["total"] == 1
+    review = runner.invoke(app, ["review", "--json"])
+    assert review.exit_code == 0 and "ffff000001-broken.md" in review.stderr
+    assert [Path(u["path"]).name for u in json.loads(review.stdout)["unreadable"]] == [broken.name]
 
 
 def test_an_empty_notebook_says_so_rather_than_none(in_repo: Path, nb: Notebook) -> None:

@@ -8,6 +8,7 @@ import typer
 
 from errnote.cli.context import JsonOpt, notebook_of
 from errnote.cli.output import emit_json, say
+from errnote.cli.reading import option_error, warn_unreadable
 from errnote.errors import UsageError
 from errnote.model.codec import entry_to_json
 from errnote.model.entry import Entry
@@ -154,7 +155,10 @@ def stats(
     from errnote.model.timespec import parse_since, resolve_now
 
     now = resolve_now()
-    found = figures(notebook_of(ctx), now, parse_since(since, now))
+    with option_error("--since"):
+        cutoff = parse_since(since, now)
+    found = figures(notebook_of(ctx), now, cutoff)
+    warn_unreadable(found.unreadable)  # not counted: named, so a count is not read as the whole
     if json_:
         emit_json(found.to_json())
         return

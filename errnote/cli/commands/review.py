@@ -13,6 +13,7 @@ import typer
 
 from errnote.cli.context import JsonOpt, notebook_of
 from errnote.cli.output import console, emit_json, say
+from errnote.cli.reading import warn_unreadable
 from errnote.errors import ErrnoteError, UsageError
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ def review(
     nb = notebook_of(ctx)
     now = resolve_now()
     found = collect(nb, now, days=days, floor=floor)
+    warn_unreadable(found.unreadable)  # files a person must repair (errnote lint names the fault)
     if json_ or not sys.stdin.isatty():
         emit_json(found.to_json())
         return
