@@ -20,6 +20,8 @@ Warnings (exit 0):
   scope-kind        a scope item reads like `KIND:VALUE` with a kind errnote does not know
                     (`paths:src/**`): read as free text, it makes the entry apply everywhere
   unreadable        a file the notebook skips (a link out of the notebook, a file over 1 MB, ...)
+  no-merge-driver   a file holds conflict markers and this clone never registered errnote's merge
+                    driver (`errnote init` does): git merged entry files line by line
 
 Nothing is written: lint reads the files as they are, not through the caches.
 """
@@ -154,6 +156,16 @@ def lint(nb: Notebook) -> Report:
         )
         findings.append(Finding(WARNING, "unreadable", shown, problem.message))
     findings += _across(read)
+    if any(f.code == "conflict-markers" for f in findings) and not _driver_registered(nb):
+        findings.append(
+            Finding(
+                WARNING,
+                "no-merge-driver",
+                ".",
+                "this clone has no errnote merge driver, so git merged entry files line by line "
+                "(confirmations on two branches always conflict): run errnote init here to register it",
+            )
+        )
     from errnote.redact.secrets import redact
 
     # A refused value is quoted in its message ("unknown entry type '...'"): masked like any text shown.
@@ -161,6 +173,15 @@ def lint(nb: Notebook) -> Report:
     order = {ERROR: 0, WARNING: 1}
     masked.sort(key=lambda f: (order[f.level], f.path, f.code))
     return Report(tuple(masked), len(files))
+
+
+def _driver_registered(nb: Notebook) -> bool:
+    """Does the repository holding the notebook set errnote's merge driver (.git/config)? True
+    outside git: no merge there."""
+    from errnote.storage.history import in_repository, merge_driver
+    from errnote.storage.merge import DRIVER_NAME
+
+    return not in_repository(nb.repo_root) or merge_driver(nb.repo_root, DRIVER_NAME) is not None
 
 
 def _supersedes_back(entry: Entry, by_id: dict[str, Entry]) -> str:

@@ -306,6 +306,11 @@ def changed_paths(path: Path) -> list[str] | None:
     return sorted(set(paths))
 
 
+def in_repository(path: Path) -> bool:
+    """Is `path` inside a git work tree (read from the files, no git process)?"""
+    return _git_dirs(path) is not None
+
+
 def merge_driver(path: Path, name: str) -> str | None:
     """The command of git merge driver `name` in the repository holding `path` (None: not set, or
     no repository)."""

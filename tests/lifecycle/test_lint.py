@@ -111,6 +111,27 @@ def test_conflict_markers(good: Notebook) -> None:
     assert _codes(good) == [("error", "conflict-markers")]
 
 
+def test_conflict_markers_in_a_clone_without_the_merge_driver(nb: Notebook) -> None:
+    """git merged the entry line by line because this clone never ran `errnote init`: say so."""
+    from conftest import git
+
+    entry = _lesson(nb)
+    _edit(
+        nb,
+        entry,
+        "reason: CI rejects lint errors\n",
+        "<<<<<<< ours\nreason: a\n=======\nreason: b\n>>>>>>> b\n",
+    )
+    found = lint(nb).findings
+    assert [(f.level, f.code) for f in found] == [
+        ("error", "conflict-markers"),
+        ("warning", "no-merge-driver"),
+    ]
+    assert "errnote init" in found[1].message
+    git(nb.repo_root, "config", "merge.errnote.driver", "errnote merge-entry %O %A %B")
+    assert _codes(nb) == [("error", "conflict-markers")]
+
+
 def test_a_secret_in_any_field(good: Notebook) -> None:
     entry = _lesson(good)
     _edit(good, entry, "  source: user", f"  source: user\n  session: {FAKE_TOKEN}")
