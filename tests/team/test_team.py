@@ -100,6 +100,34 @@ def test_log_follows_the_rename_and_says_what_each_commit_changed(
     assert all(r["author"] == "Test Author" and len(r["commit"]) == 40 for r in revs)
 
 
+def test_log_of_branches_that_changed_an_entry_side_by_side(
+    repo: Path, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One branch confirms, the other retires, the merge driver joins them: each commit is compared
+    with the version it started from, and the merge that joined them is listed, nothing after it."""
+    monkeypatch.chdir(repo)
+    assert runner.invoke(app, ["init"]).exit_code == 0  # registers the merge driver
+    lesson = runner.invoke(app, ["add", "lesson", "Pin the toolchain", "--reason", "drift"]).stdout.strip()
+    _commit(repo, "base")
+    git(repo, "checkout", "-q", "-b", "side")
+    assert runner.invoke(app, ["retire", lesson, "--why", "old"]).exit_code == 0
+    _commit(repo, "side retires")
+    git(repo, "checkout", "-q", "main")
+    assert runner.invoke(app, ["confirm", lesson]).exit_code == 0
+    _commit(repo, "main confirms")
+    git(repo, "merge", "-q", "--no-ff", "-m", "join", "side")
+    data = _json(runner, "log", lesson, "--json")
+    assert isinstance(data, dict)
+    revs = {r["subject"]: r["changes"] for r in data["revisions"]}
+    subjects = [r["subject"] for r in data["revisions"]]
+    assert subjects[0] == "base" and subjects[-1] == "join" and len(subjects) == 4
+    assert revs["side retires"][0] == "status active -> retired"
+    assert not any("confidence" in c for c in revs["side retires"])  # compared with base, not main
+    assert any(c.startswith("confidence 0.6 -> 0.7") for c in revs["main confirms"])
+    assert any("retired" in c for c in revs["join"])  # what the merge brought into main
+    assert all(r["commit"] for r in data["revisions"])  # the work tree is the merge: no line for it
+
+
 def test_log_text_shows_an_uncommitted_change_last(history: History, runner: CliRunner) -> None:
     history.nb.update(history.other, confidence=0.9)
     result = runner.invoke(app, ["log", history.other])
