@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from errnote.errors import InvalidEntry
-from errnote.model.entry import Entry, EntryType, Relation, Status, superseded_by_active
+from errnote.model.entry import SYMMETRIC, Entry, EntryType, Relation, Status, superseded_by_active
 from errnote.model.scope import unknown_kind
 
 if TYPE_CHECKING:
@@ -42,8 +42,6 @@ if TYPE_CHECKING:
 
 ERROR, WARNING = "error", "warning"
 
-#: Relations that hold both ways: recorded on one side only, they read differently from each end.
-SYMMETRIC = (Relation.CONTRADICTS, Relation.RELATED)
 #: Types whose text is a rule to follow: each needs a reason and a scope boundary.
 RULE_TYPES = (EntryType.LESSON,)
 

@@ -86,6 +86,10 @@ class Relation(Choice):
         return "link relation"
 
 
+#: Relations that hold both ways: each end of one names the other.
+SYMMETRIC = (Relation.CONTRADICTS, Relation.RELATED)
+
+
 class Source(Choice):
     """Who recorded an entry."""
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from errnote.config import Config, load_config
 from errnote.errors import EntryNotFound, ErrnoteError, InvalidEntry
-from errnote.model.entry import Entry, EntryType, Link, Relation, Source, Status
+from errnote.model.entry import SYMMETRIC, Entry, EntryType, Link, Relation, Source, Status
 from errnote.notebook import fields
 from errnote.notebook.contents import Contents, read_contents
 from errnote.notebook.folder import init_root, locate_root, unresolved_last
@@ -171,6 +171,7 @@ class Notebook:
             taken = self.store.taken_ids()
             resolved: list[Link] = []
             replaced: list[tuple[Entry, Path]] = []  # read before anything is written
+            answered: list[tuple[Entry, Path, Relation]] = []  # symmetric links: written back too
             for rel, target in links:
                 relation = rel if isinstance(rel, Relation) else Relation.parse(rel)
                 try:
@@ -184,6 +185,8 @@ class Notebook:
                     resolved.append(Link(relation, found.id))
                     if relation is Relation.SUPERSEDES:
                         replaced.append((found, found_path))
+                    elif relation in SYMMETRIC:
+                        answered.append((found, found_path, relation))
             entry = fields.new_entry(
                 new_id(taken, cut=True), etype, fields.provenance(self.repo_root, source, session),
                 title=title, body=body, reason=reason, scope=scope, tags=tags, tool=tool, error=error,
@@ -192,8 +195,14 @@ class Notebook:
             for old, old_path in replaced:
                 if old.status is Status.ACTIVE:
                     check_writable(old_path)  # before the new file: a refusal writes nothing
+            for _other, other_path, _rel in answered:
+                check_writable(other_path)
             self.store.create(entry)
             mark_superseded(self.store, replaced)
+            for other, other_path, relation in answered:
+                # `contradicts` and `related` hold both ways: each end names the other.
+                back = Link(relation, entry.id)
+                self.store.replace(other_path, fields.touched(other, links=(*other.links, back)))
         return entry
 
     def triple(
@@ -280,9 +289,11 @@ class Notebook:
             if relation is Relation.SUPERSEDES:
                 self._refuse_loop(entry.id, target.id)
             link = Link(relation, target.id)
+            back = Link(relation, entry.id)  # `contradicts` and `related` hold both ways
+            answer = relation in SYMMETRIC and back not in target.links
             for path, changes in (
                 (source_path, link not in entry.links),
-                (target_path, relation is Relation.SUPERSEDES and target.status is Status.ACTIVE),
+                (target_path, answer or (relation is Relation.SUPERSEDES and target.status is Status.ACTIVE)),
             ):
                 if changes:
                     check_writable(path)  # both checked first: a refusal writes neither
@@ -291,6 +302,8 @@ class Notebook:
                 self.store.replace(source_path, entry)
             if relation is Relation.SUPERSEDES and target.status is Status.ACTIVE:
                 self.store.replace(target_path, fields.touched(target, status=Status.SUPERSEDED))
+            elif answer:
+                self.store.replace(target_path, fields.touched(target, links=(*target.links, back)))
         return entry
 
     def retire(self, ref: str, why: str) -> Entry:

@@ -226,6 +226,20 @@ def test_link_retire_and_remove(nb: Notebook) -> None:
         nb.get(b.id)
 
 
+def test_links_that_hold_both_ways_are_written_at_both_ends(nb: Notebook) -> None:
+    """`contradicts` and `related` name each other from both entries; the others point one way."""
+    a = nb.add("lesson", "Use pnpm")
+    b = nb.add("lesson", "Use npm for the docs site", links=[("related", a.id)])
+    assert nb.get(a.id).links_to() == [b.id] and nb.get(b.id).links_to() == [a.id]
+    c = nb.add("lesson", "Use yarn")
+    nb.link(c.id, "contradicts", a.id)
+    nb.link(c.id, "contradicts", a.id)  # twice: still one link at each end
+    against = Relation.CONTRADICTS
+    assert nb.get(a.id).links_to(against) == [c.id] and nb.get(c.id).links_to(against) == [a.id]
+    d = nb.add("mistake", "Ran npm install", links=[("corrects", a.id)])
+    assert d.id not in nb.get(a.id).links_to()
+
+
 def test_one_broken_file_does_not_stop_the_others(nb: Notebook) -> None:
     good = nb.add("lesson", "still readable")
     broken = nb.store.entries_dir / "lessons" / "0000000000-broken.md"
