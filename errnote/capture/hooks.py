@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -81,10 +82,10 @@ def note_prompt(
 
 
 def record_tool_failure(
-    nb: Any, tool_name: str, command: str, error: str, session: str, inbox: Any = None
+    nb: Any, tool_name: str, command: str, error: str, session: str, inbox: Any = None, cwd: str = ""
 ) -> Any:
     """Record a failed tool call as a mistake in the inbox, counted on the entry of the same tool
-    and normalised error when there is one."""
+    and normalised error when there is one; `cwd`: where the tool ran (the hook's payload says)."""
     import shlex
 
     from errnote.capture.run import Outcome, record_failure
@@ -96,7 +97,7 @@ def record_tool_failure(
         argv = [command]
     argv = argv or [tool_name or "tool"]
     status = _exit_status(error)
-    return record_failure(inbox or Inbox(nb), argv, Outcome(status, error[-8192:]), session=session)
+    return record_failure(inbox or Inbox(nb), argv, Outcome(status, error[-8192:]), session=session, cwd=cwd)
 
 
 def _exit_status(error: str) -> int | None:
@@ -113,11 +114,14 @@ def previous_agent_message(transcript_path: str) -> str:
     if not transcript_path:
         return ""
     try:
-        with open(transcript_path, "rb") as handle:
+        # A regular file only (a FIFO or a device would block or never end), its tail only.
+        with open(transcript_path, "rb", opener=_nonblocking) as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return ""
             handle.seek(0, os.SEEK_END)
             size = handle.tell()
             handle.seek(max(0, size - TRANSCRIPT_TAIL))
-            tail = handle.read().decode("utf-8", errors="replace")
+            tail = handle.read(TRANSCRIPT_TAIL).decode("utf-8", errors="replace")
     except OSError:
         return ""
     for line in reversed(tail.splitlines()):
@@ -129,6 +133,11 @@ def previous_agent_message(transcript_path: str) -> str:
         if text:
             return text
     return ""
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    """`open` without waiting: a named pipe with no writer would hold the hook forever."""
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
 def _assistant_text(item: object) -> str:

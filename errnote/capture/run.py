@@ -109,9 +109,16 @@ def signature(error: str) -> str:
 
 
 def record_failure(
-    inbox: Inbox, argv: Sequence[str], outcome: Outcome, *, direct: bool = False, session: str = ""
+    inbox: Inbox,
+    argv: Sequence[str],
+    outcome: Outcome,
+    *,
+    direct: bool = False,
+    session: str = "",
+    cwd: str = "",
 ) -> Captured:
-    """Record a failed run as a mistake, or count it on the mistake of the same tool and error."""
+    """Record a failed run as a mistake, or count it on the mistake of the same tool and error;
+    `cwd`: where it ran (this process's folder unless said)."""
     from errnote.redact.secrets import redact
 
     tool = tool_of(argv)
@@ -125,7 +132,7 @@ def record_failure(
         title += f": {_short(first, 100)}"
     # The commit is in the entry's provenance (every write records it).
     status = f"\nExit status: {outcome.status}" if known else ""
-    body = f"Command: `{command}`{status}\nWorking directory: {os.getcwd()}"
+    body = f"Command: `{command}`{status}\nWorking directory: {cwd or os.getcwd()}"
     told = f"; exit status {outcome.status}" if known else ""
 
     def same(entry: Entry) -> bool:

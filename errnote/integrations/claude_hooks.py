@@ -113,6 +113,7 @@ class HookInput:
         touched: tuple[str, ...] = ()
         if _text(data.get("tool_name")) == "apply_patch":  # Codex: the patch names the files it edits
             touched, command = tuple(patch_paths(command)), ""
+        command = _head(command, COMMAND_MAX)
         error, failed = _text(data.get("error")), False
         if event in GEMINI_ONLY_EVENTS:
             error, failed = gemini_failure(_text(data.get("tool_name")), data.get("tool_response"))
@@ -175,6 +176,20 @@ def patch_paths(patch: str) -> list[str]:
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
+
+
+#: What a hook reads of a command (characters): a script pasted into one Bash call can run to
+#: megabytes, and its head says what runs; the rest would only make every hook slow.
+COMMAND_MAX = 16_384
+
+
+def _head(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters at a blank (a token, a secret among them, stays whole or
+    goes), the cut marked."""
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(" ", 0, limit), text.rfind("\n", 0, limit))
+    return text[: cut if cut > 0 else limit] + " …"
 
 
 # --- answering a hook -------------------------------------------------------------------------
@@ -280,7 +295,7 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
     if act == "post-tool-use-failure" and (hook.error.strip() or hook.command.strip()):
         with contextlib.suppress(ErrnoteError, OSError):
             failed = capture.record_tool_failure(
-                nb, hook.tool_name, hook.command, hook.error, hook.session_id, inbox
+                nb, hook.tool_name, hook.command, hook.error, hook.session_id, inbox, cwd=hook.cwd
             )
             if not failed.repeated:  # this very failure tells the agent nothing it has not just seen
                 options = replace(options, exclude=options.exclude | {failed.entry.id})

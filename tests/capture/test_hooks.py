@@ -195,3 +195,25 @@ def test_read_is_matched_and_multiedit_is_not() -> None:
 
     names = TOOL_MATCHER.split("|")
     assert "Read" in names and "MultiEdit" not in names
+
+
+def test_a_transcript_path_that_is_no_regular_file_is_passed_over(tmp_path: Path) -> None:
+    """A device or a pipe never ends (or never starts): read as no previous message, at once."""
+    from errnote.capture.hooks import previous_agent_message
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # no writer: a blocking open would wait forever
+    for path in ("/dev/zero", str(fifo), str(tmp_path)):
+        assert previous_agent_message(path) == ""
+
+
+def test_a_failed_script_of_megabytes_is_recorded_from_its_head_where_it_ran(
+    repo: Path, nb: Notebook, tmp_path: Path
+) -> None:
+    """A 3 MB command: recorded (not refused as too big), from its head, in the payload's folder."""
+    script = "python3 - <<'EOF'\n" + "print('row', 1)\n" * 200_000 + "EOF"
+    failure = bash(repo, script, error="Exit code 1\nMemoryError", hook_event_name="PostToolUseFailure")
+    hook("post-tool-use-failure", failure)
+    [mistake] = Inbox(nb).entries()
+    assert mistake.tool == "python" and "…" in mistake.body and len(mistake.body) < 40_000
+    assert f"Working directory: {repo}" in mistake.body
