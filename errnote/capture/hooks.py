@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,27 +19,44 @@ from errnote.model.entry import Entry, EntryType
 
 #: Entry types that state a rule about what (not) to do: what the guard may act on.
 RULE_TYPES = frozenset({EntryType.LESSON, EntryType.CORRECTION, EntryType.CONVENTION, EntryType.PREFERENCE})
-#: Reasons a selection gives for an entry that tie it to the command or file itself (not words only).
-_DIRECT = frozenset({"tool", "path"})
 #: Claude Code's limit on the context a hook adds; errnote stays under it with room to spare.
 CONTEXT_CAP = 9_500
 #: How much of the end of a transcript is read for the agent's previous message.
 TRANSCRIPT_TAIL = 256 * 1024
 
 
-def guard(picked: Sequence[Any], mode: str, floor: float) -> tuple[str, str] | None:
-    """(`ask` or `deny`, the reason) when an active, confident rule matches the command or file by
-    its tool or path scope; None otherwise (a match on words alone never stops a command)."""
-    if mode not in ("ask", "deny"):
+#: Tools that only read (Claude Code's, the Gemini CLI's): a rule never stops one.
+READ_ONLY_TOOLS = frozenset({
+    "Read", "Grep", "Glob", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoRead",
+    "read_file", "read_many_files", "list_directory", "glob", "search_file_content",
+    "google_web_search", "web_fetch",
+})  # fmt: skip
+_WORD = re.compile(r"[a-z0-9]+(?:[_.-][a-z0-9]+)*")
+
+
+def guard(
+    picked: Sequence[Any], mode: str, floor: float, *, tool_name: str = "", command: str = ""
+) -> tuple[str, str] | None:
+    """(`ask` or `deny`, the reason) when an active, confident rule is tied to this very action:
+    its path scope holds the file a tool writes, or its tool scope names the program and the rule
+    names what the command does (a word of the command past the program's name: `push` of `git
+    push origin main` in "Never push to main", not `git status`). A tool that only reads, and a
+    match on words alone, never stop anything."""
+    if mode not in ("ask", "deny") or tool_name in READ_ONLY_TOOLS:
         return None
-    rules: list[Entry] = [
-        p.entry
-        for p in picked
-        if p.entry.type in RULE_TYPES
-        and p.entry.confidence >= floor
-        and _DIRECT & set(p.reasons)
-        and "unreviewed" not in p.entry.tags
-    ]
+    acts = {w for w in _WORD.findall(command.lower()) if len(w) > 2}
+    rules: list[Entry] = []
+    for p in picked:
+        e = p.entry
+        if e.type not in RULE_TYPES or e.confidence < floor or "unreviewed" in e.tags:
+            continue
+        if "path" in p.reasons:
+            rules.append(e)
+        elif "tool" in p.reasons:
+            named = {w for w in _WORD.findall(f"{e.title} {e.fix}".lower()) if len(w) > 2}
+            programs = {t.lower() for t in (e.tool, *e.scope.tools())}
+            if (acts & named) - programs or not command.strip():
+                rules.append(e)
     if not rules:
         return None
     reasons = []

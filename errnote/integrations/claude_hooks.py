@@ -323,13 +323,27 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         shown: set[str] = set()
         if state is not None and not (act == "session-start" and hook.source in ("clear", "compact")):
             shown = read_shown(state)  # after /clear or a compaction the model has forgotten them
+        # Before a tool runs, the guard reads every rule for this call, those this session was
+        # shown too (a rule read at the session's start still stops the push it forbids); the
+        # context leaves those out, as for any other hook.
+        guarding = hook.event == "pre-tool-use" and nb.config.guard in ("ask", "deny")
         selection = select(
             nb,
-            replace(options, exclude=options.exclude | frozenset(shown)),
+            options if guarding else replace(options, exclude=options.exclude | frozenset(shown)),
             now,
             scan=scan,  # the index syncs from the scan the lineup matches: one scan a hook
             lineup=lineup,
         )
+        decision = None
+        if guarding:
+            decision = capture.guard(
+                selection.picked, nb.config.guard, nb.config.guard_floor, tool_name=hook.tool_name,
+                command=hook.command,
+            )  # fmt: skip
+            unseen = tuple(p for p in selection.picked if p.entry.id not in shown)
+            selection = replace(selection, picked=unseen)
+        if not selection.picked and decision is not None:  # every rule for it was shown before
+            return Answer(_gemini_decision(decision) if before_tool else _payload(hook, "", decision))
         if not selection.picked and note:
             return Answer(_payload(hook, note))
         if not selection.picked:
@@ -342,9 +356,6 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
                 write_shown(state, shown | set(selection.ids))
     if state is not None and act == "session-start":
         prune_sessions(state.parent)
-    decision = None
-    if hook.event == "pre-tool-use":
-        decision = capture.guard(selection.picked, nb.config.guard, nb.config.guard_floor)
     if before_tool:
         if decision is None:
             return Answer("", "no rule stops this tool call (the Gemini CLI takes no context before it)")

@@ -217,3 +217,27 @@ def test_a_failed_script_of_megabytes_is_recorded_from_its_head_where_it_ran(
     [mistake] = Inbox(nb).entries()
     assert mistake.tool == "python" and "…" in mistake.body and len(mistake.body) < 40_000
     assert f"Working directory: {repo}" in mistake.body
+
+
+def test_the_guard_stops_the_action_a_rule_names_after_the_session_was_shown_it(
+    repo: Path, nb: Notebook
+) -> None:
+    """A pinned rule shown at the session's start still stops the push it forbids, and the edit of
+    a file its path scope holds; a harmless command of the same tool, or a read, is not asked."""
+    push = nb.add("preference", "Never push to main; open a pull request", tool="git", scope=["repo"],
+                  confidence=0.9, pinned=True, reason="main deploys on every push")  # fmt: skip
+    cents = nb.add("convention", "Money is integer cents in billing", scope=["path:billing/**"],
+                   confidence=0.9, pinned=True)  # fmt: skip
+    start = hook("session-start", {"session_id": "g1", "cwd": str(repo), "source": "startup"})
+    assert push.id in start["additionalContext"] and cents.id in start["additionalContext"]
+    asked = hook("pre-tool-use", bash(repo, "git push origin main", session_id="g1"))
+    assert asked["permissionDecision"] == "ask" and push.id in asked["permissionDecisionReason"]
+    assert push.id not in asked["additionalContext"]  # shown at the start: not said again
+    assert "permissionDecision" not in hook("pre-tool-use", bash(repo, "git status", session_id="g1"))
+    edit = {"session_id": "g1", "cwd": str(repo), "tool_name": "Edit",
+            "tool_input": {"file_path": str(repo / "billing" / "invoice.rs")}}  # fmt: skip
+    assert cents.id in hook("pre-tool-use", edit)["permissionDecisionReason"]
+    read = {**edit, "tool_name": "Read"}
+    assert "permissionDecision" not in hook("pre-tool-use", read)
+    again = hook("pre-tool-use", bash(repo, "git push --force origin main", session_id="g1"))
+    assert again["permissionDecision"] == "ask"  # every push, not only the first
