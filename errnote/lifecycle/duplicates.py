@@ -2,7 +2,8 @@
 
 Two entries say the same thing when their titles share most content words (`capture.inbox.overlap`,
 the rule the capture inbox counts repetitions by: at least `SAME_THING` of the shorter title's
-words are in the other) and at least two of them (one shared word is a topic, not a claim).
+words are in the other) and at least two of them (one shared word is a topic, not a claim), and
+nothing tells them apart (`capture.inbox.told_apart`: numbers of their own, a contrast turned round).
 `errnote add` warns when the new entry repeats one (and still adds it: scripts never break);
 `errnote add --merge ID` counts the repetition on that entry instead (`merge_into`); `errnote
 review` lists the pairs already in the notebook (`pairs`).
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from errnote.errors import ErrnoteError
 from errnote.model.entry import Entry, EntryType, Link, Relation, Status
-from errnote.notebook.inbox import SAME_THING, words
+from errnote.notebook.inbox import SAME_THING, told_apart, words
 
 if TYPE_CHECKING:
     from errnote.notebook import Notebook
@@ -61,7 +62,7 @@ def find(
         if entry.type is not etype or entry.status is not Status.ACTIVE or entry.id in exclude:
             continue
         score = likeness(mine, words(entry.title))
-        if score < SAME_THING:
+        if score < SAME_THING or told_apart(title, entry.title):
             continue
         key = (score, entry.provenance.created, entry)
         if best is None or score > best[0] or (score == best[0] and key[1] < best[1]):
@@ -92,7 +93,7 @@ def pairs(entries: Iterable[Entry]) -> list[tuple[Entry, Entry, float]]:
             ):
                 continue  # opposite claims in the same words: a contradiction, listed as one
             score = likeness(held[i], held[j])
-            if score >= SAME_THING:
+            if score >= SAME_THING and not told_apart(active[i].title, entry.title):
                 found.append((active[i], entry, score))
         for word in held[j]:
             by_word.setdefault((entry.type, word), []).append(j)

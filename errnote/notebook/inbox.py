@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
@@ -31,6 +31,10 @@ VERIFY_GUESS = "verify before accepting."
 ACCEPTED_GUESS = "accepted by a person."
 #: Two texts name the same thing when this share of their content words is common to both.
 SAME_THING = 0.6
+#: The lock file (in the notebook's cache) that makes finding and writing a capture one step ...
+CAPTURE_LOCK = "capture.lock"
+#: ... waited for this many seconds at most (a capture is never worth a hung hook: then unlocked).
+CAPTURE_LOCK_WAIT = 5.0
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,48 @@ def overlap(a: str, b: str) -> float:
     if not wa or not wb:
         return 0.0
     return len(wa & wb) / min(len(wa), len(wb))
+
+
+def same_thing(a: str, b: str) -> bool:
+    """Do two captures say the same thing? Most content words shared (`SAME_THING`), and nothing
+    that tells them apart (`told_apart`)."""
+    return overlap(a, b) >= SAME_THING and not told_apart(a, b)
+
+
+def told_apart(a: str, b: str) -> bool:
+    """Does something tell two alike sentences apart: a number or a name with digits of each's own
+    (`gadget1` / `gadget2`, Node 18 / Node 20: another thing, however alike the sentences), or a
+    contrast turned round ("use pnpm, not npm" against "use npm, not pnpm": every word shared, the
+    opposite said)?"""
+    wa, wb = words(a), words(b)
+    if any(_numbered(w) for w in wa - wb) and any(_numbered(w) for w in wb - wa):
+        return True
+    sa, sb = _sides(a), _sides(b)
+    return sa is not None and sb is not None and bool(sa[0] & sb[1] or sa[1] & sb[0])
+
+
+def _numbered(word: str) -> bool:
+    return any(c.isdigit() for c in word)
+
+
+#: Where a rule names what it turns down: "X, not Y", "X instead of Y", "X rather than Y", "X 而不是 Y".
+_CONTRAST = re.compile(
+    r"[,;]?\s+(?:not|instead of|rather than)\s+|[，,]?\s*(?:而不是|不是)\s*", re.IGNORECASE
+)
+_CLAUSE_END = re.compile(r"[,.;:!?，。；：！？]")
+
+
+def _sides(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """(what a rule asks for, what it turns down) when it says both ("use pnpm here, not npm"),
+    else None."""
+    found = _CONTRAST.search(text)
+    if found is None or not text[: found.start()].strip():
+        return None
+    rest = text[found.end() :]
+    end = _CLAUSE_END.search(rest)
+    declined = rest[: end.start()] if end else rest
+    kept = text[: found.start()] + " " + (rest[end.start() :] if end else "")
+    return words(kept), words(declined)
 
 
 class Inbox:
@@ -150,18 +196,36 @@ class Inbox:
         already holds the same thing (`same(entry) -> bool`, default: same type, most words shared;
         never with `merge=False`)."""
         target = self.nb if direct else self.notebook()
-        held = self._held(type, title, fields, same, direct) if merge else None
-        if held is not None:
-            where, entry = held
-            self.changed(where)
-            return Captured(self._again(where, entry, fields), True, where is not self.nb)
-        tags = [t for t in fields.pop("tags", ()) if t != UNREVIEWED]
-        if not direct:
-            tags.append(UNREVIEWED)
-        fields.setdefault("source", Source.AGENT)
-        self.changed(target)
-        entry = target.add(type, title, tags=tags, **fields)
-        return Captured(entry, False, not direct)
+        # Finding what is held and writing are one step for every capturing process (hooks run side
+        # by side, and the engine answers them on threads): else two add the same capture twice, or
+        # count a repetition on the same old count.
+        with self._capture_lock():
+            if self.exists():
+                self.changed(Notebook(self.root))  # another process may have captured meanwhile
+            held = self._held(type, title, fields, same, direct) if merge else None
+            if held is not None:
+                where, entry = held
+                self.changed(where)
+                return Captured(self._again(where, entry, fields), True, where is not self.nb)
+            tags = [t for t in fields.pop("tags", ()) if t != UNREVIEWED]
+            if not direct:
+                tags.append(UNREVIEWED)
+            fields.setdefault("source", Source.AGENT)
+            self.changed(target)
+            entry = target.add(type, title, tags=tags, **fields)
+            return Captured(entry, False, not direct)
+
+    @contextlib.contextmanager
+    def _capture_lock(self) -> Iterator[None]:
+        """`CAPTURE_LOCK` held (or not, when the cache cannot be written or the wait runs out: the
+        capture still goes ahead, as before the lock)."""
+        from errnote.storage.files import locked_file, make_cache_dir
+
+        with contextlib.ExitStack() as stack:
+            with contextlib.suppress(OSError):
+                make_cache_dir(self.nb.store.cache_dir)
+                stack.enter_context(locked_file(self.nb.store.cache_dir / CAPTURE_LOCK, CAPTURE_LOCK_WAIT))
+            yield
 
     def _held(
         self, type: EntryType, title: str, fields: dict[str, Any], same: Any, direct: bool
@@ -171,7 +235,7 @@ class Inbox:
         def alike(e: Entry) -> bool:
             if e.type is not type or e.status is not Status.ACTIVE:
                 return False
-            return bool(same(e)) if same is not None else overlap(e.title, title) >= SAME_THING
+            return bool(same(e)) if same is not None else same_thing(e.title, title)
 
         places = [self.nb] if direct else ([Notebook(self.root)] if self.exists() else []) + [self.nb]
         for where in places:
@@ -182,6 +246,7 @@ class Inbox:
 
     def _again(self, where: Notebook, entry: Entry, fields: dict[str, Any]) -> Entry:
         """Count a repetition on `entry`: one more sighting, its scope widened by the new one's."""
+        entry = where.get(entry.id)  # as it is now: what was read before may be another's count old
         scope = list(entry.scope.as_strings())
         for item in fields.get("scope", ()):
             if item not in scope:

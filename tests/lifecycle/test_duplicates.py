@@ -114,3 +114,14 @@ def test_pairs_are_found_once_and_not_between_contradicting_entries(nb: Notebook
     assert frozenset((a.id, b.id)) not in found and len(found) == 2
     assert find(nb.entries(), "lesson", "Cache wheel builds in CI", exclude=[a.id, b.id, c.id]) is None
     assert all(e.status is Status.ACTIVE for e in nb.entries())
+
+
+def test_the_opposite_rule_or_another_numbered_one_is_no_duplicate(nb: Notebook) -> None:
+    pnpm = nb.add("lesson", "Use pnpm here, not npm")
+    node = nb.add("lesson", "Pin node 18 in the CI image")
+    assert find(nb.load().entries, "lesson", "Use npm here, not pnpm") is None
+    assert find(nb.load().entries, "lesson", "Pin node 20 in the CI image") is None
+    found = find(nb.load().entries, "lesson", "Pin node 18 in the CI images")
+    assert found is not None and found.id == node.id
+    nb.add("lesson", "Use npm here, not pnpm")
+    assert not [p for p in pairs(nb.load().entries) if pnpm.id in (p[0].id, p[1].id)]

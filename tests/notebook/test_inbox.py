@@ -63,6 +63,37 @@ def test_a_repeated_correction_counts_on_the_entry(runner: CliRunner, repo: Path
     assert len(corrections) == 1 and corrections[0].confirmed == 1
 
 
+def test_a_correction_turned_round_or_about_another_thing_is_a_capture_of_its_own(
+    runner: CliRunner, repo: Path, nb: Notebook
+) -> None:
+    """Alike in words, not in what they say: the opposite contrast, another numbered name."""
+    texts = ["no, use pnpm here, not npm", "no, use npm here, not pnpm",
+             "no, stop using gadget1, use widget1 because gadget1 leaks",
+             "no, stop using gadget2, use widget2 because gadget2 leaks"]  # fmt: skip
+    recorded = [_detect(runner, repo, "--text", text)["recorded"] for text in texts]
+    assert all(isinstance(r, dict) and r["repeated"] is False for r in recorded)
+    corrections = [e for e in Inbox(nb).entries() if e.type is EntryType.CORRECTION]
+    assert len(corrections) == 4 and all(e.confirmed == 0 for e in corrections)
+    again = _detect(runner, repo, "--text", "no! use pnpm here, not npm")["recorded"]
+    assert isinstance(again, dict) and again["repeated"] is True  # the same thing, said again
+
+
+def test_captures_made_side_by_side_count_every_one(repo: Path, nb: Notebook) -> None:
+    """Ten processes capture the same correction at once: one entry, counted ten times."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ERRNOTE_ENGINE": "0"}
+    env.pop("ERRNOTE_DIR", None)
+    args = [sys.executable, "-m", "errnote", "--notebook", str(repo), "detect", "--record", "--json",
+            "--text", "no, use pnpm here, not npm"]  # fmt: skip
+    procs = [subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL) for _ in range(10)]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    corrections = [e for e in Inbox(nb).entries() if e.type is EntryType.CORRECTION]
+    assert len(corrections) == 1 and corrections[0].confirmed == 9
+
+
 def test_a_confirmation_and_a_preference_are_recorded_as_such(
     runner: CliRunner, repo: Path, nb: Notebook
 ) -> None:
