@@ -164,6 +164,8 @@ def answer(nb: Any, text: str, filters: Any, limit: int | None, *, json_: bool) 
     )
     report_sync(result.report)
     warn_problems(nb.store.skipped)  # links and unreadable folders the walk left out
+    from errnote.notebook.inbox import with_inbox_hits
+
     hits, inboxed = with_inbox_hits(nb, text, filters, result.hits, limit)
     hits, origin = with_beside(nb, text, filters, hits, (nb.config.search_limit if limit is None else limit))
     if json_:
@@ -247,24 +249,6 @@ def report_sync(report: Any) -> None:
         say(f"errnote: {notice}")
     for _rel, problem in sorted(report.problems.items()):
         warn(f"skipped {problem}")
-
-
-def with_inbox_hits(
-    nb: Any, text: str, filters: Any, hits: Any, limit: int | None
-) -> tuple[list[Any], set[str]]:
-    """`errnote search`'s hits with the inbox's among them (by score), and the ids of those."""
-    from errnote.notebook.inbox import inbox_notebook
-
-    inbox = inbox_notebook(nb)
-    if inbox is None:
-        return list(hits), set()
-    from errnote.search.searcher import search_with_report
-
-    wanted = (nb.config.search_limit if limit is None else limit) or 100_000
-    extra = search_with_report(inbox.store, text, filters=filters, limit=wanted).hits
-    # What applies first, from either notebook, as `errnote search` lists it (`errnote.search.applies`).
-    merged = sorted([*hits, *extra], key=lambda h: (not h.applies, -h.score))[:wanted]
-    return merged, {h.id for h in extra}
 
 
 def marked(hits: list[Any], inboxed: set[str]) -> list[Any]:

@@ -241,12 +241,18 @@ class NotebookTools:
             types=_texts("types", types), tags=_texts("tags", tags), tool=_texts("tools", tools),
             path=where, status=_texts("status", status) or "active",
         )  # fmt: skip
+        from errnote.notebook.inbox import with_inbox_hits
         from errnote.notebook.sources import REPO, merge_hits, search_beside
 
         result = search_with_report(nb.store, query, filters=filters, limit=limit)
-        # The notebooks read beside the repository's (personal, extra), each hit marked with its own.
-        merged = merge_hits([(REPO, result.hits), *search_beside(nb, query, filters=filters, limit=limit)])
-        hits = [{**hit.to_json(), "notebook": name} for name, hit in merged[:limit]]
+        # Its inbox's captures among them (as `inject` and the hooks read them), then the notebooks
+        # read beside the repository's (personal, extra), each hit marked with its own.
+        found, inboxed = with_inbox_hits(nb, query, filters, result.hits, limit)
+        merged = merge_hits([(REPO, found), *search_beside(nb, query, filters=filters, limit=limit)])
+        hits = [
+            {**hit.to_json(), "notebook": "inbox" if hit.id in inboxed and name == REPO else name}
+            for name, hit in merged[:limit]
+        ]
         return _masked({"ids": [h["id"] for h in hits], "hits": hits, "skipped": _skipped(result.report)})
 
     def inject(
@@ -301,7 +307,9 @@ class NotebookTools:
 
         if not id.strip():
             raise UsageError("the id is empty", "give an entry id, as search and record answer it")
-        nb = self.notebook()
+        from errnote.notebook.inbox import owner_of
+
+        nb = owner_of(self.notebook(), id)  # a capture `inject` showed is in the inbox
         entry, path = nb.locate_entry(id)
         contents = nb.load()
         known = contents.by_id()
@@ -325,7 +333,7 @@ class NotebookTools:
 
         id: the entry's id or a unique prefix of it. note: what confirmed it (one line).
         """
-        return self._changed(self.notebook().confirm(_id(id), note=note))
+        return self._changed(self._owner(id).confirm(_id(id), note=note))
 
     def contradict(self, id: str, by: str = "", note: str = "") -> dict[str, Any]:
         """Say that an entry was found wrong: its confidence goes down a step, counted and dated.
@@ -333,14 +341,20 @@ class NotebookTools:
         id: the entry found wrong. by: the id of the entry that contradicts it, if there is one
         (both are linked `contradicts`). note: what showed it wrong (one line).
         """
-        return self._changed(self.notebook().contradict(_id(id), by=by.strip() or None, note=note))
+        return self._changed(self._owner(id).contradict(_id(id), by=by.strip() or None, note=note))
 
     def feedback(self, id: str, helped: bool, note: str = "") -> dict[str, Any]:
         """Tell the notebook whether an entry you used helped (confidence up) or misled you (down).
 
         id: the entry's id or a unique prefix. helped: true if it helped, false if it misled.
         """
-        return self._changed(self.notebook().feedback(_id(id), helped=helped, note=note))
+        return self._changed(self._owner(id).feedback(_id(id), helped=helped, note=note))
+
+    def _owner(self, id: str) -> Any:
+        """The notebook holding entry `id`: the repository's, or its inbox for a capture."""
+        from errnote.notebook.inbox import owner_of
+
+        return owner_of(self.notebook(), _id(id))
 
     def _changed(self, entry: Any) -> dict[str, Any]:
         return _masked(

@@ -341,3 +341,38 @@ def with_inbox(nb: Notebook, entries: Iterable[Entry]) -> list[Entry]:
     every = list(entries)
     ids = {e.id for e in every}
     return every + [e for e in Inbox(nb).entries() if e.id not in ids]
+
+
+def with_inbox_hits(
+    nb: Notebook, text: str, filters: Any, hits: Any, limit: int | None
+) -> tuple[list[Any], set[str]]:
+    """A search's `hits` in `nb` with the inbox's among them, and the ids of those: the notebook and
+    its inbox read as one search (as `inject` and the hooks read them), what applies first."""
+    inbox = inbox_notebook(nb)
+    if inbox is None:
+        return list(hits), set()
+    from errnote.search.hits import one_head
+    from errnote.search.searcher import search_with_report
+
+    wanted = (nb.config.search_limit if limit is None else limit) or 100_000
+    extra = search_with_report(inbox.store, text, filters=filters, limit=wanted).hits
+    joined = one_head(sorted([*hits, *extra], key=lambda h: -h.score))
+    merged = sorted(joined, key=lambda h: (not h.applies, -h.score))[:wanted]
+    return merged, {h.id for h in extra}
+
+
+def owner_of(nb: Notebook, ref: str) -> Notebook:
+    """The notebook that holds entry `ref`: `nb`, or its inbox for a capture not yet reviewed (the
+    hooks and `inject` show those too, so an agent may ask about one)."""
+    try:
+        nb.locate_entry(ref)
+        return nb
+    except EntryNotFound:
+        inbox = inbox_notebook(nb)
+        if inbox is None:
+            raise
+        try:
+            inbox.locate_entry(ref)
+        except EntryNotFound:
+            raise EntryNotFound(f"no entry with id {ref!r} in the notebook or its inbox") from None
+        return inbox

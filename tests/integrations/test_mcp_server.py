@@ -167,6 +167,28 @@ def test_invalid_calls_are_tool_errors_and_the_server_goes_on(nb: Notebook) -> N
     assert [e.title for e in Notebook(nb.root).load().entries] == ["Retry idempotent calls only"]
 
 
+def test_a_capture_in_the_inbox_is_searched_shown_and_given_feedback(nb: Notebook) -> None:
+    """What `inject` and the hooks show from the inbox, the other tools know too."""
+    from errnote.model.entry import EntryType
+    from errnote.notebook.inbox import Inbox
+
+    nb.add("convention", "Dates in reports are ISO 8601", scope=["repo"])
+    held = Inbox(nb).capture(EntryType.CORRECTION, "Use date-fns, not moment.js", reason="deprecated")
+    captured = held.entry.id
+
+    async def steps(session: Any) -> None:
+        found = await call(session, "search", query="format the report dates with moment.js")
+        assert captured in found["ids"]
+        assert next(h for h in found["hits"] if h["id"] == captured)["notebook"] == "inbox"
+        shown = await call(session, "show", id=captured)
+        assert shown["title"] == "Use date-fns, not moment.js"
+        told = await call(session, "feedback", id=captured, helped=True)
+        assert told["id"] == captured and told["confidence"] > held.entry.confidence
+        assert "no entry" in (await refused(session, "show", id="ffffffff")).lower()
+
+    drive(nb.repo_root, steps)
+
+
 def test_a_server_started_where_no_notebook_is_says_the_next_step(tmp_path: Path) -> None:
     async def steps(session: Any) -> None:
         text = await refused(session, "search", query="retry")
