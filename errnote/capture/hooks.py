@@ -31,7 +31,14 @@ READ_ONLY_TOOLS = frozenset({
     "read_file", "read_many_files", "list_directory", "glob", "search_file_content",
     "google_web_search", "web_fetch",
 })  # fmt: skip
-_WORD = re.compile(r"[a-z0-9]+(?:[_.-][a-z0-9]+)*")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _named(text: str) -> set[str]:
+    """The words of a command or a rule as the guard compares them: lower case, split at every
+    mark (`marker.txt` holds `marker`), a plural's `s` dropped, none under three letters."""
+    found = (w for w in _WORD.findall(text.lower()) if len(w) > 2)
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in found}
 
 
 def guard(
@@ -44,7 +51,7 @@ def guard(
     match on words alone, never stop anything."""
     if mode not in ("ask", "deny") or tool_name in READ_ONLY_TOOLS:
         return None
-    acts = {w for w in _WORD.findall(command.lower()) if len(w) > 2}
+    acts = _named(command)
     rules: list[Entry] = []
     for p in picked:
         e = p.entry
@@ -53,9 +60,8 @@ def guard(
         if "path" in p.reasons:
             rules.append(e)
         elif "tool" in p.reasons:
-            named = {w for w in _WORD.findall(f"{e.title} {e.fix}".lower()) if len(w) > 2}
-            programs = {t.lower() for t in (e.tool, *e.scope.tools())}
-            if (acts & named) - programs or not command.strip():
+            programs = _named(" ".join((e.tool, *e.scope.tools())))
+            if (acts & _named(f"{e.title} {e.fix}")) - programs or not command.strip():
                 rules.append(e)
     if not rules:
         return None

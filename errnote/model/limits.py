@@ -14,6 +14,8 @@ from errnote.errors import InvalidEntry
 ENTRY_FILE_MAX = 1_000_000
 #: Characters of a body, reason or fix an entry may hold.
 TEXT_MAX = 256_000
+#: Characters of a title: one line a list, a prompt and a pull request show whole.
+TITLE_MAX = 300
 #: Characters of captured output (`--error`) kept: its first and last lines, the cut marked.
 OUTPUT_MAX = 64_000
 
@@ -33,6 +35,15 @@ def check_text(name: str, text: str, limit: int = TEXT_MAX) -> None:
         raise InvalidEntry(
             f"the {name} is {size_text(len(text))}, more than an entry holds ({size_text(limit)})",
             "keep what a reader needs, and point to a file or a link for the rest",
+        )
+
+
+def check_title(title: str) -> None:
+    """Refuse a title longer than `TITLE_MAX` characters (a title is one line: the rest is a body)."""
+    if len(title) > TITLE_MAX:
+        raise InvalidEntry(
+            f"the title is {len(title):,} characters, more than a title holds ({TITLE_MAX})",
+            "say the rule in one line, and put the rest in --body",
         )
 
 

@@ -158,9 +158,10 @@ class Notebook:
         An entry with `expires` stops reaching prompts after that day (a workaround for a bug that
         a release will fix); it stays on disk and in search.
         """
-        from errnote.model.limits import check_text, cut_output
+        from errnote.model.limits import check_text, check_title, cut_output
 
         etype = type if isinstance(type, EntryType) else EntryType.parse(type)
+        check_title(str(title or ""))
         for name, text in (("body", body), ("reason", reason), ("fix", fix)):
             check_text(name, str(text or ""))
         error = cut_output(str(error or ""))  # captured output: its head and tail, the cut marked
