@@ -36,8 +36,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 def _named(text: str) -> set[str]:
     """The words of a command or a rule as the guard compares them: lower case, split at every
-    mark (`marker.txt` holds `marker`), a plural's `s` dropped, none under three letters."""
-    found = (w for w in _WORD.findall(text.lower()) if len(w) > 2)
+    mark (`marker.txt` holds `marker`, `-rf` is `rf`), a plural's `s` dropped, no single letter."""
+    found = (w for w in _WORD.findall(text.lower()) if len(w) > 1)
     return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in found}
 
 

@@ -194,6 +194,10 @@ def _head(text: str, limit: int) -> str:
 
 # --- answering a hook -------------------------------------------------------------------------
 
+#: The guard's selection (`answer`): rules enough for any one tool or file, whatever a prompt shows.
+GUARD_PICKS = 50
+GUARD_BUDGET = 1_000_000
+
 #: A hook embeds at most this many new entry texts before it answers (about a second's work);
 #: more (a `git pull`, a fresh clone) are computed in the background while it ranks by words.
 HOOK_EMBED_LIMIT = 40
@@ -323,25 +327,26 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         shown: set[str] = set()
         if state is not None and not (act == "session-start" and hook.source in ("clear", "compact")):
             shown = read_shown(state)  # after /clear or a compaction the model has forgotten them
-        # Before a tool runs, the guard reads every rule for this call, those this session was
-        # shown too (a rule read at the session's start still stops the push it forbids); the
-        # context leaves those out, as for any other hook.
-        guarding = hook.event == "pre-tool-use" and nb.config.guard in ("ask", "deny")
+        decision = None
+        if hook.event == "pre-tool-use" and nb.config.guard in ("ask", "deny"):
+            # The guard reads every rule tied to this call's tool or file, those this session was
+            # shown too (a rule read at the session's start still stops the push it forbids): no
+            # search, no section limit, no budget (what a prompt shows is chosen below).
+            rules = select(
+                nb, replace(options, query="", max_per_section=GUARD_PICKS, budget=GUARD_BUDGET), now,
+                scan=scan, lineup=lineup,
+            )  # fmt: skip
+            decision = capture.guard(
+                rules.picked, nb.config.guard, nb.config.guard_floor, tool_name=hook.tool_name,
+                command=hook.command,
+            )  # fmt: skip
         selection = select(
             nb,
-            options if guarding else replace(options, exclude=options.exclude | frozenset(shown)),
+            replace(options, exclude=options.exclude | frozenset(shown)),
             now,
             scan=scan,  # the index syncs from the scan the lineup matches: one scan a hook
             lineup=lineup,
         )
-        decision = None
-        if guarding:
-            decision = capture.guard(
-                selection.picked, nb.config.guard, nb.config.guard_floor, tool_name=hook.tool_name,
-                command=hook.command,
-            )  # fmt: skip
-            unseen = tuple(p for p in selection.picked if p.entry.id not in shown)
-            selection = replace(selection, picked=unseen)
         if not selection.picked and decision is not None:  # every rule for it was shown before
             return Answer(_gemini_decision(decision) if before_tool else _payload(hook, "", decision))
         if not selection.picked and note:

@@ -200,10 +200,14 @@ class Notebook:
                 check_writable(other_path)
             self.store.create(entry)
             mark_superseded(self.store, replaced)
-            for other, other_path, relation in answered:
-                # `contradicts` and `related` hold both ways: each end names the other.
-                back = Link(relation, entry.id)
-                self.store.replace(other_path, fields.touched(other, links=(*other.links, back)))
+            for other_id in dict.fromkeys(other.id for other, _path, _rel in answered):
+                # `contradicts` and `related` hold both ways: each end names the other. Read again:
+                # a link to it of another kind may have just been written (`supersedes`).
+                other, other_path = self.locate_entry(other_id)
+                back = [Link(r, entry.id) for o, _p, r in answered if o.id == other_id]
+                missing = tuple(dict.fromkeys(b for b in back if b not in other.links))
+                if missing:
+                    self.store.replace(other_path, fields.touched(other, links=(*other.links, *missing)))
         return entry
 
     def triple(

@@ -135,6 +135,9 @@ def new_entry(
 
 def check_titles(*titles: str) -> None:
     """Refuse an empty title among several entries recorded together, before any is written."""
+    from errnote.model.limits import check_title
+
     for title in titles:
         if not clean_text(title, "title", one_line=True):
             raise InvalidEntry("the title is empty", "give each of --mistake, --correction, --lesson a line")
+        check_title(title)

@@ -114,16 +114,26 @@ _CLAUSE_END = re.compile(r"[,.;:!?，。；：！？]")
 
 
 def _sides(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
-    """(what a rule asks for, what it turns down) when it says both ("use pnpm here, not npm"),
-    else None."""
-    found = _CONTRAST.search(text)
-    if found is None or not text[: found.start()].strip():
+    """(what a rule asks for, what it turns down) when it says both ("use pnpm here, not npm",
+    every "not ..." clause of it), each side's own words only (a word on both sides, as in "the
+    staging database, not the production database", tells nothing); else None."""
+    kept: list[str] = []
+    declined: list[str] = []
+    at = 0
+    for found in _CONTRAST.finditer(text):
+        if found.start() < at:
+            continue
+        kept.append(text[at : found.start()])
+        rest = text[found.end() :]
+        end = _CLAUSE_END.search(rest)
+        stop = found.end() + (end.start() if end else len(rest))
+        declined.append(text[found.end() : stop])
+        at = stop
+    if not declined or not "".join(kept).strip():
         return None
-    rest = text[found.end() :]
-    end = _CLAUSE_END.search(rest)
-    declined = rest[: end.start()] if end else rest
-    kept = text[: found.start()] + " " + (rest[end.start() :] if end else "")
-    return words(kept), words(declined)
+    kept.append(text[at:])
+    wanted, refused = words(" ".join(kept)), words(" ".join(declined))
+    return wanted - refused, refused - wanted
 
 
 class Inbox:

@@ -325,16 +325,17 @@ def _merge_entries(b: Entry, o: Entry, t: Entry) -> tuple[Entry, set[str]]:
 
 
 def _separate_counts(b: Entry, o: Entry, t: Entry) -> bool:
-    """Did both sides count confirmations or contradictions of their own? Not when they hold the
-    same counts at the same times: one event both sides hold (a cherry-pick), counted once, as
-    `_count` counts it."""
-    same = (o.confirmed, o.contradicted, o.last_confirmed, o.provenance.updated) == (
-        t.confirmed,
-        t.contradicted,
-        t.last_confirmed,
-        t.provenance.updated,
+    """Did both sides count confirmations or contradictions of their own? Not for events both
+    sides hold (a cherry-pick, later edits or not), told as `_count` tells them: the same count of
+    confirmations at the same `last_confirmed`, the same count of contradictions at the same
+    `updated`."""
+    same_confirmations = o.confirmed == t.confirmed and (
+        o.confirmed == b.confirmed or o.last_confirmed == t.last_confirmed
     )
-    return _counted(b, o) and _counted(b, t) and not same
+    same_contradictions = o.contradicted == t.contradicted and (
+        o.contradicted == b.contradicted or o.provenance.updated == t.provenance.updated
+    )
+    return _counted(b, o) and _counted(b, t) and not (same_confirmations and same_contradictions)
 
 
 def _counted(base: Entry, side: Entry) -> bool:

@@ -179,6 +179,10 @@ def test_the_guard_acts_only_on_confident_rules_tied_to_the_tool_or_path(nb: Not
     assert guard([Picked(lesson, "tool", ("tool",))], "ask", 0.95) is None  # below the floor
     assert guard([Picked(mistake, "tool", ("tool",))], "ask", 0.8) is None  # not a rule
     assert guard([Picked(lesson, "tool", ("tool",))], "off", 0.8) is None
+    rm = nb.add("convention", "Never use rm -rf; move files to the trash", scope=["tool:rm"], confidence=0.9)
+    picked = [Picked(rm, "tool", ("tool",))]
+    assert guard(picked, "ask", 0.8, tool_name="Bash", command="rm -rf dist")
+    assert guard(picked, "ask", 0.8, tool_name="Bash", command="rm notes.txt") is None
 
 
 def test_a_subagent_gets_the_lessons_its_own_thread_has_not_seen(repo: Path, nb: Notebook) -> None:
@@ -241,3 +245,15 @@ def test_the_guard_stops_the_action_a_rule_names_after_the_session_was_shown_it(
     assert "permissionDecision" not in hook("pre-tool-use", read)
     again = hook("pre-tool-use", bash(repo, "git push --force origin main", session_id="g1"))
     assert again["permissionDecision"] == "ask"  # every push, not only the first
+
+
+def test_the_guard_leaves_the_context_its_room(repo: Path, nb: Notebook) -> None:
+    """Rules the session was shown are read by the guard, never counted against what the context
+    may still show: the next call shows the rules it has not shown yet."""
+    ids = [nb.add("lesson", f"Git rule number {n}: never push on day {n}", scope=["tool:git"],
+                  confidence=0.9).id for n in range(7)]  # fmt: skip
+    first = hook("pre-tool-use", bash(repo, "git push origin main", session_id="w1"))
+    second = hook("pre-tool-use", bash(repo, "git push origin main", session_id="w1"))
+    assert first["permissionDecision"] == second["permissionDecision"] == "ask"
+    shown = [i for i in ids if i in first["additionalContext"] or i in second["additionalContext"]]
+    assert len(shown) == len(ids)

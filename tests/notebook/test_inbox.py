@@ -78,6 +78,18 @@ def test_a_correction_turned_round_or_about_another_thing_is_a_capture_of_its_ow
     assert isinstance(again, dict) and again["repeated"] is True  # the same thing, said again
 
 
+def test_a_contrast_is_read_on_the_words_each_side_holds_alone() -> None:
+    from errnote.notebook.inbox import same_thing, told_apart
+
+    texts = ("Use the staging database, not the production database", "use Python 3.11, not 3.10",
+             "Run the full test suite, not just one test file",
+             "用新的配置文件而不是旧的配置文件")  # fmt: skip
+    for text in texts:
+        assert not told_apart(text, text) and same_thing(text, text + "!")
+    assert not same_thing("use pnpm, not npm, not yarn", "use yarn, not npm")  # every "not" clause
+    assert same_thing("use pnpm, not npm, not yarn", "use pnpm, not yarn, not npm")
+
+
 def test_captures_made_side_by_side_count_every_one(repo: Path, nb: Notebook) -> None:
     """Ten processes capture the same correction at once: one entry, counted ten times."""
     import os

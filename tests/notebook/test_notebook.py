@@ -238,6 +238,14 @@ def test_links_that_hold_both_ways_are_written_at_both_ends(nb: Notebook) -> Non
     assert nb.get(a.id).links_to(against) == [c.id] and nb.get(c.id).links_to(against) == [a.id]
     d = nb.add("mistake", "Ran npm install", links=[("corrects", a.id)])
     assert d.id not in nb.get(a.id).links_to()
+    # Two links to one entry: both written there, neither lost to the other's write.
+    e = nb.add("lesson", "Use bun", links=[("supersedes", c.id), ("related", c.id)])
+    assert nb.get(c.id).status is Status.SUPERSEDED and nb.get(c.id).links_to(Relation.RELATED) == [e.id]
+    f = nb.add("lesson", "Use deno", links=[("contradicts", b.id), ("related", b.id)])
+    assert {(link.rel, link.target) for link in nb.get(b.id).links if link.target == f.id} == {
+        (Relation.CONTRADICTS, f.id),
+        (Relation.RELATED, f.id),
+    }
 
 
 def test_one_broken_file_does_not_stop_the_others(nb: Notebook) -> None:
@@ -464,6 +472,9 @@ def test_triple_with_an_empty_title_writes_nothing(nb: Notebook) -> None:
     with pytest.raises(ErrnoteError, match="empty"):
         nb.triple(mistake="ran tests without venv", correction="\x1b[32m\x1b[0m", lesson="x", reason="r")
     assert not nb.load().entries
+    with pytest.raises(ErrnoteError, match="a title holds"):
+        nb.triple(mistake="ran tests without venv", correction="use the venv", lesson="x" * 400, reason="r")
+    assert not nb.load().entries  # the mistake and the correction are not written either
 
 
 def test_load_gives_each_entry_its_file_and_reports_a_copied_id(nb: Notebook) -> None:

@@ -284,6 +284,18 @@ def test_one_confirmation_on_each_side_moves_the_confidence_twice_and_keeps_both
     assert result.body.count(line) == 2
 
 
+def test_a_cherry_picked_confirmation_edited_later_on_one_side_counts_once() -> None:
+    line = "Confirmed 2026-11-02 (confidence 0.60 -> 0.70)."
+    base = entry(body="Why.")
+    both = dict(body=f"Why.\n\n{line}", confirmed=1, confidence=0.7, last_confirmed=T0 + timedelta(hours=1))
+    # A tag added at one place on each side: the lines clash, so the fields are merged.
+    ours = entry(**both, tags=("ci", "rust", "docs"), provenance=later(60))  # type: ignore[arg-type]
+    theirs = entry(**both, tags=("ci", "rust", "lint"), provenance=later(90))  # type: ignore[arg-type]
+    result = merged(base, ours, theirs)
+    assert (result.confirmed, result.confidence, result.body.count(line)) == (1, 0.7, 1)
+    assert {"docs", "lint"} <= set(result.tags)
+
+
 def test_one_contradiction_on_each_side_lowers_the_confidence_twice() -> None:
     base = entry(confidence=0.6)
     ours = entry(contradicted=1, confidence=0.45, provenance=later(1))
