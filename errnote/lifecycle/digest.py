@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from errnote.errors import ErrnoteError
 from errnote.model.entry import Entry, EntryType, Relation, Source, Status
+from errnote.model.scope import unknown_kind
 from errnote.model.timespec import iso
 
 if TYPE_CHECKING:
@@ -218,7 +219,9 @@ def _draft(group: Sequence[Entry], entries: Sequence[Entry], tool: str, tags: tu
     lines += [f"- fix ({m.id}): {m.fix.strip()}" for m in group if m.fix.strip()]
     scope: list[str] = []
     for m in group:
-        scope += [s for s in m.scope.as_strings() if s not in scope]
+        # Not an item a file holds that reads like a misspelt kind (`paths:...`, `lint` warns of
+        # it): `add` refuses one, and as free text it would make the lesson apply everywhere.
+        scope += [str(i) for i in m.scope.items if str(i) not in scope and not unknown_kind(i)]
     if tool and f"tool:{tool}" not in scope:
         scope.append(f"tool:{tool}")
     return Draft(

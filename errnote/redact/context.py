@@ -317,6 +317,9 @@ _PROSE_RE = re.compile(
 )
 
 
+_VERSION_RE = re.compile(r"v?\d+(?:\.\d+)+(?:[-+][\w.]+)?$", re.IGNORECASE)
+
+
 def prose_spans(text: str) -> Iterator[tuple[int, int]]:
     """Values named by a secret's word in a sentence: `the password is ...`, `token ...`."""
     if not needs.folds(text, ("pass", "secret", "token", "key")):
@@ -327,8 +330,8 @@ def prose_spans(text: str) -> Iterator[tuple[int, int]]:
         value = text[start:end]
         if end - start < 8 or not plausible(value, bare=True, spaced=True) or _code_like(text, start, end):
             continue
-        if not any(c.isdigit() for c in value):
-            continue
+        if not any(c.isdigit() for c in value) or "/" in value or _VERSION_RE.match(value):
+            continue  # words, a path (`node_modules/.bin/tsc2`), a version (`v2.3.1-rc1`)
         made = random_like(value) or (len(value) >= 32 and HEX_RE.match(value) is not None)
         # A password's word names its value even without a copula (`password Xk92jfLq0`).
         named = m.group("cop") or m.group(0)[:4].lower() == "pass"

@@ -169,6 +169,24 @@ def test_digest_apply_without_a_file_writes_the_computed_plan(nb: Notebook, runn
     assert nb.get(made["lesson"].id).confirmed == 1  # type: ignore[attr-defined]
 
 
+def test_a_misspelt_scope_kind_written_by_hand_is_not_carried_into_the_lesson(
+    nb: Notebook, runner: CliRunner
+) -> None:
+    """`add` refuses `paths:...`; a mistake's file may hold one (by hand): the digest leaves it out."""
+    made = _fixture(nb)
+    first = made["build"][0]  # type: ignore[index]
+    path = nb.store.path_for(first)
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("provenance:", "scope:\n- paths:src/**\nprovenance:", 1)
+    )
+    done = runner.invoke(app, ["--notebook", str(nb.root), "digest", "--apply"])
+    assert done.exit_code == 0, done.output
+    new = [
+        e for e in nb.entries() if e.type is EntryType.LESSON and "paths:src/**" not in e.scope.as_strings()
+    ]
+    assert len(new) == 2
+
+
 def test_digest_since_leaves_older_mistakes_out(nb: Notebook, runner: CliRunner) -> None:
     _fixture(nb)
     future = ["--notebook", str(nb.root), "digest", "--json"]

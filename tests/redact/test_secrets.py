@@ -614,6 +614,7 @@ def test_a_secret_named_in_a_sentence_is_masked(text: str, value: str | None) ->
      "if token is None: return default_token", "a password of at least 12 characters",
      "the token was refreshedAutomatically", "passphrase correct-horse-battery-staple, for example",
      "the api key rotation happens every 90 days", "password reset link expired",
+     "The secret is v2.3.1-rc1 of the chart", "the token is node_modules/.bin/tsc2",
      "password manager 1Password 8 is installed"],
 )  # fmt: skip
 def test_a_sentence_about_a_secret_without_one_is_kept(text: str) -> None:
