@@ -328,7 +328,8 @@ def answer(hook: HookInput, *, notebook: str | Path | None = None, now: datetime
         if state is not None and not (act == "session-start" and hook.source in ("clear", "compact")):
             shown = read_shown(state)  # after /clear or a compaction the model has forgotten them
         decision = None
-        if hook.event == "pre-tool-use" and nb.config.guard in ("ask", "deny"):
+        guarded = hook.tool_name not in capture.READ_ONLY_TOOLS and nb.config.guard in ("ask", "deny")
+        if hook.event == "pre-tool-use" and guarded:
             # The guard reads every rule tied to this call's tool or file, those this session was
             # shown too (a rule read at the session's start still stops the push it forbids): no
             # search, no section limit, no budget (what a prompt shows is chosen below).
