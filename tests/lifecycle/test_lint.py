@@ -102,14 +102,14 @@ def test_duplicate_ids(good: Notebook) -> None:
     assert [(f.code, f.id) for f in found] == [("duplicate-id", entry.id)]
 
 
+def _conflicted(nb: Notebook) -> None:
+    """A lesson whose reason holds git's conflict markers, as a line merge leaves them."""
+    conflict = "<<<<<<< ours\nreason: a\n=======\nreason: b\n>>>>>>> theirs\n"
+    _edit(nb, _lesson(nb), "reason: CI rejects lint errors\n", conflict)
+
+
 def test_conflict_markers(good: Notebook) -> None:
-    entry = _lesson(good)
-    _edit(
-        good,
-        entry,
-        "reason: CI rejects lint errors\n",
-        "<<<<<<< ours\nreason: a\n=======\nreason: b\n>>>>>>> theirs\n",
-    )
+    _conflicted(good)
     assert _codes(good) == [("error", "conflict-markers")]
 
 
@@ -117,13 +117,7 @@ def test_conflict_markers_in_a_clone_without_the_merge_driver(nb: Notebook) -> N
     """git merged the entry line by line because this clone never ran `errnote init`: say so."""
     from conftest import git
 
-    entry = _lesson(nb)
-    _edit(
-        nb,
-        entry,
-        "reason: CI rejects lint errors\n",
-        "<<<<<<< ours\nreason: a\n=======\nreason: b\n>>>>>>> b\n",
-    )
+    _conflicted(nb)
     found = lint(nb).findings
     assert [(f.level, f.code) for f in found] == [
         ("error", "conflict-markers"),
