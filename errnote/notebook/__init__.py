@@ -255,6 +255,10 @@ class Notebook:
         for name in ("id", "provenance"):
             if name in changes:
                 raise InvalidEntry(f"an update does not change the {name}", "add a new entry instead")
+        if isinstance(changes.get("title"), str):
+            from errnote.model.limits import check_title
+
+            check_title(changes["title"])
         with self.store.lock():
             entry, path = self.locate_entry(ref)
             new = fields.changed(entry, changes)

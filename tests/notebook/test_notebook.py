@@ -468,13 +468,17 @@ def test_an_empty_scope_written_by_an_older_version_is_dropped_on_read(nb: Noteb
     assert [str(i) for i in loaded.scope.items] == ["repo"]
 
 
-def test_triple_with_an_empty_title_writes_nothing(nb: Notebook) -> None:
+def test_an_empty_or_overlong_title_writes_nothing(nb: Notebook) -> None:
     with pytest.raises(ErrnoteError, match="empty"):
         nb.triple(mistake="ran tests without venv", correction="\x1b[32m\x1b[0m", lesson="x", reason="r")
     assert not nb.load().entries
     with pytest.raises(ErrnoteError, match="a title holds"):
         nb.triple(mistake="ran tests without venv", correction="use the venv", lesson="x" * 400, reason="r")
     assert not nb.load().entries  # the mistake and the correction are not written either
+    kept = nb.add("lesson", "Use the venv")
+    with pytest.raises(ErrnoteError, match="a title holds"):
+        nb.update(kept.id, title="y" * 5000)
+    assert nb.get(kept.id).title == "Use the venv"
 
 
 def test_load_gives_each_entry_its_file_and_reports_a_copied_id(nb: Notebook) -> None:
