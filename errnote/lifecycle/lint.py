@@ -185,18 +185,11 @@ def _driver_registered(nb: Notebook) -> bool:
 def _supersedes_back(entry: Entry, by_id: dict[str, Entry]) -> str:
     """The entry `entry` supersedes through which a chain of supersedes leads back to it (a loop
     two branches can make, each replacing the other), or ""."""
-    for first in entry.links_to(Relation.SUPERSEDES):
-        seen: set[str] = set()
-        todo = [first]
-        while todo:
-            current = todo.pop()
-            if current == entry.id:
-                return first
-            if current in seen or current not in by_id:
-                continue
-            seen.add(current)
-            todo.extend(by_id[current].links_to(Relation.SUPERSEDES))
-    return ""
+    from errnote.notebook.links import supersedes_through
+
+    return next(
+        (t for t in entry.links_to(Relation.SUPERSEDES) if supersedes_through(by_id, t, entry.id)), ""
+    )
 
 
 def _across(read: Sequence[tuple[str, Entry]]) -> list[Finding]:

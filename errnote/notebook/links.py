@@ -3,7 +3,7 @@ links say about its status, no `supersedes` loop, and what a link removed makes 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,23 +63,30 @@ def inbound_links(entries: Iterable[Entry], entry_id: str) -> list[Backlink]:
     return found
 
 
-def refuse_loop(entries: Iterable[Entry], source: str, target: str) -> None:
-    """`source supersedes target` must not close a loop (both would be hidden for good)."""
-    by_id = {e.id: e for e in entries}
+def supersedes_through(by_id: Mapping[str, Entry], start: str, goal: str) -> bool:
+    """Does a chain of `supersedes` links lead from entry `start` to `goal` (`start` itself
+    counts)? The test of a supersede loop, before one is written and in files that hold one."""
     seen: set[str] = set()
-    todo = [target]
+    todo = [start]
     while todo:
         current = todo.pop()
-        if current == source:
-            raise InvalidEntry(
-                f"{target} already supersedes {source} (directly or through others): "
-                "a loop would hide both for good",
-                "retire the one that is wrong instead",
-            )
+        if current == goal:
+            return True
         if current in seen or current not in by_id:
             continue
         seen.add(current)
         todo.extend(by_id[current].links_to(Relation.SUPERSEDES))
+    return False
+
+
+def refuse_loop(entries: Iterable[Entry], source: str, target: str) -> None:
+    """`source supersedes target` must not close a loop (both would be hidden for good)."""
+    if supersedes_through({e.id: e for e in entries}, target, source):
+        raise InvalidEntry(
+            f"{target} already supersedes {source} (directly or through others): "
+            "a loop would hide both for good",
+            "retire the one that is wrong instead",
+        )
 
 
 def freed(entries: Sequence[Entry], wanted: set[str], gone: str = "") -> list[Entry]:

@@ -139,9 +139,8 @@ def _merges(repo: Repo, rel: str, listed: list[FileCommit]) -> list[FileCommit]:
     )  # fmt: skip
     seen = {r.commit for r in listed}
     found = [r for r in _records(out) if r.path and r.blob and r.commit not in seen and len(r.parents) > 1]
-    sides = repo.blobs([f"{p}:{r.path}" for r in found for p in r.parents])
-    mine = repo.blobs([r.blob for r in found])
-    return [r for r in found if all(sides.get(f"{p}:{r.path}") != mine.get(r.blob) for p in r.parents)]
+    texts = repo.blobs([*(f"{p}:{r.path}" for r in found for p in r.parents), *(r.blob for r in found)])
+    return [r for r in found if all(texts.get(f"{p}:{r.path}") != texts.get(r.blob) for p in r.parents)]
 
 
 def _in_order(commits: list[FileCommit]) -> list[FileCommit]:
