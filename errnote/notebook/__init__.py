@@ -199,7 +199,7 @@ class Notebook:
             for _other, other_path, _rel in answered:
                 check_writable(other_path)
             self.store.create(entry)
-            mark_superseded(self.store, replaced)
+            mark_superseded(self.store, replaced, entry.id, self._steps())
             for other_id in dict.fromkeys(other.id for other, _path, _rel in answered):
                 # `contradicts` and `related` hold both ways: each end names the other. Read again:
                 # a link to it of another kind may have just been written (`supersedes`).
@@ -273,7 +273,7 @@ class Notebook:
             new = redact_entry(fields.touched(new))
             self.store.replace(path, new)
             self.store.move_to_type_folder(path, entry.type, new)
-            mark_superseded(self.store, targets)
+            mark_superseded(self.store, targets, entry.id, self._steps())
             self.restored = release(self.store, self.load, released)
         return new
 
@@ -310,7 +310,7 @@ class Notebook:
                 entry = fields.touched(entry, links=(*entry.links, link))
                 self.store.replace(source_path, entry)
             if relation is Relation.SUPERSEDES and target.status is Status.ACTIVE:
-                self.store.replace(target_path, fields.touched(target, status=Status.SUPERSEDED))
+                mark_superseded(self.store, [(target, target_path)], entry.id, self._steps())
             elif answer:
                 self.store.replace(target_path, fields.touched(target, links=(*target.links, back)))
         return entry
@@ -465,7 +465,7 @@ class Notebook:
             by_folder = {folder: t for t, folder in TYPE_DIRS.items()}
             old_type = entry.type if entry is not None else by_folder.get(path.parent.name, edited.type)
             self.store.move_to_type_folder(path, old_type, edited)
-            mark_superseded(self.store, targets)
+            mark_superseded(self.store, targets, entry_id, self._steps())
             self.restored = release(self.store, self.load, released)
         return edited
 

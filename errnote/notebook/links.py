@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from errnote.errors import ErrnoteError, InvalidEntry
+from errnote.model import confidence
+from errnote.model.confidence import Steps
 from errnote.model.entry import Entry, Link, Relation, Status
 from errnote.notebook.contents import Contents
-from errnote.notebook.fields import touched
+from errnote.notebook.fields import now, touched
 from errnote.storage.files import check_writable
 from errnote.storage.store import Store
 
@@ -160,11 +162,12 @@ def link_changes(
     return targets, sorted(before - after)
 
 
-def mark_superseded(store: Store, targets: Sequence[tuple[Entry, Path]]) -> None:
-    """Mark each active entry of `targets` (read with its file) superseded."""
+def mark_superseded(store: Store, targets: Sequence[tuple[Entry, Path]], by: str, steps: Steps) -> None:
+    """Mark each active entry of `targets` (read with its file) superseded by `by`, as `supersede`
+    does whichever command wrote the link: lowered a step, with its dated line."""
     for old, old_path in targets:
         if old.status is Status.ACTIVE:
-            store.replace(old_path, touched(old, status=Status.SUPERSEDED))
+            store.replace(old_path, touched(confidence.superseded(old, by, now(), steps)))
 
 
 def release(store: Store, load: Callable[[], Contents], targets: Iterable[str], gone: str = "") -> list[str]:

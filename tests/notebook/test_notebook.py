@@ -194,6 +194,23 @@ def test_supersedes_marks_the_old_entry(nb: Notebook) -> None:
     assert nb.get(old.id).title == "Use npm"  # stays on disk
 
 
+def test_every_way_of_superseding_lowers_the_old_entry_as_supersede_does(nb: Notebook) -> None:
+    # `supersede` lowers the old entry a step and dates it; a link written by `add`, `link`,
+    # `update` or `edit` used to change its status only, so its history said nothing.
+    olds = [nb.add("convention", f"Use npm {n}") for n in range(4)]
+    new = nb.add("convention", "Use pnpm", links=[("supersedes", olds[0].id)])
+    nb.link(new.id, "supersedes", olds[1].id)
+    nb.update(new.id, links={"supersedes": [olds[0].id, olds[1].id, olds[2].id]})
+    text = nb.store.path_for(new).read_text()
+    marker = f"  - {olds[2].id}\n"
+    nb.replace_text(new.id, text.replace(marker, marker + f"  - {olds[3].id}\n"))
+    for old in olds:
+        got = nb.get(old.id)
+        assert got.status is Status.SUPERSEDED
+        assert got.confidence == pytest.approx(old.confidence - 0.15)
+        assert "Superseded " in got.body and f"by {new.id}" in got.body
+
+
 def test_triple_wires_the_links(nb: Notebook) -> None:
     m, c, lesson = nb.triple(
         "Ran npm install", "Ran pnpm install", "Use pnpm in this monorepo", reason="lockfile"
