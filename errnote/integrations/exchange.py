@@ -25,6 +25,7 @@ from errnote.errors import ErrnoteError, InvalidEntry, UsageError
 from errnote.integrations.records import Record
 from errnote.model.codec import entry_from_dict, entry_to_json
 from errnote.model.entry import Entry, Relation, Source
+from errnote.model.limits import check_title
 from errnote.model.timespec import iso
 from errnote.notebook import Notebook
 from errnote.redact.entry import redact_entry, tag_text
@@ -211,6 +212,7 @@ def plan_import(
             eid = given_id if given_id and taken.free(given_id) else ""
             front, body = _front_matter(record.fields, eid or taken.new(), now)
             entry = entry_from_dict(front, body, tag_text=tag_text)
+            check_title(entry.title, hint="")  # the import's own hint follows
         except InvalidEntry as exc:
             problems.append(f"{record.where}: {exc}")
             continue

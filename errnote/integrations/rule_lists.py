@@ -17,6 +17,7 @@ import yaml
 from errnote.errors import InvalidEntry
 from errnote.fences import fenced_spans, inside
 from errnote.integrations.records import Record
+from errnote.model.limits import TITLE_MAX
 
 #: What a rule list's bullets become unless `--type` says otherwise: rules a team wrote down.
 DEFAULT_TYPE = "convention"
@@ -102,9 +103,24 @@ def _fields(record: Record, name: str, entry_type: str, scope: list[str]) -> Rec
     raw = record.fields
     where = f"section {raw['heading']!r} of {name}" if raw["heading"] else name
     details = "\n".join(raw["lines"]).strip("\n")
-    body = f"{_dedent(details)}\n\n" if details else ""
+    title, rest = _title(raw["title"])
+    body = f"{rest}\n\n" if rest else ""
+    body += f"{_dedent(details)}\n\n" if details else ""
     body += f"Imported from {where}, line {raw['line']}."
-    return Record(record.where, {"type": entry_type, "title": raw["title"], "body": body, "scope": scope})
+    return Record(record.where, {"type": entry_type, "title": title, "body": body, "scope": scope})
+
+
+def _title(line: str) -> tuple[str, str]:
+    """A bullet's first line as a title and what does not fit in one (the body's first paragraph):
+    a line longer than a title holds keeps its first sentence, or its first words, as the title."""
+    if len(line) <= TITLE_MAX:
+        return line, ""
+    head = line[:TITLE_MAX]
+    stop = max(head.rfind(". "), head.rfind("! "), head.rfind("? "), head.rfind("。"))
+    if stop >= 20:
+        return head[: stop + 1].rstrip(), line[stop + 1 :].strip()
+    cut = head[: TITLE_MAX - 1].rsplit(" ", 1)[0].rstrip()
+    return cut + "…", line
 
 
 def _dedent(text: str) -> str:

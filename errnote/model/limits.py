@@ -38,13 +38,11 @@ def check_text(name: str, text: str, limit: int = TEXT_MAX) -> None:
         )
 
 
-def check_title(title: str) -> None:
+def check_title(title: str, hint: str = "say the rule in one line, and put the rest in --body") -> None:
     """Refuse a title longer than `TITLE_MAX` characters (a title is one line: the rest is a body)."""
     if len(title) > TITLE_MAX:
-        raise InvalidEntry(
-            f"the title is {len(title):,} characters, more than a title holds ({TITLE_MAX})",
-            "say the rule in one line, and put the rest in --body",
-        )
+        size = f"{len(title):,} characters"
+        raise InvalidEntry(f"the title is {size}, more than a title holds ({TITLE_MAX})", hint)
 
 
 def cut_output(text: str, limit: int = OUTPUT_MAX) -> str:

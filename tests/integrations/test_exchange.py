@@ -230,6 +230,29 @@ def test_a_markdown_rule_list_becomes_entries(runner: CliRunner, nb: Notebook) -
     assert run(runner, nb, "import", str(rules), "--section", "Deploy")[0] == 1
 
 
+def test_a_title_longer_than_a_title_holds(runner: CliRunner, nb: Notebook, tmp_path: Path) -> None:
+    # A record's title over 300 characters is refused, as `add` refuses it; a rule list's long
+    # bullet keeps its first sentence (or first words) as the title and the whole line in the body.
+    dump = tmp_path / "long.jsonl"
+    dump.write_text(json.dumps({"type": "lesson", "title": "word " * 80}) + "\n", encoding="utf-8")
+    code, _, err = run(runner, nb, "import", str(dump), "--apply")
+    assert code == 1 and "line 1: the title is 399 characters" in err and "--body" not in err
+    assert entry_files(nb) == []
+    sentence = "Always run the migrations in a transaction. " + "Then check the lock timeout again " * 10
+    words = "Keep " + "the release notes short and " * 14 + "plain"
+    rules = nb.repo_root / "CLAUDE.md"
+    rules.write_text(f"# Rules\n\n- {sentence.strip()}\n- {words}\n", encoding="utf-8")
+    code, _, err = run(runner, nb, "import", str(rules), "--apply")
+    assert code == 0, err
+    from errnote.notebook.inbox import Inbox
+
+    got = {e.title: e for e in Inbox(nb).entries()}
+    first = got["Always run the migrations in a transaction."]
+    assert "Then check the lock timeout again" in first.body
+    (cut,) = [title for title in got if title.startswith("Keep ")]
+    assert len(cut) <= 300 and cut.endswith("…") and words in got[cut].body
+
+
 def test_a_cursor_rule_keeps_its_globs_as_scopes(runner: CliRunner, nb: Notebook) -> None:
     rule = nb.repo_root / ".cursor" / "rules" / "db.mdc"
     rule.parent.mkdir(parents=True)
