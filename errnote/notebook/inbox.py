@@ -216,7 +216,10 @@ class Inbox:
             if held is not None:
                 where, entry = held
                 self.changed(where)
-                return Captured(self._again(where, entry, fields), True, where is not self.nb)
+                # Another process may have deleted it since (a reject, an `rm`, a checkout): then
+                # what it held is captured anew.
+                with contextlib.suppress(EntryNotFound):
+                    return Captured(self._again(where, entry, fields), True, where is not self.nb)
             tags = [t for t in fields.pop("tags", ()) if t != UNREVIEWED]
             if not direct:
                 tags.append(UNREVIEWED)

@@ -225,3 +225,19 @@ def test_entries_read_once_are_read_again_after_a_write(nb: Notebook) -> None:
     assert counted.repeated and counted.entry.id == held.id and inbox.wrote_notebook()
     assert nb.get(held.id).confirmed == 1
     assert inbox.capture(EntryType.MISTAKE, "`psql -f x.sql` failed (exit 3)").entry.confirmed == 2
+
+
+def test_a_capture_held_by_an_entry_deleted_meanwhile_is_recorded_anew(nb: Notebook) -> None:
+    """The entry that holds the capture is deleted by another process (a reject, an `rm`, a `git
+    checkout`) between being found and being counted: the capture is recorded as new, not lost
+    in an error. The deletion is made at that very moment, from the matching callback."""
+    inbox = Inbox(nb)
+    first = inbox.capture(EntryType.CORRECTION, "Use pnpm here, not npm", direct=True)
+
+    def held_then_gone(entry: object) -> bool:
+        nb.store.path_for(first.entry).unlink(missing_ok=True)
+        return True
+
+    again = inbox.capture(EntryType.CORRECTION, "use pnpm here, not npm", direct=True, same=held_then_gone)
+    assert not again.repeated and again.entry.id != first.entry.id
+    assert [e.id for e in nb.load().entries] == [again.entry.id]
