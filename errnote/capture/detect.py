@@ -185,13 +185,18 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
 
     plans = [p for p in by["preference"] if p.weight >= CONTEXT_WEIGHT]
     # A cue inside a stated plan ("let's do X rather than Y") is the plan's wording, not a fix.
-    # So is a contrast that follows the user's own wish in its sentence ("I prefer X rather than Y").
+    # So is a contrast that follows the user's own wish in its sentence ("I prefer X rather than Y"),
+    # or, with nothing the agent did before it, the team's way ("we use tabs, not spaces").
     sentences = _sentences(text)
+    wishes = plans + ([] if has_agent else [d for d in by["directive"] if d.name == "we-convention"])
+    mind_changed = any(p.name in _MIND_CHANGED for p in plans)
     corrections = [
         c
         for c in by["correction"]
         if not any(_overlap(c, p) for p in plans)
-        and not (c.name in _CONTRASTS and any(_wish_before(p, c, sentences) for p in plans))
+        and not (c.name in _CONTRASTS and any(_wish_before(p, c, sentences) for p in wishes))
+        # "I changed my mind, put it back": undoing what was asked for, not what went wrong.
+        and not (mind_changed and c.name in _UNDOING)
     ]
     if _asks(agent_said):
         # "no" or "no need" answers the agent's question; it corrects nothing.
@@ -225,6 +230,10 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     if corrections and (has_agent or len(corrections) > 1):
         # Weak cues that agree (or one right after the agent acted) still say it was wrong.
         return done("correction", max(corr, 0.6), corrections + directives)
+    if directives and not standing and any(c.name in _AGENT_DID for c in corrections):
+        # What the agent did, named by the user, and an instruction against it ("the plan you ran
+        # destroys the database. do not apply it"): the message is its own context.
+        return done("correction", max(corr, 0.6), corrections + directives)
     if directives and has_agent and not only_ack and not _asks(agent_said):
         # An instruction that constrains, right after the agent acted: it did otherwise.
         return done("correction", _combined(directives) - 0.05, directives)
@@ -254,6 +263,11 @@ def _asks(agent_said: str) -> bool:
     return bool(agent_said.strip()) and bool(_QUESTION.search(agent_said[-300:]))
 
 
+#: Correction cues that name what the agent did ("you added", "you're using").
+_AGENT_DID = frozenset({"you-did", "you-doing"})
+#: Preference cues of a change of mind, and the correction cues of undoing a change.
+_MIND_CHANGED = frozenset({"plan-change", "zh-decided"})
+_UNDOING = frozenset({"put-back", "zh-change"})
 #: Correction cues that contrast two options: a user's wish can hold one too.
 _CONTRASTS = frozenset(
     {"use-x-not-y", "comma-not", "copula-not", "instead-should", "instead-of-ing", "zh-instead"}

@@ -57,12 +57,30 @@ CORRECTIONS_EN = [
     ("", "sorry to nag but the tests still hit the real S3 bucket"),
     ("", "this is the third time the linter config got reformatted. leave .eslintrc alone"),
     ("", "you went with a global lock, which serialises every request. a per-account lock is what we need"),
+    # Typed fast (no apostrophes, a hesitation first); "almost, but"; a question that opens negative.
+    ("", "thats not what the spec says, the field is optional"),
+    ("", "mmm, not quite: the cron runs in UTC, not local time"),
+    ("", "almost, but the retry has to stop after five attempts"),
+    ("", "won't this query lock the whole table while it runs?"),
+    # A failure put down to the agent; the point defeated; a better way, right after the agent acted.
+    ("", "the deploy failed because you pinned the base image to a tag that no longer exists"),
+    ("", "mocking the database in an integration test defeats the purpose"),
+    (
+        "I wrapped each handler in a try/except that logs and continues.",
+        "it would be better to let the errors reach the middleware",
+    ),
+    # What the agent does, and what that causes or what to do against it; sarcasm; an undo.
+    ("", "you're calling .unwrap() on user input, that will panic on an empty string"),
+    ("", "the cluster you created has public IPs on every node. do not expose it like that"),
+    ("", "great, another migration that drops a column without a backup"),
+    ("", "please revert your changes to the shared eslint config"),
 ]
 CORRECTIONS_ZH = [
     ("", "不对，这个接口应该返回 404，而不是 500。"),
     ("我把日志级别改成了 DEBUG。", "生产环境不能开 DEBUG，改回 INFO。"),
     ("", "为什么你把测试删了？那些测试是有用的。"),
     ("", "说过很多次了，提交信息要用英文写。"),
+    ("", "你又把测试跳过了，说了好几次不要这样"),
 ]
 CONFIRMATIONS_EN = [
     (
@@ -81,10 +99,15 @@ CONFIRMATIONS_EN = [
     ),
     ("I wrote the fixture as a factory function.", "that's the approach I like, nice"),
     ("I pinned the action to a commit SHA instead of a tag.", "correct, tags can move. good"),
+    (
+        "I used a context manager so the file is closed on errors.",
+        "nice, a context manager is what I would have done",
+    ),
 ]
 CONFIRMATIONS_ZH = [
     ("我先写了一个复现问题的测试，然后才修改代码。", "对的，就是这样，先写测试。"),
     ("我把配置项都放进了环境变量。", "做得好，这样部署就简单多了。"),
+    ("我把配置拆成了三个文件。", "拆得好，清楚多了"),
 ]
 PREFERENCES_EN = [
     ("", "I prefer tabs over spaces in Makefiles and shell scripts"),
@@ -94,10 +117,20 @@ PREFERENCES_EN = [
     ("", "I've decided we'll use SQLite for the prototype and revisit later"),
     ("", "in general, I want error messages to say what to do next"),
     ("", "we never deploy on Fridays, keep that in mind for the release plan"),
+    # An imperative "prefer"; a convention named as one; a decision to stay; a plan for a period.
+    ("", "Prefer composition over inheritance in the new services."),
+    ("", "new convention: every migration gets a down step"),
+    ("", "we're sticking with Postgres 15 for this year"),
+    ("", "Plan for next sprint: the billing rewrite first, then search."),
+    # The team's way with its contrast, nothing the agent did before it; a change of mind undoing.
+    ("", "In this repo we indent YAML with two spaces, not four. just so you know."),
+    ("I set the timeout to 30 s as you asked yesterday.", "on second thought, put it back to 60 s"),
 ]
 PREFERENCES_ZH = [
     ("", "我更喜欢用 pytest 而不是 unittest，以后新测试都用 pytest。"),
     ("", "以后周报请按项目分组。"),
+    ("", "我比较喜欢把常量放在单独的文件里，之后都这样放"),
+    ("我把输出格式改成了 YAML。", "想了一下，还是改回 JSON 吧"),
 ]
 NONE_EN = [
     ("", "can you add a --dry-run flag to the deploy script?"),
@@ -122,6 +155,9 @@ NONE_EN = [
     ("", "nice, and you haven't missed a single call site"),
     ("", "can you find out why the nightly job is still failing?"),
     ("Should I delete the temp files?", "no, keep them for now"),
+    # A step in a sequence; a future of one's own ("I'm going to"), not a switch of tools.
+    ("", "next, let's add pagination to the list endpoint"),
+    ("", "i'm going to step away for a bit, keep working on the parser tests"),
 ]
 NONE_ZH = [
     ("", "帮我写一个读取 CSV 的函数。"),

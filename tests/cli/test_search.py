@@ -134,16 +134,15 @@ def test_a_negative_limit_is_a_usage_error(runner: CliRunner, in_repo: Path, nb:
 
 def test_status_filter_repeats(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
     old = add_json(runner, "lesson", "Poetry lock files are regenerated with poetry lock --no-update")
-    new = add_json(
-        runner, "lesson", "Poetry lock files are regenerated with poetry lock", "--supersedes", str(old["id"])
-    )
+    title = "Poetry lock files are regenerated with poetry lock"
+    add_json(runner, "lesson", title, "--supersedes", str(old["id"]))
     gone = add_json(runner, "lesson", "Poetry lock files are committed")
     code, _, err = run(runner, "retire", str(gone["id"]), "--why", "no longer true")
     assert code == 0, err
     for command in (["list"], ["search", "poetry lock files"]):
         code, out, _ = run(runner, *command, "--status", "superseded", "--status", "retired", "--json")
         assert code == 0
-        assert sorted(e["id"] for e in json.loads(out)) == sorted([old["id"], gone["id"]])
+        assert sorted(e["id"] for e in json.loads(out)) == sorted([old["id"], gone["id"]])  # not `new`
 
 
 def test_path_filter_is_read_from_the_current_folder(
