@@ -69,6 +69,28 @@ _REDIS_CLI_RE = re.compile(r"\bredis-cli\b")
 _REDIS_A_RE = re.compile(r"(?<![\w-])-a[ \t]+([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1")
 
 
+# The OpenLDAP tools' simple-bind password: `ldapsearch -D cn=admin,... -w X` (`-W` asks for it).
+_LDAP_RE = re.compile(r"\bldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn|exop|url)\b")
+
+
+_LDAP_W_RE = re.compile(r"(?<![\w-])-w[ \t]+([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1")
+
+
+#: Each command that takes a password by a flag of its own, and that flag: read on its line.
+_LINE_FLAGS = ((_REDIS_CLI_RE, "redis-cli", _REDIS_A_RE), (_LDAP_RE, "ldap", _LDAP_W_RE))
+
+
+# `htpasswd -b[c] FILE USER PASSWORD`, `htpasswd -nb USER PASSWORD`: with `-b` the password is the
+# command's last word.
+_HTPASSWD_RE = re.compile(
+    r"\bhtpasswd(?P<flags>(?:[ \t]+-[A-Za-z]+)+)"
+    r"(?P<args>(?:[ \t]+(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s;|&<>'\"-]\S*))+)"
+)
+
+
+_ARG_RE = re.compile(r"'(?P<sq>[^'\n]*)'|\"(?P<dq>[^\"\n]*)\"|(?P<bare>\S+)")
+
+
 _STDIN_ECHO_RE = re.compile(r"\becho[ \t]+(?:-n[ \t]+)?([\"']?)(?P<s>[^\s\"'|]+)\1[ \t]*\|")
 
 
@@ -133,6 +155,8 @@ def flag_spans(text: str) -> Iterator[tuple[int, int]]:
     for m in _line_scoped(text):
         if plausible(m.group("s"), bare=True, spaced=True):
             yield m.span("s")
+    if needs.holds(text, ("htpasswd",)):
+        yield from _htpasswd_spans(text)
     for regex, present in (
         (_NETRC_RE, needs.holds(text, ("login",)) and needs.holds(text, ("password",))),
         (_GO_DSN_RE, needs.holds(text, ("@tcp(", "@unix(", "@udp("))),
@@ -143,13 +167,15 @@ def flag_spans(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _line_scoped(text: str) -> Iterator[re.Match[str]]:
-    """`-a X` after `redis-cli` on its line; `echo X |` before `--password-stdin` on its line."""
-    for cli in _REDIS_CLI_RE.finditer(text) if needs.holds(text, ("redis-cli",)) else ():
-        line_end = text.find("\n", cli.end())
-        line_end = len(text) if line_end < 0 else line_end
-        if cli.start() > 0 and _REDIS_CLI_RE.search(text, text.rfind("\n", 0, cli.start()) + 1, cli.start()):
-            continue  # this line was read from its first `redis-cli`
-        yield from _REDIS_A_RE.finditer(text, cli.end(), line_end)
+    """`-a X` after `redis-cli` (`-w X` after an LDAP tool) on its line; `echo X |` before
+    `--password-stdin` on its line."""
+    for command, need, flag in _LINE_FLAGS:
+        for cli in command.finditer(text) if needs.holds(text, (need,)) else ():
+            line_end = text.find("\n", cli.end())
+            line_end = len(text) if line_end < 0 else line_end
+            if cli.start() > 0 and command.search(text, text.rfind("\n", 0, cli.start()) + 1, cli.start()):
+                continue  # this line was read from its first such command
+            yield from flag.finditer(text, cli.end(), line_end)
     start = 0
     while (stdin := text.find("--password-stdin", start)) >= 0:
         line_start = text.rfind("\n", 0, stdin) + 1
@@ -158,6 +184,21 @@ def _line_scoped(text: str) -> Iterator[re.Match[str]]:
         last = text.rfind("--password-stdin", stdin, line_end)  # each line once
         yield from _STDIN_ECHO_RE.finditer(text, max(line_start, start), last)
         start = line_end
+
+
+def _htpasswd_spans(text: str) -> Iterator[tuple[int, int]]:
+    """The password of `htpasswd -b FILE USER PASSWORD` (`-n`: no file): its last word."""
+    for m in _HTPASSWD_RE.finditer(text):
+        flags = m.group("flags")
+        if "b" not in flags:
+            continue
+        args = list(_ARG_RE.finditer(text, m.start("args"), m.end("args")))
+        if len(args) != (2 if "n" in flags else 3):
+            continue
+        last = args[-1]
+        group = value_group(last)
+        if plausible(last.group(group), bare=group == "bare", spaced=False):
+            yield last.span(group)
 
 
 def _short_p_spans(text: str) -> Iterator[tuple[int, int]]:

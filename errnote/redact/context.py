@@ -40,6 +40,8 @@ _SAS_SIGNATURE_RE = re.compile(r"[?&]sig=(?P<s>[A-Za-z0-9%+/=_-]{16,})")
 _VENDOR_WEBHOOK_RE = re.compile(
     r"hooks\.slack\.com/(?:services|workflows|triggers)/(?:[A-Za-z0-9]+/)+(?P<s>[A-Za-z0-9]{16,})"
     r"|discord(?:app)?\.com/api/webhooks/\d+/(?P<s2>[A-Za-z0-9_-]{40,})"
+    # Microsoft Teams: `.../webhookb2/<group>@<tenant>/IncomingWebhook/<token>/<owner>`
+    r"|/IncomingWebhook/(?P<s3>[0-9a-fA-F]{32})(?![0-9a-fA-F])"
 )
 
 
@@ -114,6 +116,19 @@ _BARE_TRAILING = ",;:."
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
+# What a tool prints in place of a value: Terraform's `(sensitive value)`, `(known after apply)`.
+_PAREN_WORDS_RE = re.compile(r"\([A-Za-z][A-Za-z ]{2,40}\)")
+
+
+# A name and its value as two fields: a Kubernetes or ECS `env` item (`- name: DB_PASSWORD` then
+# `value: "..."` on the next line, or `{"name": "DB_PASSWORD", "value": "..."}`).
+_NAME_VALUE_RE = re.compile(
+    r"(?<![\w-])[\"']?name[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[A-Za-z_][\w.-]{0,80})[\"']?[ \t]*"
+    r"(?:,[ \t]*|\r?\n[ \t]*(?:-[ \t]+)?)[\"']?value[\"']?[ \t]*[:=][ \t]*"
+    r"(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"',}]+))"
+)
+
+
 # `getpass()`, `os.environ[`, `ENC[...]`: a call or a structure, not a secret.
 _CALL_RE = re.compile(r"[A-Za-z_][\w.]*[(\[{]")
 
@@ -166,9 +181,9 @@ def url_spans(text: str) -> Iterator[tuple[int, int]]:
         for m in _URL_TOKEN_USER_RE.finditer(text):
             if random_like(m.group("s")):
                 yield m.span("s")
-    if needs.holds(text, ("hooks.slack.com/", "discord")):
+    if needs.holds(text, ("hooks.slack.com/", "discord", "IncomingWebhook/")):
         for m in _VENDOR_WEBHOOK_RE.finditer(text):
-            group = "s" if m.group("s") is not None else "s2"
+            group = next(g for g in ("s", "s2", "s3") if m.group(g) is not None)
             if not MASKED_RE.search(m.group(group)):  # the docs' `.../XXXXXXXXXXXXXXXXXXXXXXXX`
                 yield m.span(group)
     if url and needs.holds(text, ("hook",)):  # a token only follows a segment of `_HOOK_SEGMENTS`
@@ -277,7 +292,7 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
         start, end = m.span(group)
         if group == "bare":
             end = _bare_end(text, start, end)
-            if end <= start or _code_like(text, start, end):
+            if end <= start or _code_like(text, start, end) or _PAREN_WORDS_RE.match(text, start):
                 continue
         value = text[start:end]
         # After `:` prose is common (`using password: YES`, `reset_password: enabled`), but not
@@ -293,6 +308,17 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
         if strength == 1 and not (random_like(value) or env_hex_key(name, value)):
             continue
         yield start, end
+    for m in _NAME_VALUE_RE.finditer(text) if needs.holds(text, ("name",)) else ():
+        strength = name_strength(m.group("name"))
+        group = value_group(m)
+        start, end = m.span(group)
+        if group == "bare":
+            end = _bare_end(text, start, end)
+        value = text[start:end]
+        if not strength or end <= start or not plausible(value, bare=group == "bare", spaced=False):
+            continue
+        if strength == 2 or random_like(value):
+            yield start, end
     for regex, present in (
         (_XML_TAG_RE, needs.holds(text, ("</",))),
         (_KEY_VALUE_ATTR_RE, needs.holds(text, ("key=",)) and needs.holds(text, ("value=",))),

@@ -56,10 +56,11 @@ _PREFIXED: list[tuple[str, tuple[str, ...]]] = [
     (r"xai-[A-Za-z0-9]{60,}", ("xai-",)),  # xAI
     (r"pplx-[A-Za-z0-9]{40,}", ("pplx-",)),  # Perplexity
     (r"HRKU-[A-Za-z0-9_-]{20,}", ("HRKU-",)),  # Heroku
+    (r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}", ("tskey-",)),  # Tailscale
     (r"CCIPAT_[A-Za-z0-9]{20,}_[a-f0-9]{40}", ("CCIPAT_",)),  # CircleCI
     (r"key-[0-9a-f]{32}", ("key-",)),  # Mailgun
     (r"[0-9a-f]{32}-us\d{1,2}", ("-us",)),  # Mailchimp
-    (r"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}", ("sq0atp-", "sq0csp-")),  # Square
+    (r"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_-]{60}", ("sq0atp-", "sq0csp-", "EAAA")),  # Square
     (r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", ("xkeysib-",)),  # Brevo
     (r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}", ("pscale_",)),  # PlanetScale
     (r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}", ("pat",)),  # Airtable

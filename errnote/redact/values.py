@@ -12,6 +12,7 @@ _STRONG_SUFFIXES = (
     "password", "passwd", "passphrase", "secret", "token", "storepass", "keypass", "apikey",
     "accesskey", "secretkey", "privatekey", "accountkey", "signingkey", "encryptionkey", "masterkey",
     "appkey", "licensekey", "writekey", "adminkey", "serverkey", "hmackey", "storagekey", "keybase",
+    "authkey",
 )  # fmt: skip
 
 
@@ -43,6 +44,10 @@ _LITERALS = {
 
 
 _PLACEHOLDER_PREFIXES = ("$", "%", "<", "!", "{", "#{", "@{", "enc[", "vault:", "op://", "ref+", "your")
+
+
+# Keys made to be public whatever name holds them: Stripe's publishable keys, Mapbox's public tokens.
+_PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.eyj")
 
 
 MASKED_RE = re.compile(r"^[*xX•.#?-]+$|\*\*\*|…|redacted", re.IGNORECASE)
@@ -103,6 +108,8 @@ def plausible(value: str, *, bare: bool, spaced: bool, assigned: bool = False) -
     if len(value.strip()) < 4 or literal or MASKED_RE.search(value):
         return False
     if low.startswith(_PLACEHOLDER_PREFIXES) or "://" in value or "-----begin" in low:
+        return False
+    if low.startswith(_PUBLIC_PREFIXES):
         return False
     if low.startswith("arn:"):  # the name of a secret in AWS (`arn:aws:secretsmanager:...`), not its value
         return False

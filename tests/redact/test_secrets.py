@@ -84,6 +84,8 @@ AWS_SESSION_KEY_ID = "AS" + "IA" + fake(16, string.ascii_uppercase + string.digi
 AWS_SECRET = fake(40, B64, seed=23)
 HF = "h" + "f_" + fake(34, seed=24)
 
+TAILSCALE = "tskey" + "-auth-" + fake(17, seed=80) + "-" + fake(33, seed=81)
+SQUARE = "EA" + "AA" + fake(60, URLSAFE, seed=82)
 SHAPE_CASES = [
     (
         "github classic",
@@ -105,6 +107,8 @@ SHAPE_CASES = [
     ("sendgrid", f'MAIL_KEY = "{SENDGRID}"', SENDGRID),
     ("aws access key id", f"DEBUG: Using access key {AWS_KEY_ID} from environment", AWS_KEY_ID),
     ("hugging face", f"hub login failed for {HF}: 401", HF),
+    ("tailscale", f"tailscale up --login-server x {TAILSCALE} --ssh", TAILSCALE),
+    ("square", f"square: 401 UNAUTHORIZED for {SQUARE}", SQUARE),
 ]
 
 
@@ -197,6 +201,34 @@ def test_webhook_url_token_segment() -> None:
     assert redact(text) == f"404 for url: https://hooks.slack.com/services/T0ABCDEF1/B0GHIJKL2/{MASK}"
 
 
+def test_teams_webhook_token_segment() -> None:
+    token, ids = fake(32, HEX, seed=83), f"{uuid(84)}@{uuid(85)}"
+    text = f"POST https://acme.webhook.office.com/webhookb2/{ids}/IncomingWebhook/{token}/{uuid(86)} 200"
+    assert redact(text) == text.replace(token, MASK)
+
+
+def test_a_name_and_its_value_as_two_fields() -> None:
+    # A Kubernetes or ECS `env` item: the name on one line (or key) and the value on the next.
+    first, second = fake(22, seed=87), fake(18, seed=88)
+    yaml_env = f'    - name: DB_PASSWORD\n      value: "{first}"\n    - name: DB_HOST\n      value: db'
+    assert redact(yaml_env) == yaml_env.replace(first, MASK)
+    ecs = f'[{{"name": "STRIPE_SECRET", "value": "{second}"}}, {{"name": "REGION", "value": "eu-west-1"}}]'
+    assert redact(ecs) == ecs.replace(second, MASK)
+
+
+def test_passwords_of_ldap_tools_and_htpasswd() -> None:
+    first, second, third = fake(14, seed=89), fake(12, seed=90), fake(11, seed=91)
+    ldap = f"ldapsearch -x -H ldaps://ldap.corp -D cn=admin,dc=corp -w {first} -b dc=corp '(uid=mira)'"
+    assert redact(ldap) == ldap.replace(first, MASK)
+    for text, secret in (
+        (f"$ htpasswd -b -c /etc/nginx/.htpasswd admin {second}", second),
+        (f"htpasswd -nb bob '{third}' >> users && nginx -s reload", third),
+    ):
+        assert redact(text) == text.replace(secret, MASK)
+    for kept in ("htpasswd -c /etc/nginx/.htpasswd admin", "ldapsearch -W -D cn=admin -b dc=corp"):
+        assert redact(kept) == kept  # asked for at the prompt: nothing on the line
+
+
 def test_password_key_value() -> None:
     password = "maple_" + fake(4, string.digits, 39) + "_otter"
     assert_masked(f"DSN: host=db port=5432 user=app password={password} sslmode=require", password)
@@ -275,6 +307,14 @@ HARMLESS = {
     + "==",
     "go sum hash": "go.sum:     h1:" + fake(43, B64, 61) + "=",
     "aws role id": '"AssumedRoleId": "AROA' + fake(17, string.ascii_uppercase + string.digits, 62) + ':ci"',
+    # What a tool prints in place of a value, and keys made to be public under a secret's name.
+    "terraform sensitive": "~ password = (sensitive value)\n~ token = (sensitive)\n+ id = (known after)",
+    "public key named a token": "mapboxgl.accessToken = '"
+    + ("pk" + ".eyJ1Ijoi" + fake(40, URLSAFE, 63))
+    + "';\naccess_token: "
+    + ("pk" + "_live_" + fake(40, seed=64)),
+    "name and value not secret": '- name: LOG_LEVEL\n  value: "debug"\n- name: API_TOKEN\n  valueFrom:\n'
+    "    secretKeyRef: {name: api, key: token}",
 }
 
 
@@ -390,7 +430,10 @@ def test_pathological_input_is_read_whole() -> None:
         "eyJ-" * 25_000 + "_",
         "https://h/" + "hooks/" * 16_000 + "!",
         "redis-cli " * 20_000,
+        "ldapsearch " * 20_000,
         "echo a |" * 25_000,
+        "htpasswd -b" + " -b" * 20_000 + " a" * 20_000,
+        "name: a\n" * 20_000,
     ):
         assert redact(text) == text
     masked = redact(f"{text} password={secret}")
