@@ -92,12 +92,12 @@ _AUTH_HEADER_RE = re.compile(
 # (`--from-literal=api-token=...`) can never swallow it.
 _KV_WORD_RE = re.compile(
     r"(?i:pass(?:word|wd|phrase)?|pwd|pw|secret|token|key(?:_?base)?|auth)"
-    r"(?=(?:\\?[\"'])?[ \t]*(?:=>|:=|=|:|%3[Dd]))"
+    r"(?=(?:\\?[\"']|%22)?[ \t]*(?:=>|:=|=|:|%3[DdAa]))"
 )
 
 
 _KV_VALUE_RE = re.compile(
-    r"(?:\\?[\"'])?[ \t]*(?P<sep>=>|:=|=|:|%3[Dd])[ \t]*"
+    r"(?:\\?[\"']|%22)?[ \t]*(?P<sep>=>|:=|=|:|%3[DdAa])[ \t]*(?:%22)?"
     # `\[` only for Go's `map[X-Api-Key:[value]]` rendering of headers.
     r"(?:\[(?=[^\]\s]+\]))?(?:\\?\"(?P<dq>[^\"\n]+?)\\?\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'`]{1,4096}))"
 )
@@ -107,7 +107,7 @@ _KV_VALUE_RE = re.compile(
 # `Tr0ub4dor&3`), except what plainly is not the value's: an escape of the text around it (`\n` in a
 # log line), a shell `&&` / `||`, a closing tag, and the next assignment of a list (`&user=`,
 # `,host:`). `_bare_end` cuts it there, then drops the punctuation of the prose around it.
-_BARE_CUT_RE = re.compile(r"\\[nrt\"'\\]|&&|\|\||</|%26|[,;&|](?=[A-Za-z_][\w.-]*[ \t]*[=:])")
+_BARE_CUT_RE = re.compile(r"\\[nrt\"'\\]|&&|\|\||</|%2[26]|[,;&|](?=[A-Za-z_][\w.-]*[ \t]*[=:])")
 
 
 _BARE_TRAILING = ",;:."
