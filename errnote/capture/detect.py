@@ -189,6 +189,8 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     # or, with nothing the agent did before it, the team's way ("we use tabs, not spaces").
     sentences = _sentences(text)
     wishes = plans + ([] if has_agent else [d for d in by["directive"] if d.name == "we-convention"])
+    # "thanks for using X instead of Y": the contrast is what the praise is for.
+    wishes += [c for c in by["confirmation"] if c.weight >= 0.85]
     mind_changed = any(p.name in _MIND_CHANGED for p in plans)
     corrections = [
         c
@@ -201,6 +203,11 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     if _asks(agent_said):
         # "no" or "no need" answers the agent's question; it corrects nothing.
         corrections = [c for c in corrections if c.name not in _ANSWER_CUES]
+    if corrections and all(c.name in _REFUSALS for c in corrections) and _relays_a_plan(agent_said):
+        # "no" to a plan the agent passes on from someone else (a teammate's proposal, a review's
+        # suggestion) is the user's own decision, not a fix of the agent's work.
+        rule = _rule("preference", text, agent_said, corrections)
+        return Detection("preference", 0.75, tuple(corrections), rule)
     if not has_agent and by["request"]:
         # A request or question about how things are ("the build is broken, can you look?", "what
         # if the cache is too small?") judges no work of the agent's.
@@ -210,9 +217,10 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         corrections = []  # a weak cue alone, with nothing it could correct, says nothing
     corr = _combined(corrections)
     conf_signals = list(by["confirmation"])
-    if by["praise"] and by["referent"]:
-        conf_signals += by["praise"] + by["referent"][:1]
-    conf = _combined(conf_signals) if by["confirmation"] or (by["praise"] and by["referent"]) else 0.0
+    referents = by["referent"] or _named_choice(text, agent_said)
+    if by["praise"] and referents:
+        conf_signals += by["praise"] + referents[:1]
+    conf = _combined(conf_signals) if by["confirmation"] or (by["praise"] and referents) else 0.0
     pref = _combined(by["preference"])
     directives = by["directive"]
     standing = by["standing"]
@@ -246,7 +254,47 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
 
 
 #: Correction cues that are also plain answers to a question the agent asked ("no", "不用").
-_ANSWER_CUES = frozenset({"negation-opener", "zh-cant", "zh-no-need"})
+_ANSWER_CUES = frozenset({"negation-opener", "zh-cant", "zh-no-need", "comma-not"})
+#: Correction cues that refuse, and nothing more ("no", "I don't think so", "不行").
+_REFUSALS = frozenset({"negation-opener", "dont-think", "zh-wrong", "zh-cant", "zh-no-need", "comma-not"})
+#: An agent message passing on someone else's plan: a proposal, a suggestion, a request.
+_RELAYED_PLAN = re.compile(
+    r"\b(?:suggest(?:s|ed|ion)|propos(?:es|ed|al)|recommend(?:s|ed|ation)|RFC|asked (?:us|for)"
+    r"|wants? us to)\b|建议|提议|提出|希望我们",
+    re.IGNORECASE,
+)
+_OWN_PLAN = re.compile(r"\b(?:i|we)(?:'d| would)?\s+(?:suggest|propose|recommend)", re.IGNORECASE)
+
+
+def _relays_a_plan(agent_said: str) -> bool:
+    """Does the agent pass on a plan of someone else's (not its own "I suggest ...")?"""
+    return bool(_RELAYED_PLAN.search(agent_said)) and not _OWN_PLAN.search(agent_said)
+
+
+#: A word that names a thing: code-like (a digit, an inner capital, `_`, `.`, `-`, backticks), a
+#: capitalised name inside a sentence, or a Latin word among CJK text.
+_NAME_RE = re.compile(
+    r"`([^`\n]{2,40})`|(?<=[\w\s,(])([A-Za-z][\w.-]*[A-Z0-9_.-][\w.-]*|[A-Z][a-z]{2,}[\w.-]*)|(\d{2,})"
+)
+_LATIN_IN_CJK = re.compile(r"(?<=[\u3000-\u9fff\s])([A-Za-z][\w.-]{1,30})(?=[\s\u3000-\u9fff，。、]|$)")
+
+
+def _named_choice(text: str, agent_said: str) -> list[Signal]:
+    """The choice the agent made, named again by the user: a thing the agent's message names (see
+    `_NAME_RE`) that the user's message holds too. Praise of it is a confirmation."""
+    if not agent_said.strip() or _asks(agent_said):
+        return []  # a choice asked about is not made yet: "yes, Redis" answers the question
+    names = {"".join(m.groups(default="")).casefold() for m in _NAME_RE.finditer(agent_said)}
+    if any("\u3000" <= c <= "\u9fff" for c in agent_said):
+        names |= {m.group(1).casefold() for m in _LATIN_IN_CJK.finditer(agent_said)}
+    folded = text.casefold()
+    for name in sorted(names, key=len, reverse=True):
+        at = folded.find(name) if len(name) >= 2 else -1
+        if at >= 0:
+            return [Signal("referent", 0.6, "named-choice", at, at + len(name), text[at : at + len(name)])]
+    return []
+
+
 #: Correction cues that judge how something is, not what the agent did.
 _JUDGEMENTS = frozenset(
     {"too-much", "is-wrong", "doesnt-work", "breaks", "consequence", "still-wrong", "not-so", "zh-too"}
@@ -267,7 +315,7 @@ def _asks(agent_said: str) -> bool:
 _AGENT_DID = frozenset({"you-did", "you-doing"})
 #: Preference cues of a change of mind, and the correction cues of undoing a change.
 _MIND_CHANGED = frozenset({"plan-change", "zh-decided"})
-_UNDOING = frozenset({"put-back", "zh-change"})
+_UNDOING = frozenset({"put-back", "zh-change", "lets-not", "actually-fact"})
 #: Correction cues that contrast two options: a user's wish can hold one too.
 _CONTRASTS = frozenset(
     {"use-x-not-y", "comma-not", "copula-not", "instead-should", "instead-of-ing", "zh-instead"}

@@ -74,6 +74,10 @@ CORRECTIONS_EN = [
     ("", "the cluster you created has public IPs on every node. do not expose it like that"),
     ("", "great, another migration that drops a column without a backup"),
     ("", "please revert your changes to the shared eslint config"),
+    # Worse than before; a choice challenged by naming it; harm done without a sign.
+    ("I moved the lock acquisition into the loop.", "that made it worse, now every request waits"),
+    ("", "why setTimeout? the event already fires when the image loads"),
+    ("", "you're silently swallowing the timeout error in the retry helper"),
 ]
 CORRECTIONS_ZH = [
     ("", "不对，这个接口应该返回 404，而不是 500。"),
@@ -81,6 +85,9 @@ CORRECTIONS_ZH = [
     ("", "为什么你把测试删了？那些测试是有用的。"),
     ("", "说过很多次了，提交信息要用英文写。"),
     ("", "你又把测试跳过了，说了好几次不要这样"),
+    ("我在 Android 端用 AsyncTask 拉数据。", "AsyncTask 早就废弃了，换成协程"),
+    ("", "你 force push 之后把别人的提交覆盖掉了"),
+    ("我把价格存成 float。", "价格用 Decimal，float 会有精度问题"),
 ]
 CONFIRMATIONS_EN = [
     (
@@ -103,11 +110,16 @@ CONFIRMATIONS_EN = [
         "I used a context manager so the file is closed on errors.",
         "nice, a context manager is what I would have done",
     ),
+    # The choice named again and praised; thanks for what the agent chose over another way.
+    ("I went with Pydantic for the settings.", "pydantic is perfect for this, thanks"),
+    ("", "thanks for using a transaction instead of two separate writes"),
+    ("I used UUIDv7 for the order ids.", "great pick"),
 ]
 CONFIRMATIONS_ZH = [
     ("我先写了一个复现问题的测试，然后才修改代码。", "对的，就是这样，先写测试。"),
     ("我把配置项都放进了环境变量。", "做得好，这样部署就简单多了。"),
     ("我把配置拆成了三个文件。", "拆得好，清楚多了"),
+    ("这里我用了 Redis 的 SETNX 做锁。", "SETNX 用得对"),
 ]
 PREFERENCES_EN = [
     ("", "I prefer tabs over spaces in Makefiles and shell scripts"),
@@ -125,12 +137,18 @@ PREFERENCES_EN = [
     # The team's way with its contrast, nothing the agent did before it; a change of mind undoing.
     ("", "In this repo we indent YAML with two spaces, not four. just so you know."),
     ("I set the timeout to 30 s as you asked yesterday.", "on second thought, put it back to 60 s"),
+    # A "no" to someone else's plan; a change of mind that stops what was asked; a move ahead.
+    ("The platform team proposed moving every service to Kafka.", "no, we keep RabbitMQ for billing"),
+    ("I've added docstrings to every helper as you asked.", "I changed my mind, no docstrings in tests/"),
+    ("", "we're migrating off Travis to GitHub Actions this month"),
+    ("", "Default to metric units in every example."),
 ]
 PREFERENCES_ZH = [
     ("", "我更喜欢用 pytest 而不是 unittest，以后新测试都用 pytest。"),
     ("", "以后周报请按项目分组。"),
     ("", "我比较喜欢把常量放在单独的文件里，之后都这样放"),
     ("我把输出格式改成了 YAML。", "想了一下，还是改回 JSON 吧"),
+    ("", "我们团队约定接口统一返回 camelCase 字段"),
 ]
 NONE_EN = [
     ("", "can you add a --dry-run flag to the deploy script?"),
@@ -158,12 +176,17 @@ NONE_EN = [
     # A step in a sequence; a future of one's own ("I'm going to"), not a switch of tools.
     ("", "next, let's add pagination to the list endpoint"),
     ("", "i'm going to step away for a bit, keep working on the parser tests"),
+    # "no, not yet" answers; "now let's" is the next step; a choice asked about is not praised.
+    ("Should I delete the staging database now?", "no, not yet, QA is still on it"),
+    ("I've finished the export job.", "nice, that was quick! now let's do the import side"),
+    ("Should I use Redis for the cache?", "yes, Redis"),
 ]
 NONE_ZH = [
     ("", "帮我写一个读取 CSV 的函数。"),
     ("要不要我把旧的脚本也删掉？", "不用，先留着。"),
     ("", "谢谢，辛苦了"),
     ("", "不用急，明天再说"),
+    ("", "这个函数帮我看一下，有没有问题"),
 ]
 
 TABLES = [
