@@ -95,7 +95,8 @@ def test_log_follows_the_rename_and_says_what_each_commit_changed(
     assert changes[2] == ["title changed"]
     assert changes[3][0].startswith("renamed from .errnote/entries/lessons/")
     assert changes[4] == ["scope widened (+path:build/**)"]
-    assert changes[5] == ["status active -> superseded"]
+    # Superseded by an `add --supersedes`: lowered a step and dated, as `supersede` does.
+    assert changes[5] == ["status active -> superseded", "confidence 0.7 -> 0.55", "body changed"]
     assert revs[0]["path"] != revs[-1]["path"]  # the path in each commit, before and after the rename
     assert all(r["author"] == "Test Author" and len(r["commit"]) == 40 for r in revs)
 
