@@ -189,20 +189,22 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     # or, with nothing the agent did before it, the team's way ("we use tabs, not spaces").
     sentences = _sentences(text)
     wishes = plans + ([] if has_agent else [d for d in by["directive"] if d.name == "we-convention"])
-    # "thanks for using X instead of Y": the contrast is what the praise is for.
-    wishes += [c for c in by["confirmation"] if c.weight >= 0.85]
+    # "thanks for using X instead of Y", "X instead of Y: exactly right": what the praise is for.
+    praised = [c for c in by["confirmation"] if c.weight >= 0.85]
     mind_changed = any(p.name in _MIND_CHANGED for p in plans)
     corrections = [
         c
         for c in by["correction"]
         if not any(_overlap(c, p) for p in plans)
         and not (c.name in _CONTRASTS and any(_wish_before(p, c, sentences) for p in wishes))
+        and not (c.name in _CONTRASTS and any(_same_sentence(p, c, text, sentences) for p in praised))
         # "I changed my mind, put it back": undoing what was asked for, not what went wrong.
         and not (mind_changed and c.name in _UNDOING)
     ]
     if _asks(agent_said):
-        # "no" or "no need" answers the agent's question; it corrects nothing.
+        # "no" or "no need" answers the agent's question; it corrects nothing; "that's it" ends it.
         corrections = [c for c in corrections if c.name not in _ANSWER_CUES]
+        by["confirmation"] = [c for c in by["confirmation"] if c.name != "thats-it"]
     if corrections and all(c.name in _REFUSALS for c in corrections) and _relays_a_plan(agent_said):
         # "no" to a plan the agent passes on from someone else (a teammate's proposal, a review's
         # suggestion) is the user's own decision, not a fix of the agent's work.
@@ -325,6 +327,15 @@ _CONTRASTS = frozenset(
 def _wish_before(wish: Signal, cue: Signal, sentences: list[tuple[int, int]]) -> bool:
     """Is `wish` earlier than `cue` in the same sentence?"""
     return wish.start <= cue.start and any(a <= wish.start and cue.start < b for a, b in sentences)
+
+
+_BUT = re.compile(r"\b(?:but|however|though|although)\b|但是|不过|可是", re.IGNORECASE)
+
+
+def _same_sentence(a: Signal, b: Signal, text: str, sentences: list[tuple[int, int]]) -> bool:
+    """Are `a` and `b` in one sentence, with no "but" between them?"""
+    lo, hi = min(a.start, b.start), max(a.end, b.end)
+    return any(x <= lo and hi <= y for x, y in sentences) and not _BUT.search(text, lo, hi)
 
 
 def _overlap(a: Signal, b: Signal) -> bool:

@@ -78,6 +78,7 @@ CORRECTIONS_EN = [
     ("I moved the lock acquisition into the loop.", "that made it worse, now every request waits"),
     ("", "why setTimeout? the event already fires when the image loads"),
     ("", "you're silently swallowing the timeout error in the retry helper"),
+    ("", "second time: the changelog entry goes under Unreleased"),
 ]
 CORRECTIONS_ZH = [
     ("", "不对，这个接口应该返回 404，而不是 500。"),
@@ -114,6 +115,8 @@ CONFIRMATIONS_EN = [
     ("I went with Pydantic for the settings.", "pydantic is perfect for this, thanks"),
     ("", "thanks for using a transaction instead of two separate writes"),
     ("I used UUIDv7 for the order ids.", "great pick"),
+    ("I used a fixture for the temp repo.", "a fixture is the way."),
+    ("", "Reusing the existing pool instead of opening a new connection, exactly right."),
 ]
 CONFIRMATIONS_ZH = [
     ("我先写了一个复现问题的测试，然后才修改代码。", "对的，就是这样，先写测试。"),
@@ -142,6 +145,8 @@ PREFERENCES_EN = [
     ("I've added docstrings to every helper as you asked.", "I changed my mind, no docstrings in tests/"),
     ("", "we're migrating off Travis to GitHub Actions this month"),
     ("", "Default to metric units in every example."),
+    ("", "My convention: one migration per pull request."),
+    ("I split the config into two files.", "on reflection I want one file instead. my call, not a bug"),
 ]
 PREFERENCES_ZH = [
     ("", "我更喜欢用 pytest 而不是 unittest，以后新测试都用 pytest。"),
@@ -180,6 +185,7 @@ NONE_EN = [
     ("Should I delete the staging database now?", "no, not yet, QA is still on it"),
     ("I've finished the export job.", "nice, that was quick! now let's do the import side"),
     ("Should I use Redis for the cache?", "yes, Redis"),
+    ("Anything else before I open the PR?", "nope, that's it, thanks"),
 ]
 NONE_ZH = [
     ("", "帮我写一个读取 CSV 的函数。"),
