@@ -41,9 +41,10 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]+")
 #: ..."): what the user thinks of the agent's step, not the rule (full-width marks for Chinese).
 #: A verdict is an opener only when a mark ends it: "that's wrong: use X", never "it's wrong to X".
 _OPENER = re.compile(
-    r"^\W*(?:(?:no+|nope|nah|wait|hmm+|hm+|um+|actually|well|ok(?:ay)?|so|also|btw|and|but|yes|yeah|"
-    r"great|perfect|cool|thanks|thank you|好的|不对|对)\b[\s,.!:;—–\-，。！：；、]*"
-    r"|(?:(?:that|this|it)(?:'s|’s| is| was) (?:wrong|incorrect|not right)|wrong|错了)"
+    r"^\W*(?:(?:no+|nope|nah|wait|hmm+|hm+|m{2,}|um+|actually|well|ok(?:ay)?|so|also|btw|and|but|yes|"
+    r"yeah|great|perfect|cool|thanks|thank you|(?:close|almost|nearly)[\s,.!]+but|好的|不对|对)\b"
+    r"[\s,.!:;—–\-，。！：；、]*"
+    r"|(?:(?:that|this|it)(?:'s|’s| is| was) (?:wrong|incorrect|not right)|wrong|not quite|错了)"
     r"[^\S\n]*[,.!:;—–\-，。！：；、]+\s*)+",
     re.IGNORECASE,
 )
@@ -236,7 +237,7 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     if conf >= 0.6:
         return done("confirmation", conf, conf_signals)
     if pref >= 0.8:
-        return done("preference", pref, by["preference"] + standing)
+        return done("preference", pref, by["preference"] + standing + directives)
     if corrections and (has_agent or len(corrections) > 1):
         # Weak cues that agree (or one right after the agent acted) still say it was wrong.
         return done("correction", max(corr, 0.6), corrections + directives)
@@ -248,7 +249,7 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         # An instruction that constrains, right after the agent acted: it did otherwise.
         return done("correction", _combined(directives) - 0.05, directives)
     if pref >= 0.6:
-        return done("preference", pref, by["preference"] + standing)
+        return done("preference", pref, by["preference"] + standing + directives)
     if directives and standing:
         return done("preference", _combined(directives + standing) - 0.1, directives + standing)
     others = max(corr, conf, pref, _combined(directives) * 0.5)
@@ -361,14 +362,25 @@ def _rule(kind: Kind, text: str, agent_said: str, evidence: list[Signal]) -> str
         first = _sentences(agent_said)[0]
         return "Keep doing this: " + _one_line(agent_said[first[0] : first[1]])
     order = {"directive": 0, "correction": 1, "preference": 1, "standing": 2}
+    if kind == "preference":
+        order["preference"] = -1  # the wish itself, before an instruction beside it
     best = min(evidence, key=lambda s: (order.get(s.signal, 3), -s.weight, s.start))
     if kind == "correction" and any(s.signal == "correction" and s.name.startswith("use-") for s in evidence):
         best = next(s for s in evidence if s.name.startswith("use-"))
-    for a, b in _sentences(text):
+    sentences = _sentences(text)
+    for a, b in sentences:
         if a <= best.start < b or (best.start < a and best.end > a):
             sentence = _OPENER.sub("", text[a:b]).strip()
+            if _FILLER.fullmatch(sentence.replace(best.text, "", 1)) and len(sentences) > 1:
+                # The cue is the whole sentence ("Just so you know."): the rule is in another one.
+                a, b = next(span for span in sentences if span != (a, b))
+                sentence = _OPENER.sub("", text[a:b]).strip()
             return _one_line(sentence or text[a:b])
     return _one_line(text)
+
+
+#: What is left of a sentence that is nothing but its cue: blanks and marks.
+_FILLER = re.compile(r"[\W_]*")
 
 
 def _one_line(text: str, limit: int = 240) -> str:

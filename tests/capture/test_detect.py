@@ -241,6 +241,17 @@ def test_the_evidence_spans_point_into_the_message() -> None:
         ),
         ("Wrong directory: run it from the repo root.", "Wrong directory: run it from the repo root."),
         ("不是 npm，是 pnpm，用 pnpm install", "不是 npm，是 pnpm，用 pnpm install"),
+        (
+            "almost, but the retry has to stop after five attempts",
+            "the retry has to stop after five attempts",
+        ),
+        ("mmm, not quite: the cron runs in UTC", "the cron runs in UTC"),
+        # A preference's rule is the wish, not an instruction beside it, nor a cue alone.
+        ("I prefer tabs. Also never add trailing commas.", "I prefer tabs."),
+        (
+            "In this repo we indent YAML with two spaces, not four. just so you know.",
+            "In this repo we indent YAML with two spaces, not four.",
+        ),
     ],
 )
 def test_the_rule_leaves_out_what_the_user_thinks_of_the_step(text: str, rule: str) -> None:
