@@ -246,7 +246,17 @@ def test_the_evidence_spans_point_into_the_message() -> None:
             "the retry has to stop after five attempts",
         ),
         ("mmm, not quite: the cron runs in UTC", "the cron runs in UTC"),
-        # A preference's rule is the wish, not an instruction beside it, nor a cue alone.
+    ],
+)
+def test_the_rule_leaves_out_what_the_user_thinks_of_the_step(text: str, rule: str) -> None:
+    """The verdict opening a correction ("that's wrong:", "不对，") is not the rule it states."""
+    found = classify(text)
+    assert found.kind == "correction" and found.rule == rule
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
         ("I prefer tabs. Also never add trailing commas.", "I prefer tabs."),
         (
             "In this repo we indent YAML with two spaces, not four. just so you know.",
@@ -254,10 +264,11 @@ def test_the_evidence_spans_point_into_the_message() -> None:
         ),
     ],
 )
-def test_the_rule_leaves_out_what_the_user_thinks_of_the_step(text: str, rule: str) -> None:
-    """The verdict opening a correction ("that's wrong:", "不对，") is not the rule it states."""
+def test_a_preference_states_the_wish_not_an_instruction_beside_it_nor_a_cue_alone(
+    text: str, rule: str
+) -> None:
     found = classify(text)
-    assert found.kind == "correction" and found.rule == rule
+    assert found.kind == "preference" and found.rule == rule
 
 
 def test_a_confirmation_states_what_it_validates() -> None:
