@@ -42,7 +42,7 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]+")
 #: A verdict is an opener only when a mark ends it: "that's wrong: use X", never "it's wrong to X".
 _OPENER = re.compile(
     r"^\W*(?:(?:no+|nope|nah|wait|hmm+|hm+|m{2,}|um+|actually|well|ok(?:ay)?|so|also|btw|and|but|yes|"
-    r"yeah|great|perfect|cool|thanks|thank you|(?:close|almost|nearly)[\s,.!]+but|好的|不对|对)\b"
+    r"yeah|great|perfect|cool|thanks|thank you|again|(?:close|almost|nearly)[\s,.!]+but|好的|不对|对)\b"
     r"[\s,.!:;—–\-，。！：；、]*"
     r"|(?:(?:that|this|it)(?:'s|’s| is| was) (?:wrong|incorrect|not right)|wrong|not quite|错了)"
     r"[^\S\n]*[,.!:;—–\-，。！：；、]+\s*)+",
@@ -202,15 +202,16 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         # "I changed my mind, put it back": undoing what was asked for, not what went wrong.
         and not (mind_changed and c.name in _UNDOING)
     ]
+    refuses = bool(corrections) and all(c.name in _REFUSALS for c in corrections)
     if _asks(agent_said):
         # "no" or "no need" answers the agent's question; it corrects nothing; "that's it" ends it.
         corrections = [c for c in corrections if c.name not in _ANSWER_CUES]
         by["confirmation"] = [c for c in by["confirmation"] if c.name != "thats-it"]
-    if corrections and all(c.name in _REFUSALS for c in corrections) and _relays_a_plan(agent_said):
+    if refuses and _relays_a_plan(agent_said):
         # "no" to a plan the agent passes on from someone else (a teammate's proposal, a review's
         # suggestion) is the user's own decision, not a fix of the agent's work.
-        rule = _rule("preference", text, agent_said, corrections)
-        return Detection("preference", 0.75, tuple(corrections), rule)
+        refusal = [c for c in by["correction"] if c.name in _REFUSALS]
+        return Detection("preference", 0.75, tuple(refusal), _rule("preference", text, agent_said, refusal))
     if not has_agent and by["request"]:
         # A request or question about how things are ("the build is broken, can you look?", "what
         # if the cache is too small?") judges no work of the agent's.
@@ -380,7 +381,7 @@ def _rule(kind: Kind, text: str, agent_said: str, evidence: list[Signal]) -> str
 
 
 #: What is left of a sentence that is nothing but its cue: blanks and marks.
-_FILLER = re.compile(r"[\W_]*")
+_FILLER = re.compile(r"[\W_]*(?:(?:this|that|it|again|now|please|ok|okay)\b[\W_]*)*", re.IGNORECASE)
 
 
 def _one_line(text: str, limit: int = 240) -> str:

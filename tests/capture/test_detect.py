@@ -79,6 +79,8 @@ CORRECTIONS_EN = [
     ("", "why setTimeout? the event already fires when the image loads"),
     ("", "you're silently swallowing the timeout error in the retry helper"),
     ("", "second time: the changelog entry goes under Unreleased"),
+    ("", "again: the queue name is jobs-high. fourth time I'm telling you"),
+    ("I parsed the dates with a regex.", "dates by regex? come on. dateutil"),
 ]
 CORRECTIONS_ZH = [
     ("", "不对，这个接口应该返回 404，而不是 500。"),
@@ -147,6 +149,11 @@ PREFERENCES_EN = [
     ("", "Default to metric units in every example."),
     ("", "My convention: one migration per pull request."),
     ("I split the config into two files.", "on reflection I want one file instead. my call, not a bug"),
+    (
+        "Priya suggested Celery for the jobs. Should I set it up?",
+        "no, we're not adding Celery. cron is enough",
+    ),
+    ("", "for this project, every public function should have a docstring"),
 ]
 PREFERENCES_ZH = [
     ("", "我更喜欢用 pytest 而不是 unittest，以后新测试都用 pytest。"),
@@ -186,6 +193,7 @@ NONE_EN = [
     ("I've finished the export job.", "nice, that was quick! now let's do the import side"),
     ("Should I use Redis for the cache?", "yes, Redis"),
     ("Anything else before I open the PR?", "nope, that's it, thanks"),
+    ("", "ugh, long day. ok one more thing: bump the python version in the Dockerfile"),
 ]
 NONE_ZH = [
     ("", "帮我写一个读取 CSV 的函数。"),
@@ -246,6 +254,7 @@ def test_the_evidence_spans_point_into_the_message() -> None:
             "the retry has to stop after five attempts",
         ),
         ("mmm, not quite: the cron runs in UTC", "the cron runs in UTC"),
+        ("again: the queue name is jobs-high. third time I'm saying this", "the queue name is jobs-high."),
     ],
 )
 def test_the_rule_leaves_out_what_the_user_thinks_of_the_step(text: str, rule: str) -> None:
