@@ -140,6 +140,10 @@ _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _XML_TAG_RE = re.compile(r"<(?P<name>[A-Za-z_][\w:.-]{0,80})>(?P<s>[^<>\n]+)</(?P=name)>")
 
 
+# An Apple property list: `<key>AlgoliaAdminAPIKey</key>` then `<string>...</string>`.
+_PLIST_RE = re.compile(r"<key>(?P<name>[A-Za-z_][\w.-]{0,80})</key>\s{0,200}<string>(?P<s>[^<>\n]+)</string>")
+
+
 _KEY_VALUE_ATTR_RE = re.compile(r"\bkey=([\"'])(?P<name>[^\"'\n]{1,80})\1\s+value=([\"'])(?P<s>[^\"'\n]+)\3")
 
 
@@ -322,6 +326,7 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
     for regex, present in (
         (_XML_TAG_RE, needs.holds(text, ("</",))),
         (_KEY_VALUE_ATTR_RE, needs.holds(text, ("key=",)) and needs.holds(text, ("value=",))),
+        (_PLIST_RE, needs.holds(text, ("<key>",))),
     ):
         for m in regex.finditer(text) if present else ():
             strength = name_strength(m.group("name"))
@@ -339,7 +344,7 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
 # (`random_like`, or 32 hex digits or more).
 _PROSE_RE = re.compile(
     r"(?i:\b(?:pass(?:word|wd|phrase)|secret|token|api[ _-]?key|access[ _-]key))"
-    r"(?:[ \t]+(?P<cop>is|was|are|were))?[ \t]+[`'\"]?(?P<s>[^\s'\"`<>]{8,512})"
+    r"(?:[ \t]+(?P<cop>is|was|are|were)(?:[ \t]+(?:now|still))?)?[ \t]+[`'\"]?(?P<s>[^\s'\"`<>]{8,512})"
 )
 
 

@@ -58,7 +58,7 @@ _PREFIXED: list[tuple[str, tuple[str, ...]]] = [
     (r"HRKU-[A-Za-z0-9_-]{20,}", ("HRKU-",)),  # Heroku
     (r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}", ("tskey-",)),  # Tailscale
     (r"CCIPAT_[A-Za-z0-9]{20,}_[a-f0-9]{40}", ("CCIPAT_",)),  # CircleCI
-    (r"key-[0-9a-f]{32}", ("key-",)),  # Mailgun
+    (r"key-[0-9a-f]{32}|[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}", ("key-", "-")),  # Mailgun (old and new)
     (r"[0-9a-f]{32}-us\d{1,2}", ("-us",)),  # Mailchimp
     (r"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_-]{60}", ("sq0atp-", "sq0csp-", "EAAA")),  # Square
     (r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", ("xkeysib-",)),  # Brevo
@@ -167,7 +167,11 @@ _AWS_KEY_ID_RE = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-
 
 
 def _shape_ok(value: str) -> bool:
-    """Reject prefix lookalikes made of plain words (`sk-this-is-not-a-key`): real tokens are random."""
+    """Reject prefix lookalikes made of plain words (`sk-this-is-not-a-key`): real tokens are random.
+    An AWS key id is upper case, and some have no digit: its 16 characters must be varied (not the
+    docs' `AKIAXXXXXXXXXXXXXXXX`)."""
+    if value.startswith(_AWS_IDS) and len(value) == 20 and value.isupper():
+        return len(set(value[4:])) >= 8
     return any(c.isdigit() for c in value) or (
         any(c.islower() for c in value) and any(c.isupper() for c in value)
     )

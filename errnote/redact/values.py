@@ -39,7 +39,7 @@ _LITERALS = {
     "none", "null", "nil", "undefined", "true", "false", "yes", "no", "on", "off", "n/a", "na",
     "redacted", "hidden", "masked", "secret", "password", "token", "required", "optional", "string",
     "str", "int", "bool", "object", "any", "unset", "empty", "default", "invalid", "expired", "missing",
-    "bearer", "basic",
+    "bearer", "basic", "changeme", "change_me", "change-me", "changeit", "replaceme", "replace_me",
 }  # fmt: skip
 
 
@@ -50,7 +50,7 @@ _PLACEHOLDER_PREFIXES = ("$", "%", "<", "!", "{", "#{", "@{", "enc[", "vault:", 
 _PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.eyj")
 
 
-MASKED_RE = re.compile(r"^[*xX•.#?-]+$|\*\*\*|…|redacted", re.IGNORECASE)
+MASKED_RE = re.compile(r"^[*xX•.#?+-]+$|\*\*\*|…|redacted", re.IGNORECASE)
 
 
 CODE_REF_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")

@@ -86,6 +86,7 @@ HF = "h" + "f_" + fake(34, seed=24)
 
 TAILSCALE = "tskey" + "-auth-" + fake(17, seed=80) + "-" + fake(33, seed=81)
 SQUARE = "EA" + "AA" + fake(60, URLSAFE, seed=82)
+MAILGUN = fake(32, HEX, seed=92) + "-" + fake(8, HEX, seed=93) + "-" + fake(8, HEX, seed=94)
 SHAPE_CASES = [
     (
         "github classic",
@@ -109,6 +110,12 @@ SHAPE_CASES = [
     ("hugging face", f"hub login failed for {HF}: 401", HF),
     ("tailscale", f"tailscale up --login-server x {TAILSCALE} --ssh", TAILSCALE),
     ("square", f"square: 401 UNAUTHORIZED for {SQUARE}", SQUARE),
+    (
+        "aws key id without a digit",
+        "aws_access_key_id = AKIA" + "ZJWGPKZRZNUTTVID",
+        "AKIA" + "ZJWGPKZRZNUTTVID",
+    ),
+    ("mailgun", f'requests.post(url, auth=("api", "{MAILGUN}"))', MAILGUN),
 ]
 
 
@@ -205,6 +212,17 @@ def test_teams_webhook_token_segment() -> None:
     token, ids = fake(32, HEX, seed=83), f"{uuid(84)}@{uuid(85)}"
     text = f"POST https://acme.webhook.office.com/webhookb2/{ids}/IncomingWebhook/{token}/{uuid(86)} 200"
     assert redact(text) == text.replace(token, MASK)
+
+
+def test_a_plist_key_and_its_string() -> None:
+    secret = fake(32, HEX, seed=95)
+    text = f"<key>AlgoliaAdminAPIKey</key>\n\t<string>{secret}</string>\n<key>Name</key>\n<string>Acme</string>"
+    assert redact(text) == text.replace(secret, MASK)
+
+
+def test_a_password_named_in_prose_with_now() -> None:
+    text = "FYI the staging postgres password is now dpjv-nczmz-42 since Monday"
+    assert redact(text) == text.replace("dpjv-nczmz-42", MASK)
 
 
 def test_a_name_and_its_value_as_two_fields() -> None:
@@ -313,6 +331,8 @@ HARMLESS = {
     + ("pk" + ".eyJ1Ijoi" + fake(40, URLSAFE, 63))
     + "';\naccess_token: "
     + ("pk" + "_live_" + fake(40, seed=64)),
+    # The docs' masked key id, Argo CD's mask, a placeholder a template ships with.
+    "masked key id and placeholders": "AKIA" + "X" * 16 + "\npassword: '++++++++'\nJWT_SECRET=changeme",
     "name and value not secret": '- name: LOG_LEVEL\n  value: "debug"\n- name: API_TOKEN\n  valueFrom:\n'
     "    secretKeyRef: {name: api, key: token}",
 }
