@@ -216,7 +216,7 @@ def test_teams_webhook_token_segment() -> None:
 
 def test_a_plist_key_and_its_string() -> None:
     secret = fake(32, HEX, seed=95)
-    text = f"<key>AlgoliaAdminAPIKey</key>\n\t<string>{secret}</string>\n<key>Name</key>\n<string>Acme</string>"
+    text = f"<key>AlgoliaAdminAPIKey</key>\n\t<string>{secret}</string>\n<key>Name</key><string>Acme</string>"
     assert redact(text) == text.replace(secret, MASK)
 
 
