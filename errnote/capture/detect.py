@@ -372,7 +372,8 @@ def _rule(kind: Kind, text: str, agent_said: str, evidence: list[Signal]) -> str
     for a, b in sentences:
         if a <= best.start < b or (best.start < a and best.end > a):
             sentence = _OPENER.sub("", text[a:b]).strip()
-            if _FILLER.fullmatch(sentence.replace(best.text, "", 1)) and len(sentences) > 1:
+            remark = best.name in _REMARKS and _FILLER.fullmatch(sentence.replace(best.text, "", 1))
+            if remark and len(sentences) > 1:
                 # The cue is the whole sentence ("Just so you know."): the rule is in another one.
                 a, b = next(span for span in sentences if span != (a, b))
                 sentence = _OPENER.sub("", text[a:b]).strip()
@@ -380,6 +381,8 @@ def _rule(kind: Kind, text: str, agent_said: str, evidence: list[Signal]) -> str
     return _one_line(text)
 
 
+#: Cues that remark on the message rather than state its rule ("just so you know", "third time").
+_REMARKS = frozenset({"for-future", "plan-change", "repeated", "nth-time", "come-on", "zh-repeated"})
 #: What is left of a sentence that is nothing but its cue: blanks and marks.
 _FILLER = re.compile(r"[\W_]*(?:(?:this|that|it|again|now|please|ok|okay)\b[\W_]*)*", re.IGNORECASE)
 

@@ -254,6 +254,7 @@ def test_the_evidence_spans_point_into_the_message() -> None:
             "the retry has to stop after five attempts",
         ),
         ("mmm, not quite: the cron runs in UTC", "the cron runs in UTC"),
+        ("no! use pnpm here, not npm", "use pnpm here, not npm"),  # the rule is a whole sentence
         ("again: the queue name is jobs-high. third time I'm saying this", "the queue name is jobs-high."),
     ],
 )
