@@ -76,19 +76,31 @@ _LDAP_RE = re.compile(r"\bldap(?:search|modify|add|delete|passwd|whoami|compare|
 _LDAP_W_RE = re.compile(r"(?<![\w-])-w[ \t]+([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1")
 
 
-#: Each command that takes a password by a flag of its own, and that flag: read on its line.
-_LINE_FLAGS = ((_REDIS_CLI_RE, "redis-cli", _REDIS_A_RE), (_LDAP_RE, "ldap", _LDAP_W_RE))
+# `ldappasswd -a OLD -s NEW`: the old and the new password.
+_LDAPPASSWD_RE = re.compile(r"\bldappasswd\b")
 
 
-# `htpasswd -b[c] FILE USER PASSWORD`, `htpasswd -nb USER PASSWORD`: with `-b` the password is the
-# command's last word.
-_HTPASSWD_RE = re.compile(
-    r"\bhtpasswd(?P<flags>(?:[ \t]+-[A-Za-z]+)+)"
-    r"(?P<args>(?:[ \t]+(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s;|&<>'\"-]\S*))+)"
+_LDAPPASSWD_FLAG_RE = re.compile(r"(?<![\w-])-[as][ \t]+([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1")
+
+
+#: Each command that takes a password by a flag of its own, and that flag: read in that command.
+_LINE_FLAGS = (
+    (_REDIS_CLI_RE, "redis-cli", _REDIS_A_RE),
+    (_LDAP_RE, "ldap", _LDAP_W_RE),
+    (_LDAPPASSWD_RE, "ldappasswd", _LDAPPASSWD_FLAG_RE),
 )
 
 
-_ARG_RE = re.compile(r"'(?P<sq>[^'\n]*)'|\"(?P<dq>[^\"\n]*)\"|(?P<bare>\S+)")
+# Where a command's words end on its line: a pipe, a `;`, a `&`, a redirection.
+_COMMAND_END_RE = re.compile(r"[|;&<>\n]")
+
+
+# `htpasswd -b[c] FILE USER PASSWORD`, `htpasswd -nb USER PASSWORD`: with `-b` the password is the
+# command's last word (`-C COST` takes a word of its own).
+_HTPASSWD_RE = re.compile(r"\bhtpasswd\b")
+
+
+_ARG_RE = re.compile(r"'(?P<sq>[^'\n]*)'|\"(?P<dq>[^\"\n]*)\"|(?P<bare>[^\s;|&<>]+)")
 
 
 _STDIN_ECHO_RE = re.compile(r"\becho[ \t]+(?:-n[ \t]+)?([\"']?)(?P<s>[^\s\"'|]+)\1[ \t]*\|")
@@ -167,15 +179,15 @@ def flag_spans(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _line_scoped(text: str) -> Iterator[re.Match[str]]:
-    """`-a X` after `redis-cli` (`-w X` after an LDAP tool) on its line; `echo X |` before
+    """`-a X` after `redis-cli` (`-w X` after an LDAP tool) in that command; `echo X |` before
     `--password-stdin` on its line."""
     for command, need, flag in _LINE_FLAGS:
-        for cli in command.finditer(text) if needs.holds(text, (need,)) else ():
-            line_end = text.find("\n", cli.end())
-            line_end = len(text) if line_end < 0 else line_end
-            if cli.start() > 0 and command.search(text, text.rfind("\n", 0, cli.start()) + 1, cli.start()):
-                continue  # this line was read from its first such command
-            yield from flag.finditer(text, cli.end(), line_end)
+        at = 0 if needs.holds(text, (need,)) else len(text) + 1
+        while at <= len(text) and (cli := command.search(text, at)) is not None:
+            stop = _COMMAND_END_RE.search(text, cli.end())
+            end = len(text) if stop is None else stop.start()
+            yield from flag.finditer(text, cli.end(), end)
+            at = max(end, cli.end())  # each stretch of text read once
     start = 0
     while (stdin := text.find("--password-stdin", start)) >= 0:
         line_start = text.rfind("\n", 0, stdin) + 1
@@ -188,17 +200,26 @@ def _line_scoped(text: str) -> Iterator[re.Match[str]]:
 
 def _htpasswd_spans(text: str) -> Iterator[tuple[int, int]]:
     """The password of `htpasswd -b FILE USER PASSWORD` (`-n`: no file): its last word."""
-    for m in _HTPASSWD_RE.finditer(text):
-        flags = m.group("flags")
-        if "b" not in flags:
+    at = 0
+    while (m := _HTPASSWD_RE.search(text, at)) is not None:
+        stop = _COMMAND_END_RE.search(text, m.end())
+        end = len(text) if stop is None else stop.start()
+        at = max(end, m.end())
+        flags, takes_value = "", False
+        args: list[re.Match[str]] = []
+        for word in _ARG_RE.finditer(text, m.end(), end):
+            if takes_value:
+                takes_value = False  # the cost of `-C 10`
+            elif word.group("bare") is not None and word.group().startswith("-") and not args:
+                flags += word.group()[1:]
+                takes_value = word.group().endswith("C")
+            else:
+                args.append(word)
+        if "b" not in flags or len(args) != (2 if "n" in flags else 3):
             continue
-        args = list(_ARG_RE.finditer(text, m.start("args"), m.end("args")))
-        if len(args) != (2 if "n" in flags else 3):
-            continue
-        last = args[-1]
-        group = value_group(last)
-        if plausible(last.group(group), bare=group == "bare", spaced=False):
-            yield last.span(group)
+        group = value_group(args[-1])
+        if plausible(args[-1].group(group), bare=group == "bare", spaced=False):
+            yield args[-1].span(group)
 
 
 def _short_p_spans(text: str) -> Iterator[tuple[int, int]]:

@@ -97,9 +97,11 @@ _KV_WORD_RE = re.compile(
 
 
 _KV_VALUE_RE = re.compile(
-    r"(?:\\?[\"']|%22)?[ \t]*(?P<sep>=>|:=|=|:|%3[DdAa])[ \t]*(?:%22)?"
-    # `\[` only for Go's `map[X-Api-Key:[value]]` rendering of headers.
-    r"(?:\[(?=[^\]\s]+\]))?(?:\\?\"(?P<dq>[^\"\n]+?)\\?\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'`]{1,4096}))"
+    r"(?:\\?[\"']|%22)?[ \t]*(?P<sep>=>|:=|=|:|%3[DdAa])[ \t]*"
+    # `\[` only for Go's `map[X-Api-Key:[value]]` rendering of headers; `%22...%22`: a quoted value
+    # URL-encoded (a `%22` inside a bare value is the value's own).
+    r"(?:\[(?=[^\]\s]+\]))?(?:\\?\"(?P<dq>[^\"\n]+?)\\?\"|'(?P<sq>[^'\n]+)'"
+    r"|%22(?P<pq>(?:(?!%22)[^\s\"'`]){1,4096})%22|(?P<bare>[^\s\"'`]{1,4096}))"
 )
 
 
@@ -107,7 +109,7 @@ _KV_VALUE_RE = re.compile(
 # `Tr0ub4dor&3`), except what plainly is not the value's: an escape of the text around it (`\n` in a
 # log line), a shell `&&` / `||`, a closing tag, and the next assignment of a list (`&user=`,
 # `,host:`). `_bare_end` cuts it there, then drops the punctuation of the prose around it.
-_BARE_CUT_RE = re.compile(r"\\[nrt\"'\\]|&&|\|\||</|%2[26]|[,;&|](?=[A-Za-z_][\w.-]*[ \t]*[=:])")
+_BARE_CUT_RE = re.compile(r"\\[nrt\"'\\]|&&|\|\||</|%26|[,;&|](?=[A-Za-z_][\w.-]*[ \t]*[=:])")
 
 
 _BARE_TRAILING = ",;:."
@@ -117,7 +119,7 @@ _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
 # What a tool prints in place of a value: Terraform's `(sensitive value)`, `(known after apply)`.
-_PAREN_WORDS_RE = re.compile(r"\([A-Za-z][A-Za-z ]{2,40}\)")
+_PAREN_WORDS_RE = re.compile(r"\((?:sensitive(?: value)?|known after apply|hidden|redacted|masked)\)")
 
 
 # A name and its value as two fields: a Kubernetes or ECS `env` item (`- name: DB_PASSWORD` then
@@ -320,6 +322,8 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
             end = _bare_end(text, start, end)
         value = text[start:end]
         if not strength or end <= start or not plausible(value, bare=group == "bare", spaced=False):
+            continue
+        if group == "bare" and _PAREN_WORDS_RE.match(text, start):
             continue
         if strength == 2 or random_like(value):
             yield start, end

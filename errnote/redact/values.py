@@ -156,9 +156,10 @@ def token_like(value: str) -> bool:
 
 
 def value_group(m: re.Match[str]) -> str:
-    """Name of the value alternative (dq/sq/bare) that matched."""
-    for group in ("dq", "sq", "bare"):
-        if m.group(group) is not None:
+    """Name of the value alternative (dq/sq/pq: URL-encoded quotes/bare) that matched."""
+    found = m.groupdict()
+    for group in ("dq", "sq", "pq", "bare"):
+        if found.get(group) is not None:
             return group
     return ""
 

@@ -214,6 +214,17 @@ def test_teams_webhook_token_segment() -> None:
     assert redact(text) == text.replace(token, MASK)
 
 
+def test_url_encoded_quotes_around_a_value_and_inside_one() -> None:
+    secret = fake(20, seed=96)
+    for text, value in (
+        (f"body=api_key%3D%22{secret}%22%26user%3Dbob", secret),
+        (f"data=%7B%22password%22%3A%22{secret}%22%7D", secret),
+        ("password=Xk9%22vL2qP7mN4bR8", "Xk9%22vL2qP7mN4bR8"),  # a `%22` of the value's own
+        ("PASSWORD=(hunterhunter)", "(hunterhunter)"),  # not a tool's placeholder
+    ):
+        assert redact(text) == text.replace(value, MASK)
+
+
 def test_a_plist_key_and_its_string() -> None:
     secret = fake(32, HEX, seed=95)
     text = f"<key>AlgoliaAdminAPIKey</key>\n\t<string>{secret}</string>\n<key>Name</key><string>Acme</string>"
@@ -243,8 +254,18 @@ def test_passwords_of_ldap_tools_and_htpasswd() -> None:
         (f"htpasswd -nb bob '{third}' >> users && nginx -s reload", third),
     ):
         assert redact(text) == text.replace(secret, MASK)
-    for kept in ("htpasswd -c /etc/nginx/.htpasswd admin", "ldapsearch -W -D cn=admin -b dc=corp"):
-        assert redact(kept) == kept  # asked for at the prompt: nothing on the line
+    for text, secret in (
+        (f"htpasswd -b -C 10 users admin {second}", second),  # `-C` takes a word of its own
+        (f'htpasswd -nbBC 10 "" {third} | tr -d ":\\n"', third),
+        (f"ldappasswd -x -D cn=admin -s {first} uid=bob", first),
+    ):
+        assert redact(text) == text.replace(secret, MASK)
+    for kept in (
+        "htpasswd -c /etc/nginx/.htpasswd admin",
+        "ldapsearch -W -D cn=admin -b dc=corp",  # asked for at the prompt: nothing on the line
+        "ldapsearch -x -b dc=corp | grep -w uid42x",  # another command's -w
+    ):
+        assert redact(kept) == kept
 
 
 def test_password_key_value() -> None:
@@ -333,7 +354,8 @@ HARMLESS = {
     + ("pk" + "_live_" + fake(40, seed=64)),
     # The docs' masked key id, Argo CD's mask, a placeholder a template ships with.
     "masked key id and placeholders": "AKIA" + "X" * 16 + "\npassword: '++++++++'\nJWT_SECRET=changeme",
-    "name and value not secret": '- name: LOG_LEVEL\n  value: "debug"\n- name: API_TOKEN\n  valueFrom:\n'
+    "name and value not secret": "- name: DB_PASSWORD\n  value: (sensitive value)\n"
+    '- name: LOG_LEVEL\n  value: "debug"\n- name: API_TOKEN\n  valueFrom:\n'
     "    secretKeyRef: {name: api, key: token}",
 }
 
@@ -451,6 +473,7 @@ def test_pathological_input_is_read_whole() -> None:
         "https://h/" + "hooks/" * 16_000 + "!",
         "redis-cli " * 20_000,
         "ldapsearch " * 20_000,
+        "x" * 200_000 + " ldapsearch" * 20_000,
         "echo a |" * 25_000,
         "htpasswd -b" + " -b" * 20_000 + " a" * 20_000,
         "name: a\n" * 20_000,
