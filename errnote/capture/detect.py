@@ -184,21 +184,28 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     has_agent = bool(agent_said.strip())
     by: dict[str, list[Signal]] = {name: [s for s in signals if s.signal == name] for name in SIGNALS}
 
+    sentences = _sentences(text)
+    # A wish asked about is a question ("what's the house style?"), not a preference stated.
+    by["preference"] = [p for p in by["preference"] if not _asked(p, text, sentences)]
     plans = [p for p in by["preference"] if p.weight >= CONTEXT_WEIGHT]
     # A cue inside a stated plan ("let's do X rather than Y") is the plan's wording, not a fix.
     # So is a contrast that follows the user's own wish in its sentence ("I prefer X rather than Y"),
     # or, with nothing the agent did before it, the team's way ("we use tabs, not spaces").
-    sentences = _sentences(text)
     wishes = plans + ([] if has_agent else [d for d in by["directive"] if d.name == "we-convention"])
     # "thanks for using X instead of Y", "X instead of Y: exactly right": what the praise is for.
-    praised = [c for c in by["confirmation"] if c.weight >= 0.85]
+    praised = [c for c in by["confirmation"] if c.weight >= 0.85 and c.name != "thats-it"]
     mind_changed = any(p.name in _MIND_CHANGED for p in plans)
     corrections = [
         c
         for c in by["correction"]
         if not any(_overlap(c, p) for p in plans)
         and not (c.name in _CONTRASTS and any(_wish_before(p, c, sentences) for p in wishes))
-        and not (c.name in _CONTRASTS and any(_same_sentence(p, c, text, sentences) for p in praised))
+        # ... but not an instruction beside it ("that's it, use pnpm not npm").
+        and not (
+            c.name in _CONTRASTS
+            and not _IMPERATIVE.match(c.text)
+            and any(_same_sentence(p, c, text, sentences) for p in praised)
+        )
         # "I changed my mind, put it back": undoing what was asked for, not what went wrong.
         and not (mind_changed and c.name in _UNDOING)
     ]
@@ -263,7 +270,7 @@ _ANSWER_CUES = frozenset({"negation-opener", "zh-cant", "zh-no-need", "comma-not
 _REFUSALS = frozenset({"negation-opener", "dont-think", "zh-wrong", "zh-cant", "zh-no-need", "comma-not"})
 #: An agent message passing on someone else's plan: a proposal, a suggestion, a request.
 _RELAYED_PLAN = re.compile(
-    r"\b(?:suggest(?:s|ed|ion)|propos(?:es|ed|al)|recommend(?:s|ed|ation)|RFC|asked (?:us|for)"
+    r"\b(?:suggest(?:s|ed|ion)|propos(?:es|ed|al)|recommend(?:s|ed|ation)|RFC(?!\s*\d)|asked (?:us|for)"
     r"|wants? us to)\b|建议|提议|提出|希望我们",
     re.IGNORECASE,
 )
@@ -278,7 +285,7 @@ def _relays_a_plan(agent_said: str) -> bool:
 #: A word that names a thing: code-like (a digit, an inner capital, `_`, `.`, `-`, backticks), a
 #: capitalised name inside a sentence, or a Latin word among CJK text.
 _NAME_RE = re.compile(
-    r"`([^`\n]{2,40})`|(?<=[\w\s,(])([A-Za-z][\w.-]*[A-Z0-9_.-][\w.-]*|[A-Z][a-z]{2,}[\w.-]*)|(\d{2,})"
+    r"`([^`\n]{2,40})`|(?<![\w.-])([A-Za-z][\w.-]{0,40}?[A-Z0-9_.-][\w.-]{0,40}|[A-Z][a-z]{2,20})(?![\w])"
 )
 _LATIN_IN_CJK = re.compile(r"(?<=[\u3000-\u9fff\s])([A-Za-z][\w.-]{1,30})(?=[\s\u3000-\u9fff，。、]|$)")
 
@@ -288,15 +295,33 @@ def _named_choice(text: str, agent_said: str) -> list[Signal]:
     `_NAME_RE`) that the user's message holds too. Praise of it is a confirmation."""
     if not agent_said.strip() or _asks(agent_said):
         return []  # a choice asked about is not made yet: "yes, Redis" answers the question
-    names = {"".join(m.groups(default="")).casefold() for m in _NAME_RE.finditer(agent_said)}
+    agent_said = agent_said[-MAX_TEXT:]
+    names = {
+        "".join(m.groups(default="")).casefold()
+        for m in _NAME_RE.finditer(agent_said)
+        if not (m.group(2) and m.group(2).istitle() and _starts_sentence(agent_said, m.start()))
+    }
     if any("\u3000" <= c <= "\u9fff" for c in agent_said):
         names |= {m.group(1).casefold() for m in _LATIN_IN_CJK.finditer(agent_said)}
     folded = text.casefold()
+    words = {m.group().strip(".-"): m.start() for m in _WORD_RE.finditer(folded)}
     for name in sorted(names, key=len, reverse=True):
-        at = folded.find(name) if len(name) >= 2 else -1
+        at = words.get(name, -1) if len(name) >= 2 else -1
+        if at < 0 and " " in name:
+            at = folded.find(name)  # a phrase the agent put in backticks
         if at >= 0:
+            at = folded.find(name, at)
             return [Signal("referent", 0.6, "named-choice", at, at + len(name), text[at : at + len(name)])]
     return []
+
+
+_WORD_RE = re.compile(r"[\w.-]+")
+
+
+def _starts_sentence(text: str, at: int) -> bool:
+    """Does the word at `at` start a sentence (so its capital says nothing)?"""
+    before = text[max(0, at - 8) : at].rstrip(" \t")
+    return not before or before[-1] in ".!?:\n"
 
 
 #: Correction cues that judge how something is, not what the agent did.
@@ -331,6 +356,7 @@ def _wish_before(wish: Signal, cue: Signal, sentences: list[tuple[int, int]]) ->
     return wish.start <= cue.start and any(a <= wish.start and cue.start < b for a, b in sentences)
 
 
+_IMPERATIVE = re.compile(r"(?:please\s+)?(?:use|call|run|pick|switch)\b", re.IGNORECASE)
 _BUT = re.compile(r"\b(?:but|however|though|although)\b|但是|不过|可是", re.IGNORECASE)
 
 
@@ -338,6 +364,15 @@ def _same_sentence(a: Signal, b: Signal, text: str, sentences: list[tuple[int, i
     """Are `a` and `b` in one sentence, with no "but" between them?"""
     lo, hi = min(a.start, b.start), max(a.end, b.end)
     return any(x <= lo and hi <= y for x, y in sentences) and not _BUT.search(text, lo, hi)
+
+
+def _asked(signal: Signal, text: str, sentences: list[tuple[int, int]]) -> bool:
+    """Is `signal` in a sentence that ends with a question mark?"""
+    for a, b in sentences:
+        if a <= signal.start < b:
+            end = text[b - 1 : b + 1]
+            return "?" in end or "？" in end
+    return False
 
 
 def _overlap(a: Signal, b: Signal) -> bool:

@@ -10,8 +10,10 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import assert_linear
 from typer.testing import CliRunner
 
 from errnote.capture.detect import RulesError, classify, packaged_rules, parse_rules
@@ -61,7 +63,7 @@ CORRECTIONS_EN = [
     ("", "thats not what the spec says, the field is optional"),
     ("", "mmm, not quite: the cron runs in UTC, not local time"),
     ("", "almost, but the retry has to stop after five attempts"),
-    ("", "won't this query lock the whole table while it runs?"),
+    ("I wrote the backfill as one UPDATE.", "won't this query lock the whole table while it runs?"),
     # A failure put down to the agent; the point defeated; a better way, right after the agent acted.
     ("", "the deploy failed because you pinned the base image to a tag that no longer exists"),
     ("", "mocking the database in an integration test defeats the purpose"),
@@ -76,11 +78,12 @@ CORRECTIONS_EN = [
     ("", "please revert your changes to the shared eslint config"),
     # Worse than before; a choice challenged by naming it; harm done without a sign.
     ("I moved the lock acquisition into the loop.", "that made it worse, now every request waits"),
-    ("", "why setTimeout? the event already fires when the image loads"),
+    ("I wrapped the resize in a setTimeout.", "why setTimeout? the event already fires when the image loads"),
     ("", "you're silently swallowing the timeout error in the retry helper"),
     ("", "second time: the changelog entry goes under Unreleased"),
     ("", "again: the queue name is jobs-high. fourth time I'm telling you"),
     ("I parsed the dates with a regex.", "dates by regex? come on. dateutil"),
+    ("I switched the timestamps to RFC 3339.", "no, keep them as epoch seconds"),  # a standard, not a plan
 ]
 CORRECTIONS_ZH = [
     ("", "不对，这个接口应该返回 404，而不是 500。"),
@@ -194,6 +197,16 @@ NONE_EN = [
     ("Should I use Redis for the cache?", "yes, Redis"),
     ("Anything else before I open the PR?", "nope, that's it, thanks"),
     ("", "ugh, long day. ok one more thing: bump the python version in the Dockerfile"),
+    # Genuine questions with no work of the agent's before them; a time, not a cause; an outcome
+    # praised with a word the agent's message starts a sentence with; "never mind"; "close the PR".
+    ("", "why postgres?"),
+    ("", "doesn't python have a builtin for this?"),
+    ("", "the test broke after you left for lunch, I restarted it"),
+    ("I fixed the flaky test. The suite passes now.", "nice, the build is green"),
+    ("I'll check the logs.", "never mind, I found it"),
+    ("", "close the PR but keep the branch"),
+    ("", "that's it for now"),
+    ("", "what's the house style for imports?"),  # a convention asked about
 ]
 NONE_ZH = [
     ("", "帮我写一个读取 CSV 的函数。"),
@@ -201,6 +214,9 @@ NONE_ZH = [
     ("", "谢谢，辛苦了"),
     ("", "不用急，明天再说"),
     ("", "这个函数帮我看一下，有没有问题"),
+    ("", "这样改会报错吗？"),
+    ("", "它已经过时了吗？"),
+    ("", "团队的约定是什么？"),
 ]
 
 TABLES = [
@@ -316,6 +332,20 @@ def test_the_packaged_rules_cover_every_signal() -> None:
 def test_a_long_message_is_read_without_trouble() -> None:
     text = ("why " * 3000) + "no, " + ("a, not " * 2000)
     assert classify(text).kind in ("correction", "none")
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda n: (classify("已经" * n), None),  # Chinese has no blanks to end a span at
+        lambda n: (classify("已经用了很久的方案" * (n // 4)), None),
+        lambda n: (classify("great", "Done with " + "a" * (4 * n) + " now"), None),  # a long agent word
+        lambda n: (classify("great, Word7", " ".join(f"Word{i} Foo" for i in range(n // 4))), None),
+    ],
+    ids=["zh-repeat", "zh-prose", "agent-word", "agent-names"],
+)
+def test_detection_reads_in_linear_time(shape: Any) -> None:
+    assert_linear(shape, 1000)
 
 
 # --- the command line --------------------------------------------------------------------------
