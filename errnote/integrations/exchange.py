@@ -212,7 +212,6 @@ def plan_import(
             eid = given_id if given_id and taken.free(given_id) else ""
             front, body = _front_matter(record.fields, eid or taken.new(), now)
             entry = entry_from_dict(front, body, tag_text=tag_text)
-            check_title(entry.title, hint="")  # the import's own hint follows
         except InvalidEntry as exc:
             problems.append(f"{record.where}: {exc}")
             continue
@@ -223,6 +222,11 @@ def plan_import(
             items.append(Planned(record.where, entry, "duplicate", existing=same, given_id=given_id))
             if given_id:
                 renamed.setdefault(given_id, same)
+            continue
+        try:  # a new entry only: an export of entries already here imports as duplicates
+            check_title(entry.title, hint="")  # the import's own hint follows
+        except InvalidEntry as exc:
+            problems.append(f"{record.where}: {exc}")
             continue
         items.append(Planned(record.where, entry, "add", given_id=given_id))
         if given_id:

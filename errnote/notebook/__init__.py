@@ -455,6 +455,10 @@ class Notebook:
                     "run 'errnote edit' again on the new version",
                 )
             edited = parse_entry(text, path)
+            if entry is None or edited.title != entry.title:
+                from errnote.model.limits import check_title
+
+                check_title(edited.title, hint="say the rule in one line, and put the rest in the body")
             entry_id = entry.id if entry is not None else file_id(path.name)
             if edited.id != entry_id:
                 raise InvalidEntry(f"the id changed from {entry_id} to {edited.id}", "keep the id as it was")

@@ -253,6 +253,26 @@ def test_a_title_longer_than_a_title_holds(runner: CliRunner, nb: Notebook, tmp_
     assert len(cut) <= 300 and cut.endswith("…") and words in got[cut].body
 
 
+def test_an_export_holding_a_long_title_imports_again_as_duplicates(
+    runner: CliRunner, nb: Notebook, tmp_path: Path
+) -> None:
+    # An older notebook (or a hand edit) may hold a title over the cap: its own export is not refused.
+    entry = nb.add("lesson", "Short for now")
+    path = nb.store.path_for(entry)
+    path.write_text(path.read_text().replace("Short for now", "word " * 70 + "end"), encoding="utf-8")
+    code, out, err = run(runner, nb, "export")
+    assert code == 0, err
+    dump = tmp_path / "d.jsonl"
+    dump.write_text(out, encoding="utf-8")
+    code, out, err = run(runner, nb, "import", str(dump), "--apply", "--json")
+    assert code == 0, err
+    assert json.loads(out)["added"] == [] and len(json.loads(out)["duplicates"]) == 1
+    from errnote.errors import InvalidEntry
+
+    with pytest.raises(InvalidEntry, match="the title is"):  # an edit does not make a new one
+        nb.replace_text(entry.id, path.read_text().replace("end", "end " + "more " * 10))
+
+
 def test_a_cursor_rule_keeps_its_globs_as_scopes(runner: CliRunner, nb: Notebook) -> None:
     rule = nb.repo_root / ".cursor" / "rules" / "db.mdc"
     rule.parent.mkdir(parents=True)
