@@ -96,6 +96,18 @@ def superseded(old: Entry, by: str, when: datetime, steps: Steps) -> Entry:
     )
 
 
+def restored(entry: Entry, when: datetime, steps: Steps) -> Entry:
+    """A superseded entry once nothing supersedes it any more: active again, and raised the step
+    its superseding took away."""
+    new = moved(entry.confidence, steps.supersede)
+    return replace(
+        entry,
+        status=Status.ACTIVE,
+        confidence=new,
+        body=_noted(entry, "Restored", when, new, "no longer superseded"),
+    )
+
+
 def supersedes(new: Entry, old: str) -> Entry:
     """The new entry, linking `supersedes` to the old one."""
     if Link(Relation.SUPERSEDES, old) in new.links:

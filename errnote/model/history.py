@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 #: The verbs of the history lines, as they start the paragraphs errnote appends.
-VERBS = ("Confirmed", "Contradicted", "Superseded", "Helped", "Misled", "Repeated", "Retired")
+VERBS = ("Confirmed", "Contradicted", "Superseded", "Restored", "Helped", "Misled", "Repeated", "Retired")
 
 _LINE = re.compile(rf"(?:{'|'.join(VERBS)}) \d{{4}}-\d{{2}}-\d{{2}}\b")
 

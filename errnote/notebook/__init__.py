@@ -274,7 +274,7 @@ class Notebook:
             self.store.replace(path, new)
             self.store.move_to_type_folder(path, entry.type, new)
             mark_superseded(self.store, targets, entry.id, self._steps())
-            self.restored = release(self.store, self.load, released)
+            self.restored = release(self.store, self.load, released, self._steps())
         return new
 
     def _resolved_target(self, link: Link, kept: Sequence[Link]) -> str:
@@ -427,7 +427,8 @@ class Notebook:
                 check_removal(entry, inbound)
             path.unlink()
             self.orphaned = sorted({b.source.id for b in inbound})
-            self.restored = release(self.store, self.load, entry.links_to(Relation.SUPERSEDES), gone=entry.id)
+            superseded = entry.links_to(Relation.SUPERSEDES)
+            self.restored = release(self.store, self.load, superseded, self._steps(), gone=entry.id)
         return entry, path
 
     def replace_text(self, ref: str, text: str, *, expected: str | None = None) -> Entry:
@@ -470,7 +471,7 @@ class Notebook:
             old_type = entry.type if entry is not None else by_folder.get(path.parent.name, edited.type)
             self.store.move_to_type_folder(path, old_type, edited)
             mark_superseded(self.store, targets, entry_id, self._steps())
-            self.restored = release(self.store, self.load, released)
+            self.restored = release(self.store, self.load, released, self._steps())
         return edited
 
     def _refuse_loop(self, source: str, target: str) -> None:

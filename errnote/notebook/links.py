@@ -170,16 +170,18 @@ def mark_superseded(store: Store, targets: Sequence[tuple[Entry, Path]], by: str
             store.replace(old_path, touched(confidence.superseded(old, by, now(), steps)))
 
 
-def release(store: Store, load: Callable[[], Contents], targets: Iterable[str], gone: str = "") -> list[str]:
+def release(
+    store: Store, load: Callable[[], Contents], targets: Iterable[str], steps: Steps, gone: str = ""
+) -> list[str]:
     """Entries marked superseded by links that are gone: active again when no other entry
-    still supersedes them (else they would vanish from search and prompts for nothing).
-    Returns the ids made active."""
+    still supersedes them (else they would vanish from search and prompts for nothing), raised
+    the step superseding took away, dated. Returns the ids made active."""
     wanted = set(targets)
     if not wanted:
         return []
     contents = load()
     restored: list[str] = []
     for e in freed(contents.entries, wanted, gone):
-        store.replace(contents.paths[e.id], touched(e, status=Status.ACTIVE))
+        store.replace(contents.paths[e.id], touched(confidence.restored(e, now(), steps)))
         restored.append(e.id)
     return sorted(restored)

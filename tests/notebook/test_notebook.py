@@ -910,3 +910,19 @@ def test_the_author_follows_git_config_between_adds(nb: Notebook, repo: Path) ->
     git(repo, "config", "user.name", "Second Author")
     second = nb.add("lesson", "Recorded by the second author")
     assert (first.provenance.author, second.provenance.author) == ("Test Author", "Second Author")
+
+
+def test_a_supersede_undone_raises_the_entry_back_and_dates_it(nb: Notebook) -> None:
+    """A link removed (by `update`, `edit` or `rm` of the newer entry) makes the old entry active
+    again at the confidence it had: superseding and undoing it twice leaves it where it was."""
+    old = nb.add("convention", "Use npm")
+    new = nb.add("convention", "Use pnpm")
+    for _ in range(2):
+        nb.link(new.id, "supersedes", old.id)
+        nb.update(new.id, links={})
+    got = nb.get(old.id)
+    assert got.status is Status.ACTIVE and got.confidence == pytest.approx(old.confidence)
+    assert got.body.count("Superseded ") == 2 and got.body.count("Restored ") == 2
+    nb.link(new.id, "supersedes", old.id)
+    nb.remove(new.id, force=True)
+    assert nb.get(old.id).confidence == pytest.approx(old.confidence)
