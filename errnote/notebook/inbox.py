@@ -212,14 +212,17 @@ class Inbox:
         with self._capture_lock():
             if self.exists():
                 self.changed(Notebook(self.root))  # another process may have captured meanwhile
-            held = self._held(type, title, fields, same, direct) if merge else None
-            if held is not None:
+            for _look in range(2):
+                held = self._held(type, title, fields, same, direct) if merge else None
+                if held is None:
+                    break
                 where, entry = held
                 self.changed(where)
-                # Another process may have deleted it since (a reject, an `rm`, a checkout): then
-                # what it held is captured anew.
+                # Another process may have moved it since (an `accept`: look again, it is in the
+                # notebook now) or deleted it (a reject, an `rm`, a checkout: captured anew).
                 with contextlib.suppress(EntryNotFound):
                     return Captured(self._again(where, entry, fields), True, where is not self.nb)
+                self._read.clear()
             tags = [t for t in fields.pop("tags", ()) if t != UNREVIEWED]
             if not direct:
                 tags.append(UNREVIEWED)

@@ -241,3 +241,23 @@ def test_a_capture_held_by_an_entry_deleted_meanwhile_is_recorded_anew(nb: Noteb
     again = inbox.capture(EntryType.CORRECTION, "use pnpm here, not npm", direct=True, same=held_then_gone)
     assert not again.repeated and again.entry.id != first.entry.id
     assert [e.id for e in nb.load().entries] == [again.entry.id]
+
+
+def test_a_capture_held_by_an_entry_accepted_meanwhile_counts_on_the_accepted_one(nb: Notebook) -> None:
+    """The inbox entry that holds the capture is accepted by another process (moved into the
+    notebook) between being found and being counted: the repetition counts on it there."""
+    inbox = Inbox(nb)
+    first = inbox.capture(EntryType.CORRECTION, "Use pnpm here, not npm")
+    waiting = inbox.root / "entries"
+    (held_file,) = waiting.rglob(f"{first.entry.id}*.md")
+    moved = nb.store.entries_dir / held_file.relative_to(waiting)
+
+    def accepted_meanwhile(entry: object) -> bool:
+        if held_file.exists():
+            moved.parent.mkdir(parents=True, exist_ok=True)
+            held_file.rename(moved)
+        return True
+
+    again = inbox.capture(EntryType.CORRECTION, "use pnpm here, not npm", same=accepted_meanwhile)
+    assert again.repeated and again.entry.id == first.entry.id and not again.inbox
+    assert nb.get(first.entry.id).confirmed == 1 and Inbox(nb).entries() == []
