@@ -260,6 +260,11 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         return done("preference", pref, by["preference"] + standing + directives)
     if directives and standing:
         return done("preference", _combined(directives + standing) - 0.1, directives + standing)
+    conventions = [d for d in directives if d.name == "we-convention"]
+    if conventions and not has_agent and not by["request"]:
+        # "we use two-space indents, not four", with nothing the agent did before it and nothing
+        # asked: how the team works, a convention.
+        return done("preference", _combined(conventions) - 0.05, conventions)
     others = max(corr, conf, pref, _combined(directives) * 0.5)
     return done("none", round(max(0.5, 1 - others * 0.6), 2), by["request"] + by["ack"])
 

@@ -110,15 +110,18 @@ def _fields(record: Record, name: str, entry_type: str, scope: list[str]) -> Rec
     return Record(record.where, {"type": entry_type, "title": title, "body": body, "scope": scope})
 
 
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|。")
+
+
 def _title(line: str) -> tuple[str, str]:
     """A bullet's first line as a title and what does not fit in one (the body's first paragraph):
     a line longer than a title holds keeps its first sentence, or its first words, as the title."""
     if len(line) <= TITLE_MAX:
         return line, ""
     head = line[:TITLE_MAX]
-    stop = max(head.rfind(". "), head.rfind("! "), head.rfind("? "), head.rfind("。"))
-    if stop >= 20:
-        return head[: stop + 1].rstrip(), line[stop + 1 :].strip()
+    first = _SENTENCE_END.search(head, 20)  # the first sentence, if one ends within a title's length
+    if first is not None:
+        return head[: first.start() + 1].rstrip(), line[first.start() + 1 :].strip()
     cut = head[: TITLE_MAX - 1].rsplit(" ", 1)[0].rstrip()
     return cut + "…", line
 

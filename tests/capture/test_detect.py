@@ -151,6 +151,7 @@ PREFERENCES_EN = [
     ("", "we're migrating off Travis to GitHub Actions this month"),
     ("", "Default to metric units in every example."),
     ("", "My convention: one migration per pull request."),
+    ("", "we use two-space indents, not four"),  # the team's way, nothing the agent did before it
     ("I split the config into two files.", "on reflection I want one file instead. my call, not a bug"),
     (
         "Priya suggested Celery for the jobs. Should I set it up?",

@@ -232,13 +232,14 @@ def test_a_markdown_rule_list_becomes_entries(runner: CliRunner, nb: Notebook) -
 
 def test_a_title_longer_than_a_title_holds(runner: CliRunner, nb: Notebook, tmp_path: Path) -> None:
     # A record's title over 300 characters is refused, as `add` refuses it; a rule list's long
-    # bullet keeps its first sentence (or first words) as the title and the whole line in the body.
+    # bullet keeps its first sentence as the title and the rest in the body (with no sentence end
+    # within 300 characters: its first words, and the whole line in the body).
     dump = tmp_path / "long.jsonl"
     dump.write_text(json.dumps({"type": "lesson", "title": "word " * 80}) + "\n", encoding="utf-8")
     code, _, err = run(runner, nb, "import", str(dump), "--apply")
     assert code == 1 and "line 1: the title is 399 characters" in err and "--body" not in err
     assert entry_files(nb) == []
-    sentence = "Always run the migrations in a transaction. " + "Then check the lock timeout again " * 10
+    sentence = "Always run the migrations in a transaction. Then check the lock. " + "Then wait again " * 20
     words = "Keep " + "the release notes short and " * 14 + "plain"
     rules = nb.repo_root / "CLAUDE.md"
     rules.write_text(f"# Rules\n\n- {sentence.strip()}\n- {words}\n", encoding="utf-8")
@@ -248,7 +249,7 @@ def test_a_title_longer_than_a_title_holds(runner: CliRunner, nb: Notebook, tmp_
 
     got = {e.title: e for e in Inbox(nb).entries()}
     first = got["Always run the migrations in a transaction."]
-    assert "Then check the lock timeout again" in first.body
+    assert first.body.startswith("Then check the lock. Then wait again")
     (cut,) = [title for title in got if title.startswith("Keep ")]
     assert len(cut) <= 300 and cut.endswith("…") and words in got[cut].body
 
