@@ -206,7 +206,7 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
             and not _IMPERATIVE.match(c.text)
             and any(_same_sentence(p, c, text, sentences) for p in praised)
         )
-        # "I changed my mind, put it back": undoing what was asked for, not what went wrong.
+        # "I changed my mind, put it back": undoing what was asked for, not a mistake.
         and not (mind_changed and c.name in _UNDOING)
     ]
     refuses = bool(corrections) and all(c.name in _REFUSALS for c in corrections)
