@@ -223,6 +223,8 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         # A request or question about how things are ("the build is broken, can you look?", "what
         # if the cache is too small?") judges no work of the agent's.
         corrections = [c for c in corrections if c.name not in _JUDGEMENTS]
+    if has_agent and not (by["request"] or by["praise"] or by["ack"] or by["confirmation"]):
+        corrections += _other_value(text, agent_said)
     strong = [s for s in corrections if s.weight >= CONTEXT_WEIGHT]
     if not (has_agent or strong or len(corrections) > 1 or by["directive"]):
         corrections = []  # a weak cue alone, with nothing it could correct, says nothing
@@ -321,6 +323,39 @@ def _named_choice(text: str, agent_said: str) -> list[Signal]:
 
 
 _WORD_RE = re.compile(r"[\w.-]+")
+
+
+#: A version (`2.0.0`, `v1.4`) or a name made of parts (`acme-staging-assets`, `config.prod.yaml`).
+_VALUE_RE = re.compile(r"(?<![\w.-])(v?\d+\.\d+(?:\.\d+)?|[A-Za-z][\w]*(?:[-.][\w]+)+)(?![\w-])")
+
+
+def _other_value(text: str, agent_said: str) -> list[Signal]:
+    """The user names another value of the same kind as one the agent used: another version, or
+    a name sharing the first and last parts of the agent's and differing between them (the
+    staging bucket for the prod one, `config.yaml` for `config.prod.yaml`). Stated plainly after
+    the agent acted, that says it took the wrong one (a weak cue: an agent message is needed)."""
+    if _MORE.search(text):
+        return []  # "pin urllib3 to 2.0.7 too": one more, not another
+    theirs = {m.group(1) for m in _VALUE_RE.finditer(agent_said[-MAX_TEXT:])}
+    for m in _VALUE_RE.finditer(text):
+        mine = m.group(1)
+        if mine in theirs:
+            continue
+        for other in theirs:
+            if _same_kind(mine, other):
+                return [Signal("correction", 0.6, "other-value", m.start(1), m.end(1), mine)]
+    return []
+
+
+_MORE = re.compile(r"^\W*and\b|\b(?:also|too|as well|plus|another|the same for)\b|还有|也", re.IGNORECASE)
+
+
+def _same_kind(a: str, b: str) -> bool:
+    """Two versions, or two names with the same first and last parts (`acme-*-assets`)."""
+    if a[0].isdigit() or (a[:1].lower() == "v" and a[1:2].isdigit()):
+        return b[0].isdigit() or (b[:1].lower() == "v" and b[1:2].isdigit())
+    pa, pb = re.split(r"[-.]", a.lower()), re.split(r"[-.]", b.lower())
+    return len(pa) + len(pb) > 4 and pa[0] == pb[0] and pa[-1] == pb[-1]
 
 
 def _starts_sentence(text: str, at: int) -> bool:

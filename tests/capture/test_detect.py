@@ -84,6 +84,10 @@ CORRECTIONS_EN = [
     ("", "again: the queue name is jobs-high. fourth time I'm telling you"),
     ("I parsed the dates with a regex.", "dates by regex? come on. dateutil"),
     ("I switched the timestamps to RFC 3339.", "no, keep them as epoch seconds"),  # a standard, not a plan
+    # Another value of the kind the agent used, stated plainly: another version, another name of
+    # the same parts.
+    ("I tagged the release 3.0.0.", "it only fixes a typo. 2.4.1"),
+    ("Writing the export to s3://shop-staging-reports.", "that's staging, we need shop-prod-reports"),
 ]
 CORRECTIONS_ZH = [
     ("", "不对，这个接口应该返回 404，而不是 500。"),
@@ -208,6 +212,9 @@ NONE_EN = [
     ("", "close the PR but keep the branch"),
     ("", "that's it for now"),
     ("", "what's the house style for imports?"),  # a convention asked about
+    # One more of the kind, not another: an addition; a value the agent used, agreed to.
+    ("I pinned requests to 2.31.0.", "pin urllib3 to 2.0.7 too"),
+    ("I upgraded the runtime to Node 20.11.", "ok, 20.11 it is"),
 ]
 NONE_ZH = [
     ("", "帮我写一个读取 CSV 的函数。"),
