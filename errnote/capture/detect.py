@@ -13,6 +13,7 @@ from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Literal
 
+from errnote.capture import replies
 from errnote.errors import ErrnoteError
 
 Kind = Literal["correction", "confirmation", "preference", "none"]
@@ -179,9 +180,10 @@ def _combined(signals: list[Signal]) -> float:
 
 def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = None) -> Detection:
     """Classify one user message, given the agent's previous message when there is one."""
-    text = text[:MAX_TEXT]
+    text, agent_said = text[:MAX_TEXT], agent_said[-MAX_TEXT:]
     signals = find_signals(text, packaged_rules() if rules is None else rules)
     has_agent = bool(agent_said.strip())
+    asks = _asks(agent_said)
     by: dict[str, list[Signal]] = {name: [s for s in signals if s.signal == name] for name in SIGNALS}
 
     sentences = _sentences(text)
@@ -210,11 +212,11 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         and not (mind_changed and c.name in _UNDOING)
     ]
     refuses = bool(corrections) and all(c.name in _REFUSALS for c in corrections)
-    if _asks(agent_said):
+    if asks:
         # "no" or "no need" answers the agent's question; it corrects nothing; "that's it" ends it.
         corrections = [c for c in corrections if c.name not in _ANSWER_CUES]
         by["confirmation"] = [c for c in by["confirmation"] if c.name != "thats-it"]
-    if refuses and _relays_a_plan(agent_said):
+    if refuses and replies.relays_a_plan(agent_said):
         # "no" to a plan the agent passes on from someone else (a teammate's proposal, a review's
         # suggestion) is the user's own decision, not a fix of the agent's work.
         refusal = [c for c in by["correction"] if c.name in _REFUSALS]
@@ -224,13 +226,17 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         # if the cache is too small?") judges no work of the agent's.
         corrections = [c for c in corrections if c.name not in _JUDGEMENTS]
     if has_agent and not (by["request"] or by["praise"] or by["ack"] or by["confirmation"]):
-        corrections += _other_value(text, agent_said)
+        other = replies.other_value(text, agent_said)
+        if other is not None:  # another version or name of the kind the agent used: a weak cue
+            corrections.append(_span_signal("correction", "other-value", text, other))
     strong = [s for s in corrections if s.weight >= CONTEXT_WEIGHT]
     if not (has_agent or strong or len(corrections) > 1 or by["directive"]):
         corrections = []  # a weak cue alone, with nothing it could correct, says nothing
     corr = _combined(corrections)
     conf_signals = list(by["confirmation"])
-    referents = by["referent"] or _named_choice(text, agent_said)
+    named = replies.named_choice(text, agent_said) if has_agent and not asks else None
+    # The choice the agent made, named again (a choice asked about is not made yet: "yes, Redis").
+    referents = by["referent"] or ([_span_signal("referent", "named-choice", text, named)] if named else [])
     if by["praise"] and referents:
         conf_signals += by["praise"] + referents[:1]
     conf = _combined(conf_signals) if by["confirmation"] or (by["praise"] and referents) else 0.0
@@ -255,7 +261,7 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         # What the agent did, named by the user, and an instruction against it ("the plan you ran
         # destroys the database. do not apply it"): the message is its own context.
         return done("correction", max(corr, 0.6), corrections + directives)
-    if directives and has_agent and not only_ack and not _asks(agent_said):
+    if directives and has_agent and not only_ack and not asks:
         # An instruction that constrains, right after the agent acted: it did otherwise.
         return done("correction", _combined(directives) - 0.05, directives)
     if pref >= 0.6:
@@ -275,95 +281,6 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
 _ANSWER_CUES = frozenset({"negation-opener", "zh-cant", "zh-no-need", "comma-not"})
 #: Correction cues that refuse, and nothing more ("no", "I don't think so", "不行").
 _REFUSALS = frozenset({"negation-opener", "dont-think", "zh-wrong", "zh-cant", "zh-no-need", "comma-not"})
-#: An agent message passing on someone else's plan: a proposal, a suggestion, a request.
-_RELAYED_PLAN = re.compile(
-    r"\b(?:suggest(?:s|ed|ion)|propos(?:es|ed|al)|recommend(?:s|ed|ation)|RFC(?!\s*\d)|asked (?:us|for)"
-    r"|wants? us to)\b|建议|提议|提出|希望我们",
-    re.IGNORECASE,
-)
-_OWN_PLAN = re.compile(r"\b(?:i|we)(?:'d| would)?\s+(?:suggest|propose|recommend)", re.IGNORECASE)
-
-
-def _relays_a_plan(agent_said: str) -> bool:
-    """Does the agent pass on a plan of someone else's (not its own "I suggest ...")?"""
-    return bool(_RELAYED_PLAN.search(agent_said)) and not _OWN_PLAN.search(agent_said)
-
-
-#: A word that names a thing: code-like (a digit, an inner capital, `_`, `.`, `-`, backticks), a
-#: capitalised name inside a sentence, or a Latin word among CJK text.
-_NAME_RE = re.compile(
-    r"`([^`\n]{2,40})`|(?<![\w.-])([A-Za-z][\w.-]{0,40}?[A-Z0-9_.-][\w.-]{0,40}|[A-Z][a-z]{2,20})(?![\w])"
-)
-_LATIN_IN_CJK = re.compile(r"(?<=[\u3000-\u9fff\s])([A-Za-z][\w.-]{1,30})(?=[\s\u3000-\u9fff，。、]|$)")
-
-
-def _named_choice(text: str, agent_said: str) -> list[Signal]:
-    """The choice the agent made, named again by the user: a thing the agent's message names (see
-    `_NAME_RE`) that the user's message holds too. Praise of it is a confirmation."""
-    if not agent_said.strip() or _asks(agent_said):
-        return []  # a choice asked about is not made yet: "yes, Redis" answers the question
-    agent_said = agent_said[-MAX_TEXT:]
-    names = {
-        "".join(m.groups(default="")).casefold()
-        for m in _NAME_RE.finditer(agent_said)
-        if not (m.group(2) and m.group(2).istitle() and _starts_sentence(agent_said, m.start()))
-    }
-    if any("\u3000" <= c <= "\u9fff" for c in agent_said):
-        names |= {m.group(1).casefold() for m in _LATIN_IN_CJK.finditer(agent_said)}
-    folded = text.casefold()
-    words = {m.group().strip(".-"): m.start() for m in _WORD_RE.finditer(folded)}
-    for name in sorted(names, key=len, reverse=True):
-        at = words.get(name, -1) if len(name) >= 2 else -1
-        if at < 0 and " " in name:
-            at = folded.find(name)  # a phrase the agent put in backticks
-        if at >= 0:
-            at = folded.find(name, at)
-            return [Signal("referent", 0.6, "named-choice", at, at + len(name), text[at : at + len(name)])]
-    return []
-
-
-_WORD_RE = re.compile(r"[\w.-]+")
-
-
-#: A version (`2.0.0`, `v1.4`) or a name made of parts (`acme-staging-assets`, `config.prod.yaml`).
-_VALUE_RE = re.compile(r"(?<![\w.-])(v?\d+\.\d+(?:\.\d+)?|[A-Za-z][\w]*(?:[-.][\w]+)+)(?![\w-])")
-
-
-def _other_value(text: str, agent_said: str) -> list[Signal]:
-    """The user names another value of the same kind as one the agent used: another version, or
-    a name sharing the first and last parts of the agent's and differing between them (the
-    staging bucket for the prod one, `config.yaml` for `config.prod.yaml`). Stated plainly after
-    the agent acted, that says it took the wrong one (a weak cue: an agent message is needed)."""
-    if _MORE.search(text):
-        return []  # "pin urllib3 to 2.0.7 too": one more, not another
-    theirs = {m.group(1) for m in _VALUE_RE.finditer(agent_said[-MAX_TEXT:])}
-    for m in _VALUE_RE.finditer(text):
-        mine = m.group(1)
-        if mine in theirs:
-            continue
-        for other in theirs:
-            if _same_kind(mine, other):
-                return [Signal("correction", 0.6, "other-value", m.start(1), m.end(1), mine)]
-    return []
-
-
-_MORE = re.compile(r"^\W*and\b|\b(?:also|too|as well|plus|another|the same for)\b|还有|也", re.IGNORECASE)
-
-
-def _same_kind(a: str, b: str) -> bool:
-    """Two versions, or two names with the same first and last parts (`acme-*-assets`)."""
-    if a[0].isdigit() or (a[:1].lower() == "v" and a[1:2].isdigit()):
-        return b[0].isdigit() or (b[:1].lower() == "v" and b[1:2].isdigit())
-    pa, pb = re.split(r"[-.]", a.lower()), re.split(r"[-.]", b.lower())
-    return len(pa) + len(pb) > 4 and pa[0] == pb[0] and pa[-1] == pb[-1]
-
-
-def _starts_sentence(text: str, at: int) -> bool:
-    """Does the word at `at` start a sentence (so its capital says nothing)?"""
-    before = text[max(0, at - 8) : at].rstrip(" \t")
-    return not before or before[-1] in ".!?:\n"
-
-
 #: Correction cues that judge how something is, not what the agent did.
 _JUDGEMENTS = frozenset(
     {"too-much", "is-wrong", "doesnt-work", "breaks", "consequence", "still-wrong", "not-so", "zh-too"}
@@ -373,6 +290,11 @@ _QUESTION = re.compile(
     r"|要不要|需要我|吗[？?]",
     re.IGNORECASE,
 )
+
+
+def _span_signal(signal: str, name: str, text: str, span: tuple[int, int]) -> Signal:
+    """A signal found by `replies` rather than by a rule of the file (weak: 0.6)."""
+    return Signal(signal, 0.6, name, span[0], span[1], text[span[0] : span[1]])
 
 
 def _asks(agent_said: str) -> bool:

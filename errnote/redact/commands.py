@@ -182,8 +182,10 @@ def _line_scoped(text: str) -> Iterator[re.Match[str]]:
     """`-a X` after `redis-cli` (`-w X` after an LDAP tool) in that command; `echo X |` before
     `--password-stdin` on its line."""
     for command, need, flag in _LINE_FLAGS:
-        at = 0 if needs.holds(text, (need,)) else len(text) + 1
-        while at <= len(text) and (cli := command.search(text, at)) is not None:
+        if not needs.holds(text, (need,)):
+            continue
+        at = 0
+        while (cli := command.search(text, at)) is not None:
             stop = _COMMAND_END_RE.search(text, cli.end())
             end = len(text) if stop is None else stop.start()
             yield from flag.finditer(text, cli.end(), end)

@@ -1,0 +1,29 @@
+"""`errnote.capture.replies`: what a reply says about the agent's message before it."""
+
+from __future__ import annotations
+
+from errnote.capture.replies import named_choice, other_value, relays_a_plan
+
+
+def test_a_plan_passed_on_is_someone_elses_not_the_agents_own_nor_a_standard() -> None:
+    assert relays_a_plan("The platform team proposed moving every service to Kafka.")
+    assert relays_a_plan("产品那边建议把登录改成只支持手机号。")
+    assert not relays_a_plan("I suggest we move every service to Kafka.")
+    assert not relays_a_plan("I switched the timestamps to RFC 3339.")
+
+
+def test_a_choice_named_again_is_found_as_a_whole_word() -> None:
+    text = "pydantic is perfect for this"
+    assert named_choice(text, "I went with Pydantic for the settings.") == (0, 8)
+    assert named_choice("chord 用得对", "这里我用的是 Celery 的 chord。") == (0, 5)
+    # A sentence's first word and a word inside another are no names of a choice.
+    assert named_choice("nice, the build is green", "I fixed the test. The suite passes.") is None
+    assert named_choice("great, zodiac", "I went with Zod.") is None
+
+
+def test_another_value_of_the_kind_the_agent_used() -> None:
+    assert other_value("it only fixes a typo. 2.4.1", "I tagged the release 3.0.0.") == (22, 27)
+    said = "Writing the export to s3://shop-staging-reports."
+    assert other_value("that's staging, we need shop-prod-reports", said) == (24, 41)
+    assert other_value("pin urllib3 to 2.0.7 too", "I pinned requests to 2.31.0.") is None  # one more
+    assert other_value("ok, 20.11 it is", "I upgraded the runtime to Node 20.11.") is None  # the same
