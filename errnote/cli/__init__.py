@@ -25,8 +25,6 @@ def main() -> None:
         code = through_engine(args)
         if code is not None:
             sys.exit(code)
-    if _command(args) in _SCANNING:
-        _scan_early(args)
     if len(args) == 2 and args[0] == "hook" and sys.stdin is not None and not sys.stdin.isatty():
         # Agents call hooks on every prompt and tool use: answer them without loading typer.
         from errnote.integrations.claude_hooks import HOOK_EVENTS, run_stdio
@@ -57,33 +55,6 @@ def main() -> None:
 
 #: The commands that read, answer and exit: hooks, search, inject, list, show.
 _ONE_SHOT = frozenset({"hook", "search", "inject", "list", "show"})
-
-
-#: The commands that start the stat scan of the entry files in a child (`storage.prescan`): a
-#: search, whose imports (Whoosh's among them) outlast the scan. A hook or an inject imports too
-#: little before its scan for the child to gain what it costs (bench/README.md).
-_SCANNING = frozenset({"search"})
-
-
-def _scan_early(args: list[str]) -> None:
-    """Start the stat scan of the notebook in a forked child while this process imports the
-    search. The notebook is found as the engine's client finds it; a wrong guess costs only the
-    child's work (`prescan.take` checks that the scan is of the notebook asked for)."""
-    from errnote.engine.settings import find_root
-    from errnote.storage import prescan
-
-    if not prescan.usable():
-        return
-    root = find_root(None, args[1] if args[:1] == ["--notebook"] and len(args) > 1 else None)
-    if root is not None:
-        prescan.begin(root, _scan_in_child)
-
-
-def _scan_in_child(root: str) -> tuple[dict[str, tuple[int, ...]], list[str], list[tuple[str, str]]]:
-    # Imported in the child: this process goes on importing the search meanwhile.
-    from errnote.storage.watch import scan_for_child
-
-    return scan_for_child(root)
 
 
 def _command(args: list[str]) -> str:

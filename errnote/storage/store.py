@@ -21,7 +21,6 @@ from errnote.errors import ErrnoteError, InvalidEntry
 from errnote.model.entry import Entry, EntryType
 from errnote.model.limits import ENTRY_FILE_MAX, size_text
 from errnote.redact.entry import redact_entry
-from errnote.storage import prescan
 from errnote.storage.comments import COMMENTED_MAX, carry_comments
 from errnote.storage.files import atomic_write, locked_file, make_cache_dir, sync_folder
 from errnote.storage.frontmatter import parse_entry, readable_text
@@ -575,9 +574,6 @@ class Store:
         Entry files that are symlinks or hard links (they can change under another name) are also
         added to `symlinks` when it is given.
         """
-        early = self.prescanned(symlinks)
-        if early is not None:
-            return early
         found: dict[str, tuple[int, ...]] = {}
         now = time.time_ns()
         racy = (now, os.getpid(), next(_SCANS))
@@ -616,24 +612,11 @@ class Store:
                 found[rel + name] = key
         return found
 
-    def prescanned(self, symlinks: list[str] | None = None) -> dict[str, tuple[int, ...]] | None:
-        """The scan a forked child made of this notebook for the command (`prescan`), taken once,
-        as `stat_files(symlinks)` would return it; None when there is none."""
-        early = prescan.take(self.root)
-        if early is None:
-            return None
-        found, links, problems = early
-        self.skipped = [Problem(Path(path), message) for path, message in problems]
-        if symlinks is not None:
-            symlinks.extend(links)
-        return found
-
     def path_for(self, entry: Entry) -> Path:
         return self.entries_dir / TYPE_DIRS[entry.type] / entry_filename(entry)
 
     def create(self, entry: Entry) -> Path:
         """Write a new entry file; never replaces an existing one."""
-        prescan.drop()  # a scan made before this write would miss it
         path = self.path_for(entry)
         self.check_folder(path.parent)
         text = readable_text(entry, path)
@@ -686,7 +669,6 @@ class Store:
         YAML comments of its front-matter stay with the lines they annotate (see `carry_comments`):
         a one-field change must stay a one-line diff. `written`: the text the entry was parsed
         from, when it is not the file's (an edit), to take the comments from."""
-        prescan.drop()  # a scan made before this write would miss it
         text = readable_text(entry, path)
         try:
             with open(path, "rb") as handle:
@@ -709,7 +691,6 @@ class Store:
         """After an edit changed an entry's type, move its file from the old type's folder to the new
         one's (one rename, so the entry is never in two places). A file the user keeps elsewhere, a
         symlink, or a name already taken there stays where it is. Returns where the entry now is."""
-        prescan.drop()  # a scan made before this move would miss it
         if old_type is entry.type or path.parent != self.entries_dir / TYPE_DIRS[old_type]:
             return path
         folder = self.entries_dir / TYPE_DIRS[entry.type]
@@ -728,7 +709,6 @@ class Store:
     @contextlib.contextmanager
     def lock(self, timeout: float | None = None) -> Iterator[None]:
         """Serialise read-modify-write changes that touch more than one entry file."""
-        prescan.drop()  # a scan made before this write would miss it
         path = self.cache_dir / "write.lock"
         timeout = WRITE_LOCK_WAIT if timeout is None else timeout
         with contextlib.ExitStack() as stack:

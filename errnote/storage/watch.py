@@ -302,9 +302,6 @@ def scan_files(store: Store, symlinks: list[str] | None = None) -> dict[str, tup
     over each listing (no generator between the walk and the stats), the stat key made in C, and
     the racy test (`RACY_NS`) run per file only when the scan found a file recent enough for it.
     A link, the rare case, is judged as `Store.stat_files` judges it."""
-    early = store.prescanned(symlinks)
-    if early is not None:
-        return early
     found: dict[str, tuple[int, ...]] = {}
     now = time.time_ns()
     store.skipped = []
@@ -356,14 +353,6 @@ def scan_files(store: Store, symlinks: list[str] | None = None) -> dict[str, tup
             if made[0] > now - RACY_COARSE_NS:
                 found[path] = _racy_key(made, now, racy)
     return found
-
-
-def scan_for_child(root: str) -> tuple[dict[str, tuple[int, ...]], list[str], list[tuple[str, str]]]:
-    """`scan_files` of the notebook at `root` with its links and problems, as `prescan` sends it."""
-    store = Store(Path(root))
-    links: list[str] = []
-    found = scan_files(store, links)
-    return found, links, [(str(p.path), p.message) for p in store.skipped]
 
 
 def _linked(
