@@ -215,7 +215,7 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     if asks:
         # "no" or "no need" answers the agent's question; it corrects nothing; "that's it" ends it.
         corrections = [c for c in corrections if c.name not in _ANSWER_CUES]
-        by["confirmation"] = [c for c in by["confirmation"] if c.name != "thats-it"]
+        by["confirmation"] = [c for c in by["confirmation"] if c.name not in ("thats-it", "keep-it")]
     if refuses and replies.relays_a_plan(agent_said):
         # "no" to a plan the agent passes on from someone else (a teammate's proposal, a review's
         # suggestion) is the user's own decision, not a fix of the agent's work.
@@ -225,7 +225,10 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         # A request or question about how things are ("the build is broken, can you look?", "what
         # if the cache is too small?") judges no work of the agent's.
         corrections = [c for c in corrections if c.name not in _JUDGEMENTS]
-    if has_agent and not (by["request"] or by["praise"] or by["ack"] or by["confirmation"]):
+    disputed = replies.disputes_a_fix(text, agent_said) if has_agent and not by["confirmation"] else None
+    if disputed is not None:  # "fixed it" / "still failing": the fix the agent claims did not hold
+        corrections.append(Signal("correction", 0.8, "fix-disputed", *disputed, text[slice(*disputed)]))
+    if has_agent and not (asks or by["request"] or by["praise"] or by["ack"] or by["confirmation"]):
         other = replies.other_value(text, agent_said)
         if other is not None:  # another version or name of the kind the agent used: a weak cue
             corrections.append(_span_signal("correction", "other-value", text, other))

@@ -88,6 +88,23 @@ CORRECTIONS_EN = [
     # the same parts.
     ("I tagged the release 3.0.0.", "it only fixes a typo. 2.4.1"),
     ("Writing the export to s3://shop-staging-reports.", "that's staging, we need shop-prod-reports"),
+    # ... or another amount of the unit it used.
+    ("I set the worker's memory limit to 512 MB.", "the node only has 256 MB free"),
+    ("The endpoint answers 204 when the cart is empty.", "the mobile client expects 200 with an empty list"),
+    # A fix the agent claims that did not hold.
+    ("Fixed the race: the cache is warmed before the first request now.", "first requests are still cold"),
+    ("That should build now, I added the missing header.", "same error, different file"),
+    # A flaw in what the agent made, with no agent message to go by.
+    ("", "the migration you generated drops the default on the status column"),
+    ("", "ur retry helper never gives up after the last attempt"),
+    ("", "the lint config you added only covers src, the scripts folder is unchecked"),
+    ("", "the dockerfile you wrote uses the old base image"),
+    ("", "your debounce has an off-by-one, the last keystroke is lost"),
+    ("", "you used time.sleep in the async handler; that's going to be slow"),
+    # Said kindly, or about next time; a polite no; undoing the last change.
+    ("", "could you not touch the lockfile next time? it makes the diff unreadable"),
+    ("I'll delete the build cache folder to start clean.", "please no, the cache took an hour to fill"),
+    ("", "revert the last commit, it broke the arm64 build"),
 ]
 CORRECTIONS_ZH = [
     ("", "不对，这个接口应该返回 404，而不是 500。"),
@@ -98,6 +115,8 @@ CORRECTIONS_ZH = [
     ("我在 Android 端用 AsyncTask 拉数据。", "AsyncTask 早就废弃了，换成协程"),
     ("", "你 force push 之后把别人的提交覆盖掉了"),
     ("我把价格存成 float。", "价格用 Decimal，float 会有精度问题"),
+    ("", "说好了不动数据库结构的，你今天又加了一列"),
+    ("内存泄漏修好了，释放了连接池。", "跑了一晚上，内存还是在涨"),
 ]
 CONFIRMATIONS_EN = [
     (
@@ -126,6 +145,8 @@ CONFIRMATIONS_EN = [
     ("I used UUIDv7 for the order ids.", "great pick"),
     ("I used a fixture for the temp repo.", "a fixture is the way."),
     ("", "Reusing the existing pool instead of opening a new connection, exactly right."),
+    ("I put the feature flag check in the middleware.", "middleware is the spot. keep it."),
+    ("I retried the webhook with jitter.", "nice, keep the jitter"),
 ]
 CONFIRMATIONS_ZH = [
     ("我先写了一个复现问题的测试，然后才修改代码。", "对的，就是这样，先写测试。"),
@@ -215,6 +236,13 @@ NONE_EN = [
     # One more of the kind, not another: an addition; a value the agent used, agreed to.
     ("I pinned requests to 2.31.0.", "pin urllib3 to 2.0.7 too"),
     ("I upgraded the runtime to Node 20.11.", "ok, 20.11 it is"),
+    # An amount that answers the agent's question, or adds to its own; "keep it" as an answer.
+    ("How many replicas do you want? I started with 2.", "make it 6"),
+    ("I scaled the pool to 10 connections.", "and 5 more for the admin pool"),
+    ("Should I keep the old migration or squash it?", "keep it"),
+    ("I fixed the lint errors.", "still need the changelog entry though"),
+    ("", "the tests you added pass on my machine too"),
+    ("", "next time we pair, let's look at the flaky suite"),
 ]
 NONE_ZH = [
     ("", "帮我写一个读取 CSV 的函数。"),
@@ -349,8 +377,10 @@ def test_a_long_message_is_read_without_trouble() -> None:
         lambda n: (classify("已经用了很久的方案" * (n // 4)), None),
         lambda n: (classify("great", "Done with " + "a" * (4 * n) + " now"), None),  # a long agent word
         lambda n: (classify("great, Word7", " ".join(f"Word{i} Foo" for i in range(n // 4))), None),
+        lambda n: (classify("not the 12 MB you set, " * (n // 6), "I set 8 MB; it works now"), None),
+        lambda n: (classify("还是" * n, "已修复"), None),
     ],
-    ids=["zh-repeat", "zh-prose", "agent-word", "agent-names"],
+    ids=["zh-repeat", "zh-prose", "agent-word", "agent-names", "amounts-and-defects", "zh-still"],
 )
 def test_detection_reads_in_linear_time(shape: Any) -> None:
     assert_linear(shape, 1000)

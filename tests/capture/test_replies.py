@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from errnote.capture.replies import named_choice, other_value, relays_a_plan
+from errnote.capture.replies import disputes_a_fix, named_choice, other_value, relays_a_plan
 
 
 def test_a_plan_passed_on_is_someone_elses_not_the_agents_own_nor_a_standard() -> None:
@@ -27,3 +27,26 @@ def test_another_value_of_the_kind_the_agent_used() -> None:
     assert other_value("that's staging, we need shop-prod-reports", said) == (24, 41)
     assert other_value("pin urllib3 to 2.0.7 too", "I pinned requests to 2.31.0.") is None  # one more
     assert other_value("ok, 20.11 it is", "I upgraded the runtime to Node 20.11.") is None  # the same
+
+
+def test_another_amount_of_the_unit_the_agent_used() -> None:
+    said = "I capped the upload chunk at 8 MB and the request timeout at 45 seconds."
+    assert other_value("the proxy rejects anything over 4 MB", said) == (32, 36)
+    assert other_value("the gateway cuts it at 30 seconds", said) == (23, 33)
+    answers = "The handler answers 410 for a missing key."
+    assert other_value("status 404 is what a miss gives", answers) == (7, 10)
+    assert other_value("the load balancer speaks 2.0", said) is None  # no amount of that unit
+    assert other_value("and 3 more retries please", "I set 5 retries.") is None  # one more
+    assert other_value("8 MB is plenty", said) is None  # the same amount
+    assert other_value("use 1.2.3 here", "I pinned it to 1.2.") is not None  # a version, not an amount
+
+
+def test_a_fix_the_agent_claims_that_did_not_hold() -> None:
+    claimed = "Fixed: the worker now closes its pool on shutdown."
+    assert disputes_a_fix("the pool is still open after SIGTERM", claimed) == (12, 17)
+    assert disputes_a_fix("same error as before, see the log", "That should work now, I bumped the driver.")
+    assert disputes_a_fix("重启以后还是报错", "已修复，重新部署了。") is not None
+    # How the agent says things are now is a claim too.
+    assert disputes_a_fix("the report still takes a minute", "The query uses the covering index now.")
+    assert disputes_a_fix("still want a test for it though", claimed) is None  # more work, not a dispute
+    assert disputes_a_fix("is it still slow for you?", "I looked at the query plan.") is None  # no claim
