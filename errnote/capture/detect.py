@@ -195,6 +195,13 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     # or, with nothing the agent did before it, the team's way ("we use tabs, not spaces").
     wishes = plans + ([] if has_agent else [d for d in by["directive"] if d.name == "we-convention"])
     # "thanks for using X instead of Y", "X instead of Y: exactly right": what the praise is for.
+    by["confirmation"] = [
+        c
+        for c in by["confirmation"]
+        if c.name != "keep-it"
+        or not (_REMOVED.search(agent_said) or _NEGATED.search(_sentence_before(text, c.start, sentences)))
+        # ... and "I'll keep it": the user's own plan, not a choice of the agent's praised.
+    ]
     praised = [c for c in by["confirmation"] if c.weight >= 0.85 and c.name != "thats-it"]
     mind_changed = any(p.name in _MIND_CHANGED for p in plans)
     corrections = [
@@ -211,11 +218,28 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         # "I changed my mind, put it back": undoing what was asked for, not a mistake.
         and not (mind_changed and c.name in _UNDOING)
     ]
+    # A flaw named in what the agent made, but asked about, asked to be checked, or praised in its
+    # sentence ("is there a race in your cache?", "your test skips the slow ones, good call").
+    kind_words = by["confirmation"] + by["praise"]
+    corrections = [
+        c
+        for c in corrections
+        if c.name != "agent-work-defect"
+        or not (
+            _sentence_asks(text, c.start, sentences)
+            or any(_same_sentence(p, c, text, sentences) for p in kind_words)
+        )
+    ]
     refuses = bool(corrections) and all(c.name in _REFUSALS for c in corrections)
-    if asks:
-        # "no" or "no need" answers the agent's question; it corrects nothing; "that's it" ends it.
+    offers = has_agent and _OFFER.search(agent_said[-300:]) is not None
+    if asks or offers:
+        # "no" or "no need" answers the agent's question (or declines its offer); it corrects nothing;
+        # "keep it" chooses what was offered.
         corrections = [c for c in corrections if c.name not in _ANSWER_CUES]
-        by["confirmation"] = [c for c in by["confirmation"] if c.name not in ("thats-it", "keep-it")]
+        by["confirmation"] = [c for c in by["confirmation"] if c.name != "keep-it"]
+    if asks:  # ... and "that's it" ends it
+        by["confirmation"] = [c for c in by["confirmation"] if c.name != "thats-it"]
+        by["referent"] = [r for r in by["referent"] if r.name != "keep-the"]  # "yes, and keep X short"
     if refuses and replies.relays_a_plan(agent_said):
         # "no" to a plan the agent passes on from someone else (a teammate's proposal, a review's
         # suggestion) is the user's own decision, not a fix of the agent's work.
@@ -225,11 +249,12 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         # A request or question about how things are ("the build is broken, can you look?", "what
         # if the cache is too small?") judges no work of the agent's.
         corrections = [c for c in corrections if c.name not in _JUDGEMENTS]
-    disputed = replies.disputes_a_fix(text, agent_said) if has_agent and not by["confirmation"] else None
-    if disputed is not None:  # "fixed it" / "still failing": the fix the agent claims did not hold
-        corrections.append(Signal("correction", 0.8, "fix-disputed", *disputed, text[slice(*disputed)]))
-    if has_agent and not (asks or by["request"] or by["praise"] or by["ack"] or by["confirmation"]):
-        other = replies.other_value(text, agent_said)
+    if has_agent and not (by["request"] or by["confirmation"]):
+        disputed = replies.disputes_a_fix(text, agent_said)
+        if disputed is not None:  # "fixed it" / "still failing": the fix the agent claims did not hold
+            corrections.append(Signal("correction", 0.75, "fix-disputed", *disputed, text[slice(*disputed)]))
+    if has_agent and not (by["request"] or by["praise"] or by["ack"] or by["confirmation"]):
+        other = replies.other_value(text, agent_said, amounts=not asks)
         if other is not None:  # another version or name of the kind the agent used: a weak cue
             corrections.append(_span_signal("correction", "other-value", text, other))
     strong = [s for s in corrections if s.weight >= CONTEXT_WEIGHT]
@@ -288,6 +313,11 @@ _REFUSALS = frozenset({"negation-opener", "dont-think", "zh-wrong", "zh-cant", "
 _JUDGEMENTS = frozenset(
     {"too-much", "is-wrong", "doesnt-work", "breaks", "consequence", "still-wrong", "not-so", "zh-too"}
 )
+#: An offer: "no" to it declines, as it answers a question ("I can also add a test if you want").
+_OFFER = re.compile(
+    r"\b(?:if you(?:'d|’d| would)? (?:want|like|prefer)|whatever you prefer|up to you|i can also)\b",
+    re.IGNORECASE,
+)
 _QUESTION = re.compile(
     r"[?？](?:\s|$)|\b(?:should i|shall i|do you want|want me to|would you like|may i|can i)\b"
     r"|要不要|需要我|吗[？?]",
@@ -309,10 +339,40 @@ def _asks(agent_said: str) -> bool:
 _AGENT_DID = frozenset({"you-did", "you-doing"})
 #: Preference cues of a change of mind, and the correction cues of undoing a change.
 _MIND_CHANGED = frozenset({"plan-change", "zh-decided"})
-_UNDOING = frozenset({"put-back", "zh-change", "lets-not", "actually-fact"})
+_UNDOING = frozenset({"put-back", "undo-last", "zh-change", "lets-not", "actually-fact"})
 #: Correction cues that contrast two options: a user's wish can hold one too.
 _CONTRASTS = frozenset(
     {"use-x-not-y", "comma-not", "copula-not", "instead-should", "instead-of-ing", "zh-instead"}
+)
+
+
+#: "keep it" that refuses ("don't keep it", "no reason to keep it") or is the user's own ("I'll
+#: keep it"), and an agent message saying it took something away (then "keep it" asks it back).
+_NEGATED = re.compile(
+    r"\b(?:don(?:'t|’t|t)|do not|never|wouldn(?:'t|’t|t)|shouldn(?:'t|’t|t)|no (?:reason|need)|why|not"
+    r"|(?:i|we)(?:'ll|’ll| will|'d|’d| would| can| could)?)\b",
+    re.IGNORECASE,
+)
+_REMOVED = re.compile(r"\b(?:removed|deleted|dropped|took out|got rid of|stripped)\b", re.IGNORECASE)
+
+
+def _sentence_before(text: str, at: int, sentences: list[tuple[int, int]]) -> str:
+    """The words of the sentence holding `at`, up to `at`."""
+    start = next((a for a, b in sentences if a <= at < b), 0)
+    return text[start:at]
+
+
+def _sentence_asks(text: str, at: int, sentences: list[tuple[int, int]]) -> bool:
+    """Is the sentence holding `at` a question, or a request to check or look?"""
+    start, end = next(((a, b) for a, b in sentences if a <= at < b), (0, len(text)))
+    tail = text[end - 1 : end + 1]
+    return "?" in tail or "？" in tail or _CHECK.match(text, start) is not None
+
+
+_CHECK = re.compile(
+    r"\W*(?:please\s+)?(?:check|verify|see|test|make sure|ensure|confirm|find out|look)\b"
+    r"|\W*(?:is there|are there|does|do|can|could|would|will|is|are)\b",
+    re.IGNORECASE,
 )
 
 

@@ -58,12 +58,12 @@ _WORD_RE = re.compile(r"[\w.-]+")
 _VALUE_RE = re.compile(r"(?<![\w.-])(v?\d+\.\d+(?:\.\d+)?|[A-Za-z][\w]*(?:[-.][\w]+)+)(?![\w-])")
 
 
-def other_value(text: str, agent_said: str) -> tuple[int, int] | None:
+def other_value(text: str, agent_said: str, amounts: bool = True) -> tuple[int, int] | None:
     """Where the user names another value of the same kind as one the agent used: another
     version, a name sharing the first and last parts of the agent's and differing between them
     (the staging bucket for the prod one, `config.yaml` for `config.prod.yaml`), or another
-    amount of the same unit (`3.3V` for `5V`, a status `200` for `201`). Stated plainly after the
-    agent acted, that says it took the wrong one."""
+    amount of the same unit (`3.3V` for `5V`; not when `amounts` is false: the agent asked).
+    Stated plainly after the agent acted, that says it took the wrong one."""
     if _MORE.search(text):
         return None  # "pin urllib3 to 2.0.7 too": one more, not another
     theirs = {m.group(1) for m in _VALUE_RE.finditer(agent_said)}
@@ -74,19 +74,33 @@ def other_value(text: str, agent_said: str) -> tuple[int, int] | None:
         for other in theirs:
             if _same_kind(mine, other):
                 return m.span(1)
-    amounts = {(m.group(1), _unit(m)) for m in _AMOUNT_RE.finditer(agent_said)}
-    units = {unit for _, unit in amounts}
+    if not amounts or _NEXT_STEP.match(text) or _AGREES.search(text):
+        # An amount answering the agent's question; "now the thumbnails at 150px": a new step; "3.4V,
+        # within spec": a reading that agrees.
+        return None
+    used = {(m.group(1), _unit(m)) for m in _AMOUNT_RE.finditer(agent_said)}
+    units = {unit for _, unit in used}
     for m in _AMOUNT_RE.finditer(text):
         unit = _unit(m)
-        if (m.group(1), unit) not in amounts and unit in units and (unit or len(m.group(1)) >= 2):
+        if unit and unit in units and (m.group(1), unit) not in used:
             return m.span()
     return None
 
 
-#: An amount: a number and its unit, if any (`3.3V`, `512 MB`, `30 days`, `201`). A bare number
-#: counts only with two digits or more (a count of one or two things says little).
+_AGREES = re.compile(
+    r"\b(?:expected|as planned|within (?:spec|range|budget|limits?)|(?:that|which|it) works|fine|before"
+    r"|used to)\b",
+    re.IGNORECASE,
+)
+_NEXT_STEP = re.compile(
+    r"\W*(?:now|next|then|also|and|for (?:the|this|that)|接下来|然后|再)\b", re.IGNORECASE
+)
+
+
+#: An amount: a number and its unit (`3.3V`, `512 MB`, `30 days`); a bare number says too little
+#: (a line, an issue, a count) to be another of the agent's.
 _AMOUNT_RE = re.compile(
-    r"(?<![\w./:#])(\d+(?:\.\d+)?)(?:(%|[a-z]{1,4})\b|\s(ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?"
+    r"(?<![\w./:#])(\d+(?:\.\d+)?)(?:(%|(?![ap]m\b)[a-z]{1,4})\b|\s(ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?"
     r"|days?|weeks?|months?|kb|mb|gb|tb|kib|mib|gib|px|v|mv|ma|w|hz|khz|mhz|ghz|rpm|fps|cores?|threads?|workers?"
     r"|replicas?|connections?|retries|rows|bytes)\b)?(?![\w/:]|\.\w)",
     re.IGNORECASE,
@@ -100,21 +114,22 @@ def _unit(m: re.Match[str]) -> str:
 _MORE = re.compile(r"^\W*and\b|\b(?:also|too|as well|plus|another|the same for)\b|还有|也", re.IGNORECASE)
 
 
-#: An agent message saying that something is fixed, done or working, or how it is now.
+#: An agent message saying that something is fixed or works now.
 _CLAIMS_FIXED = re.compile(
-    r"\b(?:fixed|resolved|solved|patched|sorted out|took care of|taken care of|(?:should|will) (?:now )?"
-    r"(?:work|pass|build|run|load|be (?:fine|fixed|gone|ok|okay|good))|works now|(?:is|are|it(?:'s|’s)) "
-    r"(?:now )?(?:working|passing|fixed|green|gone|resolved)|no longer)\b"
-    r"|\b(?:is|are|uses|runs|returns|works|passes|reads|goes)\b[^.?!\n]{0,40}\bnow\b(?!\s*\?)"
+    r"\b(?:fixed|resolved|solved|patched|(?:should|will) now (?:work|pass|build|run|load)"
+    r"|should (?:work|pass|build|run|load) now|should be (?:fixed|gone)|(?:works|passes|builds|loads) now"
+    r"|(?:is|are|it(?:'s|’s)) (?:now )?(?:working|passing|fixed|green|gone|resolved))\b"
     r"|修好|修复了|已修复|解决了|搞定",
     re.IGNORECASE,
 )
-#: A reply saying that the trouble is still there ("still", "the same error", 还是不行).
+#: A reply saying that the trouble is still there: "still" with a failure or a symptom close by,
+#: "the same error", 还是不行.
 _STILL_THERE = re.compile(
-    r"\bstill\b(?!\s*,)"
-    r"(?!\s+(?:need|want|like|have to|got to|gotta|prefer|think|works?|working|good|fine|ok|okay))"
-    r"|\bsame (?:error|problem|issue|crash|failure|result|message|output|thing|stack ?trace)\b"
-    r"|(?:还是|仍然|依然|照样)(?![^。！？!?\n]{0,30}[吗呢？?])",  # 还是 in a question is "or"
+    r"\bstill\s+(?:[\w'’-]+\s+){0,2}?(?:fail\w*|broken|break\w*|crash\w*|errors?|erroring|throw\w*|slow|hang\w*"
+    r"|happen\w*|there|see(?:ing)?|getting|returns?|returning|climb\w*|grow\w*|leak\w*|red|open|cold|stuck|flaky"
+    r"|rising|increas\w*|spik\w*|timing out|times out|timed out|not|no|empty|wrong|missing|the same)\b"
+    r"|\b(?:the )?same (?:error|failure|crash|exception|stack ?trace|traceback)\b"
+    r"|(?:还是|仍然|依然|照样)(?:[^。！？!?\n，,]{0,4})(?:不行|报错|失败|出错|错误|挂|崩|卡|慢|一样|没好|没用|不对|不工作|在涨|在漏|超时|有问题)",
     re.IGNORECASE,
 )
 
@@ -124,8 +139,17 @@ def disputes_a_fix(text: str, agent_said: str) -> tuple[int, int] | None:
     climbing", "same error"): the fix did not hold."""
     if not _CLAIMS_FIXED.search(agent_said):
         return None
-    found = _STILL_THERE.search(text)
-    return found.span() if found else None
+    for found in _STILL_THERE.finditer(text):
+        if not _in_question(text, found.start()):  # "is it still slow?" asks; it disputes nothing
+            return found.span()
+    return None
+
+
+def _in_question(text: str, at: int) -> bool:
+    """Does the sentence holding `at` end with a question mark?"""
+    ends = [text.find(mark, at) for mark in ".!?\n。！？"]
+    end = min((e for e in ends if e >= 0), default=len(text))
+    return text[end : end + 1] in ("?", "？")
 
 
 def _same_kind(a: str, b: str) -> bool:

@@ -90,7 +90,6 @@ CORRECTIONS_EN = [
     ("Writing the export to s3://shop-staging-reports.", "that's staging, we need shop-prod-reports"),
     # ... or another amount of the unit it used.
     ("I set the worker's memory limit to 512 MB.", "the node only has 256 MB free"),
-    ("The endpoint answers 204 when the cart is empty.", "the mobile client expects 200 with an empty list"),
     # A fix the agent claims that did not hold.
     ("Fixed the race: the cache is warmed before the first request now.", "first requests are still cold"),
     ("That should build now, I added the missing header.", "same error, different file"),
@@ -243,6 +242,16 @@ NONE_EN = [
     ("I fixed the lint errors.", "still need the changelog entry though"),
     ("", "the tests you added pass on my machine too"),
     ("", "next time we pair, let's look at the flaky suite"),
+    # Reviewed misfires: a question about the agent's work, a reading that agrees, "still" without
+    # a symptom, a declined offer, a plan of the user's, Chinese praise and "rather".
+    ("I added a caching layer in cache.py.", "is there a chance your cache has a race?"),
+    ("The battery reads 3.7V at idle.", "Under load I measured 3.4V, which is within spec."),
+    ("I fixed the import error; the tests pass now.", "ok. I'm still waiting for CI to finish"),
+    ("I can also add a test if you want.", "please no, thank you"),
+    ("I updated the README and pushed the branch.", "I'll keep it."),
+    ("我把登录接口改成了用JWT。", "你这个方案又快又简单"),
+    ("", "can you show me how to undo the last commit in git?"),
+    ("Fixed. The build passes now. Want me to bump the version?", "yes please, and keep the changelog short"),
 ]
 NONE_ZH = [
     ("", "帮我写一个读取 CSV 的函数。"),

@@ -33,8 +33,12 @@ def test_another_amount_of_the_unit_the_agent_used() -> None:
     said = "I capped the upload chunk at 8 MB and the request timeout at 45 seconds."
     assert other_value("the proxy rejects anything over 4 MB", said) == (32, 36)
     assert other_value("the gateway cuts it at 30 seconds", said) == (23, 33)
-    answers = "The handler answers 410 for a missing key."
-    assert other_value("status 404 is what a miss gives", answers) == (7, 10)
+    # A bare number (a line, an issue, a status) says too little; an answer, a new step or a
+    # reading that agrees is no other amount.
+    assert other_value("the same bug is around line 88", "I fixed line 42 of main.py.") is None
+    assert other_value("14 MB", said, amounts=False) is None
+    assert other_value("now the thumbnails at 2 MB", said) is None
+    assert other_value("I measured 9 MB, which is expected", said) is None
     assert other_value("the load balancer speaks 2.0", said) is None  # no amount of that unit
     assert other_value("and 3 more retries please", "I set 5 retries.") is None  # one more
     assert other_value("8 MB is plenty", said) is None  # the same amount
@@ -43,10 +47,11 @@ def test_another_amount_of_the_unit_the_agent_used() -> None:
 
 def test_a_fix_the_agent_claims_that_did_not_hold() -> None:
     claimed = "Fixed: the worker now closes its pool on shutdown."
-    assert disputes_a_fix("the pool is still open after SIGTERM", claimed) == (12, 17)
+    assert disputes_a_fix("the pool is still open after SIGTERM", claimed) == (12, 22)
     assert disputes_a_fix("same error as before, see the log", "That should work now, I bumped the driver.")
     assert disputes_a_fix("重启以后还是报错", "已修复，重新部署了。") is not None
-    # How the agent says things are now is a claim too.
-    assert disputes_a_fix("the report still takes a minute", "The query uses the covering index now.")
     assert disputes_a_fix("still want a test for it though", claimed) is None  # more work, not a dispute
-    assert disputes_a_fix("is it still slow for you?", "I looked at the query plan.") is None  # no claim
+    assert disputes_a_fix("I'm still waiting for CI", claimed) is None  # no symptom
+    assert disputes_a_fix("is it still slow for you?", claimed) is None  # a question
+    assert disputes_a_fix("the page is still slow", "I looked at the query plan.") is None  # no claim
+    assert disputes_a_fix("好的，接下来还是先做注册页", "已修复。") is None  # 还是: "rather", no symptom
