@@ -92,12 +92,12 @@ _AUTH_HEADER_RE = re.compile(
 # (`--from-literal=api-token=...`) can never swallow it.
 _KV_WORD_RE = re.compile(
     r"(?i:pass(?:word|wd|phrase)?|pwd|pw|secret|token|key(?:_?base)?|auth)"
-    r"(?=(?:\\?[\"']|%22)?[ \t]*(?:=>|:=|=|:|%3[DdAa]))"
+    r"(?=(?:\]|\\?[\"']|%22)?[ \t]*(?:=>|:=|=|:|：|%3[DdAa]))"
 )
 
 
 _KV_VALUE_RE = re.compile(
-    r"(?:\\?[\"']|%22)?[ \t]*(?P<sep>=>|:=|=|:|%3[DdAa])[ \t]*"
+    r"(?:\]|\\?[\"']|%22)?[ \t]*(?P<sep>=>|:=|=|:|：|%3[DdAa])[ \t]*"
     # `\[` only for Go's `map[X-Api-Key:[value]]` rendering of headers; `%22...%22`: a quoted value
     # URL-encoded (a `%22` inside a bare value is the value's own).
     r"(?:\[(?=[^\]\s]+\]))?(?:\\?\"(?P<dq>[^\"\n]+?)\\?\"|'(?P<sq>[^'\n]+)'"
@@ -128,6 +128,13 @@ _NAME_VALUE_RE = re.compile(
     r"(?<![\w-])[\"']?name[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[A-Za-z_][\w.-]{0,80})[\"']?[ \t]*"
     r"(?:,[ \t]*|\r?\n[ \t]*(?:-[ \t]+)?)[\"']?value[\"']?[ \t]*[:=][ \t]*"
     r"(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"',}]+))"
+)
+
+
+# A Terraform variable's default: the name on the block, the value inside it
+# (`variable "db_password" { type = string  default = "..." }`).
+_TF_VARIABLE_RE = re.compile(
+    r"\bvariable[ \t]+\"(?P<name>[\w-]{1,80})\"[ \t]*\{[^{}]{0,300}?\bdefault[ \t]*=[ \t]*\"(?P<s>[^\"\n]+)\""
 )
 
 
@@ -278,7 +285,7 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
     """Values labelled by a secret-ish name: `k=v`, `k: v`, `"k": "v"`, `<k>v</k>`, `key="k" value="v"`."""
     if not needs.folds(text, needs.LABEL_WORDS):
         return  # no name here could label a secret (`values.name_strength`)
-    words = _KV_WORD_RE.finditer(text) if needs.holds(text, ("=", ":", "%3")) else iter(())
+    words = _KV_WORD_RE.finditer(text) if needs.holds(text, ("=", ":", "%3", "：")) else iter(())
     for word in words:
         name_start = word.start()
         while name_start > 0 and word.end() - name_start < 80 and text[name_start - 1] in _NAME_CHARS:
@@ -303,7 +310,7 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
         value = text[start:end]
         # After `:` prose is common (`using password: YES`, `reset_password: enabled`), but not
         # under a config key that ends its line (`DB_PASSWORD: hunter`, `a.b.password: Winter`).
-        prose = m.group("sep") == ":" and not (
+        prose = m.group("sep") in (":", "：") and not (
             (name.isupper() or "." in name) and _LINE_END_RE.match(text, m.end(group)) is not None
         )
         # An environment variable's value (`POSTGRES_PASSWORD=password`, the same as a compose
@@ -331,6 +338,7 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
         (_XML_TAG_RE, needs.holds(text, ("</",))),
         (_KEY_VALUE_ATTR_RE, needs.holds(text, ("key=",)) and needs.holds(text, ("value=",))),
         (_PLIST_RE, needs.holds(text, ("<key>",))),
+        (_TF_VARIABLE_RE, needs.holds(text, ("variable",)) and needs.holds(text, ("default",))),
     ):
         for m in regex.finditer(text) if present else ():
             strength = name_strength(m.group("name"))
@@ -347,8 +355,11 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
 # mix (`token_like`), as after a password's word; right after another word, machine-made
 # (`random_like`, or 32 hex digits or more).
 _PROSE_RE = re.compile(
-    r"(?i:\b(?:pass(?:word|wd|phrase)|secret|token|api[ _-]?key|access[ _-]key))"
-    r"(?:[ \t]+(?P<cop>is|was|are|were)(?:[ \t]+(?:now|still))?)?[ \t]+[`'\"]?(?P<s>[^\s'\"`<>]{8,512})"
+    r"(?i:\b(?:pass(?:word|wd|phrase)?|secret|token|api[ _-]?key|access[ _-]key))"
+    r"(?:[ \t]+(?P<cop>is|was|are|were|to)(?:[ \t]+(?:now|still))?)?[ \t]+[`'\"]?(?P<s>[^\s'\"`<>]{8,512})"
+    # Chinese: 密码是 X, 密钥：X (no blank needed, and the value ends at CJK punctuation).
+    r"|(?:密码|密钥|秘钥|口令|令牌)[ \t]*(?P<zh>是|为|：|:)[ \t]*[`'\"“]?"
+    r"(?P<z>[^\s'\"`<>，。、；！？“”（）]{6,512})"
 )
 
 
@@ -357,10 +368,10 @@ _VERSION_RE = re.compile(r"v?\d+(?:\.\d+)+(?:[-+][\w.]+)?$", re.IGNORECASE)
 
 def prose_spans(text: str) -> Iterator[tuple[int, int]]:
     """Values named by a secret's word in a sentence: `the password is ...`, `token ...`."""
-    if not needs.folds(text, ("pass", "secret", "token", "key")):
+    if not needs.folds(text, ("pass", "secret", "token", "key", "密码", "密钥", "秘钥", "口令", "令牌")):
         return
     for m in _PROSE_RE.finditer(text):
-        start, end = m.span("s")
+        start, end = m.span("z" if m.group("z") else "s")
         end = _bare_end(text, start, end)
         value = text[start:end]
         if end - start < 8 or not plausible(value, bare=True, spaced=True) or _code_like(text, start, end):
@@ -369,7 +380,7 @@ def prose_spans(text: str) -> Iterator[tuple[int, int]]:
             continue  # words, a path (`node_modules/.bin/tsc2`), a version (`v2.3.1-rc1`)
         made = random_like(value) or (len(value) >= 32 and HEX_RE.match(value) is not None)
         # A password's word names its value even without a copula (`password Xk92jfLq0`).
-        named = m.group("cop") or m.group(0)[:4].lower() == "pass"
+        named = m.group("cop") or m.group("zh") or m.group(0)[:4].lower() == "pass"
         if made or (named and token_like(value)):
             yield start, end
 

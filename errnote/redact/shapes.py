@@ -68,6 +68,11 @@ _PREFIXED: list[tuple[str, tuple[str, ...]]] = [
     (r"ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}", ("ntn_", "secret_")),  # Notion
     (r"AKCp[0-9A-Za-z]{69}", ("AKCp",)),  # JFrog Artifactory
     (r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}", ("Q~",)),  # Azure AD client secret
+    (r"sq[upa]_[a-f0-9]{40}", ("squ_", "sqp_", "sqa_")),  # SonarQube user, project and analysis tokens
+    (r"LTAI[A-Za-z0-9]{12,30}", ("LTAI",)),  # Alibaba Cloud AccessKey id
+    (r"AKID[A-Za-z0-9]{32,40}", ("AKID",)),  # Tencent Cloud SecretId
+    # Discord bot token: the bot's id in base64 (a number: `MT`, `Nz`, `OD`...), a time, an HMAC.
+    (r"(?:M[TDjz]|N[DTjz]|O[DTj])[A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}", (".",)),
     # Mapbox secret token (pk.eyJ... is public)
     (r"sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}", ("sk.eyJ",)),
     # A base64-encoded PEM private key (kubeconfig `client-key-data`, k8s Secret data): "-----BEGIN "

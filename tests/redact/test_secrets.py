@@ -87,6 +87,12 @@ HF = "h" + "f_" + fake(34, seed=24)
 TAILSCALE = "tskey" + "-auth-" + fake(17, seed=80) + "-" + fake(33, seed=81)
 SQUARE = "EA" + "AA" + fake(60, URLSAFE, seed=82)
 MAILGUN = fake(32, HEX, seed=92) + "-" + fake(8, HEX, seed=93) + "-" + fake(8, HEX, seed=94)
+SONAR = "sq" + "u_" + fake(40, HEX, seed=96)
+ALIBABA_ID = "LT" + "AI" + fake(20, seed=97)
+TENCENT_ID = "AK" + "ID" + fake(34, seed=98)
+DISCORD_BOT = (
+    "MT" + fake(24, URLSAFE, seed=99) + "." + fake(6, URLSAFE, seed=100) + "." + fake(30, URLSAFE, seed=101)
+)
 SHAPE_CASES = [
     (
         "github classic",
@@ -116,6 +122,10 @@ SHAPE_CASES = [
         "AKIA" + "ZJWGPKZRZNUTTVID",
     ),
     ("mailgun", f'requests.post(url, auth=("api", "{MAILGUN}"))', MAILGUN),
+    ("sonarqube", f"mvn verify sonar:sonar -Dsonar.login={SONAR}", SONAR),
+    ("alibaba", f"aliyun configure set --access-key-id {ALIBABA_ID} --region cn-hangzhou", ALIBABA_ID),
+    ("tencent", f"SecretId: {TENCENT_ID}", TENCENT_ID),
+    ("discord bot", f'bot.run("{DISCORD_BOT}")', DISCORD_BOT),
 ]
 
 
@@ -707,8 +717,51 @@ def test_a_sentence_about_a_secret_without_one_is_kept(text: str) -> None:
     assert_unchanged(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("测试环境的数据库密码是 Qp7!zk29Lm，别发到群里", "Qp7!zk29Lm"),
+        ("对象存储的密钥：v8Hq2LmP0xZr5TwY", "v8Hq2LmP0xZr5TwY"),
+        ("SecretKey：Zr5TwYv8Hq2LmP0x9Kc", "Zr5TwYv8Hq2LmP0x9Kc"),  # a full-width colon after its name
+        ("login for the build box: deploy / pass Tq4#mW8z", "Tq4#mW8z"),
+        ("I set the admin password to 'Hu7_pp2!Wq' for the demo", "Hu7_pp2!Wq"),
+        (
+            "gh api repos/acme/site/hooks -f 'config[secret]=9c1e07aa3f5b2d64' -f active=true",
+            "9c1e07aa3f5b2d64",
+        ),
+        ('variable "smtp_password" {\n  type    = string\n  default = "Yv3Pq9Lm2Kx"\n}', "Yv3Pq9Lm2Kx"),
+    ],
+)
+def test_a_secret_named_in_chinese_prose_a_block_or_a_bracketed_key(text: str, secret: str) -> None:
+    assert_masked(text, secret)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pass 12 arguments to the builder",
+        "send the token to the server once",
+        "忘了密码是什么？",
+        "密码为空时返回 401",
+        'variable "region" {\n  default = "eu-west-1"\n}',
+        "the board pass rate is 98 percent",
+    ],
+)
+def test_words_beside_a_secrets_name_that_are_no_secret_are_kept(text: str) -> None:
+    assert_unchanged(text)
+
+
 def test_a_label_and_value_url_encoded_in_a_form_body() -> None:
     """`client_secret%3D...%26scope%3D...`: a form body logged as one encoded string."""
     text = "body=grant_type%3Dclient_credentials%26client_secret%3DXk92jfLq0zPq%26scope%3Dread"
     assert_masked(text, "Xk92jfLq0zPq")
     assert_unchanged("see https://x.io/a?next=%2Fhome%3Fpage%3D2%26tab%3Dkeys")
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ['variable "db_password" { ', "密码是 ", "MT" + "a" * 24 + ".", "config[secret]", "secret：", "pass to "],
+)
+def test_the_newer_labels_and_shapes_read_in_linear_time(unit: str) -> None:
+    texts = {n: unit * (n // len(unit)) for n in (4000, 32000)}
+    assert_linear(lambda n: redact(texts[n]), 4000)
