@@ -195,13 +195,22 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     # or, with nothing the agent did before it, the team's way ("we use tabs, not spaces").
     wishes = plans + ([] if has_agent else [d for d in by["directive"] if d.name == "we-convention"])
     # "thanks for using X instead of Y", "X instead of Y: exactly right": what the praise is for.
-    by["confirmation"] = [
-        c
-        for c in by["confirmation"]
-        if c.name != "keep-it"
-        or not (_REMOVED.search(agent_said) or _NEGATED.search(_sentence_before(text, c.start, sentences)))
-        # ... and "I'll keep it": the user's own plan, not a choice of the agent's praised.
-    ]
+    kept = [c for c in by["confirmation"] if c.name == "keep-it"]
+    refused = [c for c in kept if _NEGATED.search(_sentence_before(text, c.start, sentences))]
+    # "keep it" after the agent says it took the thing away asks for it back: the removal was wrong.
+    restore = [c for c in kept if c not in refused and has_agent and _REMOVED.search(agent_said)]
+    # ... and "I'll keep it" is the user's own plan, not a choice of the agent's praised.
+    by["confirmation"] = [c for c in by["confirmation"] if c not in refused and c not in restore]
+    by["correction"] += [Signal("correction", 0.75, "keep-removed", c.start, c.end, c.text) for c in restore]
+    # "I'd rather not" to what the agent says it will do next: the plan is wrong, not a wish of one's own.
+    if has_agent and _AGENT_PLANS.search(agent_said[-300:]):
+        rather_not = [p for p in plans if p.name == "i-prefer" and _RATHER_NOT.match(text, p.end)]
+        plans = [p for p in plans if p not in rather_not]
+        wishes = [w for w in wishes if w not in rather_not]
+        by["preference"] = [p for p in by["preference"] if p not in rather_not]
+        by["correction"] += [
+            Signal("correction", p.weight, "rather-not", p.start, p.end, p.text) for p in rather_not
+        ]
     praised = [c for c in by["confirmation"] if c.weight >= 0.85 and c.name != "thats-it"]
     mind_changed = any(p.name in _MIND_CHANGED for p in plans)
     corrections = [
@@ -353,6 +362,12 @@ _NEGATED = re.compile(
     r"|(?:i|we)(?:'ll|’ll| will|'d|’d| would| can| could)?)\b",
     re.IGNORECASE,
 )
+#: An agent message saying what it is about to do, and a reply wishing it would not.
+_AGENT_PLANS = re.compile(
+    r"\b(?:i(?:'ll|’ll| will)|i(?:'m|’m| am) (?:going to|about to)|let me|next,? i(?:'ll|’ll| will))\s+\w+",
+    re.IGNORECASE,
+)
+_RATHER_NOT = re.compile(r"\s+(?:we\s+|you\s+|it\s+)?(?:not|didn(?:'t|’t|t)|don(?:'t|’t|t))\b", re.IGNORECASE)
 _REMOVED = re.compile(r"\b(?:removed|deleted|dropped|took out|got rid of|stripped)\b", re.IGNORECASE)
 
 

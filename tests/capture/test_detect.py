@@ -104,6 +104,9 @@ CORRECTIONS_EN = [
     ("", "could you not touch the lockfile next time? it makes the diff unreadable"),
     ("I'll delete the build cache folder to start clean.", "please no, the cache took an hour to fill"),
     ("", "revert the last commit, it broke the arm64 build"),
+    # "keep it" after the agent took the thing away; "I'd rather not" to what it says it will do.
+    ("I dropped the legacy export endpoint.", "keep it, two partners still call it"),
+    ("I'll squash the migrations into one file.", "I'd rather you didn't, prod has applied them one by one"),
 ]
 CORRECTIONS_ZH = [
     ("", "不对，这个接口应该返回 404，而不是 500。"),
@@ -155,6 +158,7 @@ CONFIRMATIONS_ZH = [
 ]
 PREFERENCES_EN = [
     ("", "I prefer tabs over spaces in Makefiles and shell scripts"),
+    ("", "I'd rather not use an ORM in this repo"),  # with no plan of the agent's: the user's own way
     ("", "from now on, write the changelog entries in the past tense"),
     ("", "let's move the release to next Tuesday, marketing needs more time"),
     ("The page uses the default font.", "looks fine. I'd like the headings a bit larger in general though"),
@@ -242,6 +246,7 @@ NONE_EN = [
     ("I fixed the lint errors.", "still need the changelog entry though"),
     ("", "the tests you added pass on my machine too"),
     ("", "next time we pair, let's look at the flaky suite"),
+    ("I can keep the old route or drop it, up to you.", "keep it"),  # an offer, answered
     # Reviewed misfires: a question about the agent's work, a reading that agrees, "still" without
     # a symptom, a declined offer, a plan of the user's, Chinese praise and "rather".
     ("I added a caching layer in cache.py.", "is there a chance your cache has a race?"),
