@@ -194,7 +194,6 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     # So is a contrast that follows the user's own wish in its sentence ("I prefer X rather than Y"),
     # or, with nothing the agent did before it, the team's way ("we use tabs, not spaces").
     wishes = plans + ([] if has_agent else [d for d in by["directive"] if d.name == "we-convention"])
-    # "thanks for using X instead of Y", "X instead of Y: exactly right": what the praise is for.
     kept = [c for c in by["confirmation"] if c.name == "keep-it"]
     refused = [c for c in kept if _NEGATED.search(_sentence_before(text, c.start, sentences))]
     # "keep it" after the agent says it took the thing away asks for it back: the removal was wrong.
@@ -211,6 +210,7 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         by["correction"] += [
             Signal("correction", p.weight, "rather-not", p.start, p.end, p.text) for p in rather_not
         ]
+    # "thanks for using X instead of Y", "X instead of Y: exactly right": what the praise is for.
     praised = [c for c in by["confirmation"] if c.weight >= 0.85 and c.name != "thats-it"]
     mind_changed = any(p.name in _MIND_CHANGED for p in plans)
     corrections = [
@@ -235,7 +235,8 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         for c in corrections
         if c.name != "agent-work-defect"
         or not (
-            _sentence_asks(text, c.start, sentences)
+            _asked(c, text, sentences)
+            or _checks(text, c.start, sentences)
             or any(_same_sentence(p, c, text, sentences) for p in kind_words)
         )
     ]
@@ -377,11 +378,10 @@ def _sentence_before(text: str, at: int, sentences: list[tuple[int, int]]) -> st
     return text[start:at]
 
 
-def _sentence_asks(text: str, at: int, sentences: list[tuple[int, int]]) -> bool:
-    """Is the sentence holding `at` a question, or a request to check or look?"""
-    start, end = next(((a, b) for a, b in sentences if a <= at < b), (0, len(text)))
-    tail = text[end - 1 : end + 1]
-    return "?" in tail or "？" in tail or _CHECK.match(text, start) is not None
+def _checks(text: str, at: int, sentences: list[tuple[int, int]]) -> bool:
+    """Does the sentence holding `at` ask to check or look (or open as a question does)?"""
+    start = next((a for a, b in sentences if a <= at < b), 0)
+    return _CHECK.match(text, start) is not None
 
 
 _CHECK = re.compile(
