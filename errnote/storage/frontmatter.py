@@ -146,9 +146,6 @@ FRONT_MATTER_LINE = re.compile(r"^-{3,}[^\S\n]*$", re.MULTILINE)
 
 def parse_entry(text: str, path: Path | None = None) -> Entry:
     """Parse and validate one entry file's text; errors name the file."""
-    import frontmatter
-    import yaml
-
     where = str(path) if path else None
     if has_conflict_markers(text):
         raise ConflictedEntry(
@@ -159,6 +156,46 @@ def parse_entry(text: str, path: Path | None = None) -> Entry:
     text = text.removeprefix("\ufeff")  # a byte-order mark from a Windows editor
     if not text.startswith("---"):
         raise InvalidEntry("the file has no YAML front-matter (it must start with '---')", path=where)
+    metadata, content = _quick(text) or _through_pyyaml(text, where)
+    if not metadata or not isinstance(metadata, dict):
+        raise InvalidEntry("the YAML front-matter is empty or not a mapping", path=where)
+    # The body as written after the closing line: python-frontmatter strips it, and with it the
+    # indentation of its first line (an indented code block would become a paragraph).
+    closing = list(itertools.islice(FRONT_MATTER_LINE.finditer(text), 2))
+    if len(closing) == 2:
+        content = text[closing[1].end() :]
+    try:
+        return entry_from_dict(metadata, content, tag_text=tag_text)
+    except InvalidEntry as exc:
+        raise InvalidEntry(exc.message, exc.hint, path=where) from None
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError, RecursionError) as exc:
+        # A value of a shape no check foresaw: still one unreadable file, never a failed command.
+        problem = f"a front-matter value cannot be read ({type(exc).__name__}: {exc})"
+        raise InvalidEntry(problem, path=where) from None
+
+
+#: python-frontmatter's YAML boundary (a line of dashes; `\s*` may run over blank lines after it).
+_FM_BOUNDARY = re.compile(r"^-{3,}\s*$", re.MULTILINE)
+
+
+def _quick(text: str) -> tuple[dict[str, Any], str] | None:
+    """The front-matter and body as python-frontmatter splits them, the front-matter read by
+    `plainyaml` (no PyYAML); None when it leaves the text to PyYAML."""
+    from errnote.storage import plainyaml
+
+    parts = _FM_BOUNDARY.split(text.strip(), 2)
+    if len(parts) != 3 or parts[0]:
+        return None
+    data = plainyaml.load(parts[1])
+    return None if data is None else (data, parts[2].strip())
+
+
+def _through_pyyaml(text: str, where: str | None) -> tuple[Any, str]:
+    """The front-matter and body as python-frontmatter and PyYAML read them; their errors as
+    `InvalidEntry`s naming the problem."""
+    import frontmatter
+    import yaml
+
     try:
         metadata, content = frontmatter.parse(text, handler=_handler())
     except _RepeatedKey as exc:
@@ -179,21 +216,7 @@ def parse_entry(text: str, path: Path | None = None) -> Entry:
             "remove the tag or correct the value",
             path=where,
         ) from None
-    if not metadata or not isinstance(metadata, dict):
-        raise InvalidEntry("the YAML front-matter is empty or not a mapping", path=where)
-    # The body as written after the closing line: python-frontmatter strips it, and with it the
-    # indentation of its first line (an indented code block would become a paragraph).
-    closing = list(itertools.islice(FRONT_MATTER_LINE.finditer(text), 2))
-    if len(closing) == 2:
-        content = text[closing[1].end() :]
-    try:
-        return entry_from_dict(metadata, content, tag_text=tag_text)
-    except InvalidEntry as exc:
-        raise InvalidEntry(exc.message, exc.hint, path=where) from None
-    except (TypeError, ValueError, AttributeError, KeyError, OverflowError, RecursionError) as exc:
-        # A value of a shape no check foresaw: still one unreadable file, never a failed command.
-        problem = f"a front-matter value cannot be read ({type(exc).__name__}: {exc})"
-        raise InvalidEntry(problem, path=where) from None
+    return metadata, content
 
 
 class _RepeatedKey(Exception):
