@@ -80,11 +80,28 @@ def other_value(text: str, agent_said: str, amounts: bool = True) -> tuple[int, 
         return None
     used = {(m.group(1), _unit(m)) for m in _AMOUNT_RE.finditer(agent_said)}
     units = {unit for _, unit in used}
+    # The agent's number in another unit of its kind ("6 hours" for its "6 minutes"): a unit mixed up.
+    mixed = {(number, _DIMENSION[unit]) for number, unit in used if unit in _DIMENSION}
     for m in _AMOUNT_RE.finditer(text):
         unit = _unit(m)
-        if unit and unit in units and (m.group(1), unit) not in used:
+        if not unit or (m.group(1), unit) in used:
+            continue
+        if unit in units or (m.group(1), _DIMENSION.get(unit)) in mixed:
             return m.span()
     return None
+
+
+#: Units of one kind, so that "6 hours" answers "6 minutes" as another amount of time.
+_DIMENSION = {
+    unit: kind
+    for kind, units in (
+        ("time", "ms s sec secs second seconds min mins minute minutes h hr hrs hour hours"),
+        ("time", "day days week weeks month months"),
+        ("size", "b bytes kb mb gb tb kib mib gib"),
+        ("frequency", "hz khz mhz ghz"),
+    )
+    for unit in units.split()
+}
 
 
 _AGREES = re.compile(
@@ -129,7 +146,9 @@ _STILL_THERE = re.compile(
     r"|happen\w*|there|see(?:ing)?|getting|returns?|returning|climb\w*|grow\w*|leak\w*|red|open|cold|stuck|flaky"
     r"|rising|increas\w*|spik\w*|timing out|times out|timed out|not|no|empty|wrong|missing|the same)\b"
     r"|\b(?:the )?same (?:error|failure|crash|exception|stack ?trace|traceback)\b"
-    r"|(?:还是|仍然|依然|照样)(?:[^。！？!?\n，,]{0,4})(?:不行|报错|失败|出错|错误|挂|崩|卡|慢|一样|没好|没用|不对|不工作|在涨|在漏|超时|有问题)",
+    r"|\b(?:fail\w*|crash\w*|broke|broken|hang\w*|leak\w*|red|erroring|timed out|times out|timing out|spik\w*"
+    r"|climb\w*|OOM\w*|down|happen\w*)\s+again\b"
+    r"|(?:还是|仍然|依然|照样|又)(?:[^。！？!?\n，,]{0,6})(?:不行|报错|失败|出错|错误|挂|崩|卡|慢|一样|没好|没用|不对|不工作|在涨|在漏|涨|到|超时|有问题|出现)",
     re.IGNORECASE,
 )
 

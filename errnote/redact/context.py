@@ -77,10 +77,12 @@ _BASIC_RE = re.compile(
 )
 
 
-# `Authorization: <scheme> <value>` or a raw `Authorization: <value>`. The value must end the header
+# `Authorization: <scheme> <value>` or a raw `Authorization: <value>`, also as a header name and its
+# value given as two strings (`.header("Authorization", "SSWS ...")`). The value must end the header
 # (quote, bracket, line end), which rules out multi-part schemes such as `AWS4-HMAC-SHA256 Credential=`.
 _AUTH_HEADER_RE = re.compile(
-    r"(?i:(?:proxy-)?authorization)(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?\[?"
+    r"(?i:(?:proxy-)?authorization)"
+    r"(?:(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?|\\?[\"'][ \t]*,[ \t]*\\?[\"'])\[?"
     r"(?:(?i:token|bearer|basic|apikey|api-key|key|sso-key|ssws|oauth|geniekey|splunk)[ \t]+)?"
     rf"(?P<s>[{_TOKEN_CHARS}]+=*)(?=\\?[\"'\],;]|\\r|\\n|[ \t]*(?:\r?\n|$))"
 )

@@ -107,6 +107,13 @@ CORRECTIONS_EN = [
     # "keep it" after the agent took the thing away; "I'd rather not" to what it says it will do.
     ("I dropped the legacy export endpoint.", "keep it, two partners still call it"),
     ("I'll squash the migrations into one file.", "I'd rather you didn't, prod has applied them one by one"),
+    # A refusal of what was done; two interrupt words; undoing the agent's changes; the agent's
+    # number in another unit; a claimed fix that failed again.
+    ("I'll drop and recreate the audit table.", "that's unacceptable, we'd lose a year of rows"),
+    ("Deploying the migration to the cluster now.", "wait no, that's the production context"),
+    ("", "undo the changes you made to the nginx config, the site has been down since"),
+    ("I set the cache TTL to 30 minutes.", "that's 30 hours, look at the config again"),
+    ("Fixed: the worker no longer crashes on empty payloads.", "it crashed again at 3am"),
 ]
 CORRECTIONS_ZH = [
     ("", "不对，这个接口应该返回 404，而不是 500。"),
@@ -119,6 +126,8 @@ CORRECTIONS_ZH = [
     ("我把价格存成 float。", "价格用 Decimal，float 会有精度问题"),
     ("", "说好了不动数据库结构的，你今天又加了一列"),
     ("内存泄漏修好了，释放了连接池。", "跑了一晚上，内存还是在涨"),
+    ("我把超时设置成了 5000 毫秒。", "这个参数的单位是秒不是毫秒"),
+    ("接口超时的问题已经解决了。", "刚才又超时了，一样的错误"),
 ]
 CONFIRMATIONS_EN = [
     (
@@ -257,6 +266,12 @@ NONE_EN = [
     ("我把登录接口改成了用JWT。", "你这个方案又快又简单"),
     ("", "can you show me how to undo the last commit in git?"),
     ("Fixed. The build passes now. Want me to bump the version?", "yes please, and keep the changelog short"),
+    # Another amount of the same kind that is a plan of the user's; a fix that holds; "not ok" of
+    # something that is not the agent's; whose fault it is, in Chinese.
+    ("The build takes about 5 minutes.", "I'll check back in 2 hours"),
+    ("Fixed the DNS record for the docs site.", "the site is back, thanks"),
+    ("", "my laptop is not ok, the fan is stuck"),
+    ("", "这是网络的问题不是你的代码，先等运维处理"),
 ]
 NONE_ZH = [
     ("", "帮我写一个读取 CSV 的函数。"),

@@ -206,6 +206,16 @@ def test_authorization_token_scheme() -> None:
     assert_masked(f'curl -H "Authorization: token {token}" https://api.example.com/repos', token)
 
 
+def test_an_authorization_header_given_as_two_strings() -> None:
+    """Java's `.header(name, value)`, Go's `req.Header.Set`, JS's `setRequestHeader`: the value is
+    masked; a list of header names (CORS) is left alone."""
+    token = fake(42, seed=38)
+    assert_masked(f'request.header("Authorization", "SSWS {token}")', token)
+    assert_masked(f"xhr.setRequestHeader('authorization', '{token}');", token)
+    names = 'allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id"]'
+    assert redact(names) == names
+
+
 def test_url_password_keeps_user_and_host() -> None:
     password = fake(12, seed=37) + ".-x"
     text = f"could not connect to amqp://ingest:{password}@rabbit.internal:5672// (refused)"
