@@ -10,9 +10,10 @@ from collections.abc import Iterator
 from errnote.redact import needs
 from errnote.redact.values import name_strength, plausible, random_like, value_group
 
-# `--password X`, `--api-key=X`, `-storepass X`.
+# `--password X`, `--api-key=X`, `-storepass X`, and a flag and its value as two items of a command
+# list (`["redis-server", "--requirepass", "X"]`, `subprocess.run([..., "--password", "X"])`).
 _FLAG_RE = re.compile(
-    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?:[ \t]+|=)"
+    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?:[ \t]+|=|\"[ \t]*,[ \t]*(?=\")|'[ \t]*,[ \t]*(?='))"
     r"(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'-][^\s\"']*))"
 )
 

@@ -93,7 +93,7 @@ _AUTH_HEADER_RE = re.compile(
 # from the separator on. Anchoring on the word also means a rejected candidate before it
 # (`--from-literal=api-token=...`) can never swallow it.
 _KV_WORD_RE = re.compile(
-    r"(?i:pass(?:word|wd|phrase)?|pwd|pw|secret|token|key(?:_?base)?|auth)"
+    r"(?i:pass(?:word|wd|phrase)?|pwd|pw|secret|token|key(?:_?base)?|auth|psk)"
     r"(?=(?:\]|\\?[\"']|%22)?[ \t]*(?:=>|:=|=|:|：|%3[DdAa]))"
 )
 

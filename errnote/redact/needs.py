@@ -22,7 +22,7 @@ _TO_ASCII = {0x130: "i", 0x131: "i", 0x17F: "s"}
 
 #: The words a secret's label holds (lower case) for `values.name_strength` to judge it one: every
 #: strong suffix and component, and the weak ones, hold one of these.
-LABEL_WORDS = ("pass", "pw", "secret", "token", "key", "auth", "bearer")
+LABEL_WORDS = ("pass", "pw", "secret", "token", "key", "auth", "bearer", "psk")
 
 
 @lru_cache(maxsize=4)

@@ -12,7 +12,7 @@ _STRONG_SUFFIXES = (
     "password", "passwd", "passphrase", "secret", "token", "storepass", "keypass", "apikey",
     "accesskey", "secretkey", "privatekey", "accountkey", "signingkey", "encryptionkey", "masterkey",
     "appkey", "licensekey", "writekey", "adminkey", "serverkey", "hmackey", "storagekey", "keybase",
-    "authkey",
+    "authkey", "requirepass", "masterauth", "psk",  # Redis's passwords; a Wi-Fi pre-shared key
 )  # fmt: skip
 
 

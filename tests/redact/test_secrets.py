@@ -216,6 +216,22 @@ def test_an_authorization_header_given_as_two_strings() -> None:
     assert redact(names) == names
 
 
+def test_a_flag_and_its_value_as_two_items_of_a_command_list() -> None:
+    password = fake(18, seed=39)
+    assert_masked(f'command: ["redis-server", "--requirepass", "{password}"]', password)
+    assert_masked(f"subprocess.run(['mysql', '--password', '{password}'], check=True)", password)
+    for clean in ('args: ["--log-level", "debug"]', 'flags: ["--password-file", "/run/secrets/db"]'):
+        assert redact(clean) == clean
+
+
+def test_redis_passwords_and_a_wifi_pre_shared_key_are_labelled_secrets() -> None:
+    password = fake(16, seed=40)
+    assert_masked(f"redis-server --requirepass {password}", password)
+    assert_masked(f"masterauth: {password}", password)
+    assert_masked(f'network={{\n    ssid="Office-5G"\n    psk="{password}"\n}}', password)
+    assert redact("the psk is in the vault") == "the psk is in the vault"
+
+
 def test_url_password_keeps_user_and_host() -> None:
     password = fake(12, seed=37) + ".-x"
     text = f"could not connect to amqp://ingest:{password}@rabbit.internal:5672// (refused)"
