@@ -349,7 +349,7 @@ def _asks(agent_said: str) -> bool:
 _AGENT_DID = frozenset({"you-did", "you-doing"})
 #: Preference cues of a change of mind, and the correction cues of undoing a change.
 _MIND_CHANGED = frozenset({"plan-change", "zh-decided"})
-_UNDOING = frozenset({"put-back", "undo-last", "zh-change", "lets-not", "actually-fact"})
+_UNDOING = frozenset({"put-back", "undo-last", "undo-yours", "zh-change", "lets-not", "actually-fact"})
 #: Correction cues that contrast two options: a user's wish can hold one too.
 _CONTRASTS = frozenset(
     {"use-x-not-y", "comma-not", "copula-not", "instead-should", "instead-of-ing", "zh-instead"}

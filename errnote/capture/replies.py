@@ -80,27 +80,41 @@ def other_value(text: str, agent_said: str, amounts: bool = True) -> tuple[int, 
         return None
     used = {(m.group(1), _unit(m)) for m in _AMOUNT_RE.finditer(agent_said)}
     units = {unit for _, unit in used}
-    # The agent's number in another unit of its kind ("6 hours" for its "6 minutes"): a unit mixed up.
-    mixed = {(number, _DIMENSION[unit]) for number, unit in used if unit in _DIMENSION}
+    # The agent's number in another unit of its kind, said as what the value is ("that's 6 hours"
+    # for its "6 minutes"): a unit mixed up.
+    mixed = {(number, _CONFUSABLE[unit]) for number, unit in used if unit in _CONFUSABLE}
     for m in _AMOUNT_RE.finditer(text):
         unit = _unit(m)
         if not unit or (m.group(1), unit) in used:
             continue
-        if unit in units or (m.group(1), _DIMENSION.get(unit)) in mixed:
+        if unit in units:
+            return m.span()
+        if (m.group(1), _CONFUSABLE.get(unit)) in mixed and _IS_THE_VALUE.search(text, 0, m.start()):
             return m.span()
     return None
 
 
-#: Units of one kind, so that "6 hours" answers "6 minutes" as another amount of time.
-_DIMENSION = {
-    unit: kind
-    for kind, units in (
-        ("time", "ms s sec secs second seconds min mins minute minutes h hr hrs hour hours"),
-        ("time", "day days week weeks month months"),
-        ("size", "b bytes kb mb gb tb kib mib gib"),
-        ("frequency", "hz khz mhz ghz"),
+#: What comes right before an amount said as the value of a thing: "that's (every) 6 hours".
+_IS_THE_VALUE = re.compile(
+    r"(?:\b(?:that|it|this)(?:'s|’s| is)|\b(?:should|needs? to|has to|must) be|\bmeant|\bnot)"
+    r"\s+(?:\w+\s+)?\Z",
+    re.IGNORECASE,
+)
+
+
+#: One spelling for each unit (`30s` and `30 seconds` are one amount).
+_CANONICAL = {
+    spelling: unit
+    for unit, spellings in (
+        ("ms", "ms"), ("s", "s sec secs second seconds"), ("min", "min mins minute minutes"),
+        ("h", "h hr hrs hour hours"), ("d", "day days"), ("kb", "kb kib"), ("mb", "mb mib"), ("gb", "gb gib"),
     )
-    for unit in units.split()
+    for spelling in spellings.split()
+}  # fmt: skip
+
+#: Units a person mixes up, by kind: a time of one scale for another, a size for another.
+_CONFUSABLE = {
+    unit: kind for kind, units in (("time", "ms s min h"), ("size", "kb mb gb")) for unit in units.split()
 }
 
 
@@ -125,7 +139,8 @@ _AMOUNT_RE = re.compile(
 
 
 def _unit(m: re.Match[str]) -> str:
-    return (m.group(2) or m.group(3) or "").casefold()
+    unit = (m.group(2) or m.group(3) or "").casefold()
+    return _CANONICAL.get(unit, unit)
 
 
 _MORE = re.compile(r"^\W*and\b|\b(?:also|too|as well|plus|another|the same for)\b|还有|也", re.IGNORECASE)
@@ -146,9 +161,7 @@ _STILL_THERE = re.compile(
     r"|happen\w*|there|see(?:ing)?|getting|returns?|returning|climb\w*|grow\w*|leak\w*|red|open|cold|stuck|flaky"
     r"|rising|increas\w*|spik\w*|timing out|times out|timed out|not|no|empty|wrong|missing|the same)\b"
     r"|\b(?:the )?same (?:error|failure|crash|exception|stack ?trace|traceback)\b"
-    r"|\b(?:fail\w*|crash\w*|broke|broken|hang\w*|leak\w*|red|erroring|timed out|times out|timing out|spik\w*"
-    r"|climb\w*|OOM\w*|down|happen\w*)\s+again\b"
-    r"|(?:还是|仍然|依然|照样|又)(?:[^。！？!?\n，,]{0,6})(?:不行|报错|失败|出错|错误|挂|崩|卡|慢|一样|没好|没用|不对|不工作|在涨|在漏|涨|到|超时|有问题|出现)",
+    r"|(?:还是|仍然|依然|照样)(?:[^。！？!?\n，,]{0,4})(?:不行|报错|失败|出错|错误|挂|崩|卡|慢|一样|没好|没用|不对|不工作|在涨|在漏|超时|有问题)",
     re.IGNORECASE,
 )
 

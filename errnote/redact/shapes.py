@@ -187,7 +187,7 @@ def shape_spans(text: str) -> Iterator[tuple[int, int]]:
     if needs.holds(text, ("-----BEGIN ",)) and needs.holds(text, ("PRIVATE KEY",)):
         for regex in (_PEM_RE, _PEM_TRUNCATED_RE):
             for m in regex.finditer(text):
-                yield m.span()
+                yield _pem_body(text, m.start(), m.end())
     if needs.holds(text, (":AA",)):
         for m in _TELEGRAM_RE.finditer(text):
             yield m.span()
@@ -200,6 +200,26 @@ def shape_spans(text: str) -> Iterator[tuple[int, int]]:
         yield from _slack_spans(text)
     if needs.holds(text, ("eyJ",)):
         yield from _jwt_spans(text)
+
+
+#: Line breaks inside a key block, real or written as escapes, and what starts the next line
+#: before the key's characters (indentation, a comment's `# `).
+_BREAKS_AT_START = re.compile(r"(?:(?:\r?\n|(?:\\r)?\\n)[ \t#>*;/\"']*)+")
+_BREAKS_AT_END = re.compile(r"(?:(?:\r?\n|(?:\\r)?\\n)[ \t#>*;/\"']*)+\Z")
+
+
+def _pem_body(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of a key block to mask: its body, between the BEGIN and END lines, which stay (a
+    reader sees that a key of that kind was there); the whole block when it has no body."""
+    head_end = text.index("-----", start + 5) + 5
+    foot = text.rfind("-----END ", head_end, end)
+    body_end = end if foot < 0 else foot
+    lead = _BREAKS_AT_START.match(text, head_end, body_end)
+    body_start = lead.end() if lead else head_end
+    tail = _BREAKS_AT_END.search(text[body_start:body_end])
+    if tail:
+        body_end = body_start + tail.start()
+    return (body_start, body_end) if body_start < body_end else (start, end)
 
 
 def _run_around(text: str, pos: int, chars: str, end_re: re.Pattern[str]) -> tuple[int, int]:

@@ -23,6 +23,9 @@ _UNUSUAL = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-
 #: A key of a block mapping, its colon and the spaces after it.
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +|$)")
 
+#: PyYAML refuses a plain key longer than 1,024 characters.
+_KEY_MAX = 1024
+
 #: First characters of PyYAML's implicit resolvers: a plain scalar starting with any other is a string.
 RESOLVED_FIRST = frozenset("yYnNtTfFoO-+0123456789.<~=")
 
@@ -71,7 +74,9 @@ def load(text: str) -> dict[str, Any] | None:
     reader = _Reader(lines)
     try:
         data = reader.mapping(0)
-    except _Unsure:
+    except (_Unsure, ValueError, RecursionError):
+        # ValueError: an int of more digits than Python converts; RecursionError: nesting deeper
+        # than this reader recurses. PyYAML reads them (or words the error).
         return None
     if reader._next() < len(lines) or not data:
         return None  # a line no mapping took, or no key at all
@@ -107,7 +112,7 @@ class _Reader:
             if indents[at] > indent or found is None:
                 raise _Unsure
             key = found.group(1)
-            if key in data or key in _BOOLS or key in _NULLS:
+            if key in data or key in _BOOLS or key in _NULLS or len(key) > _KEY_MAX:
                 raise _Unsure  # twice (PyYAML words the error), or not a string key
             self.at = at + 1
             rest = line[found.end() :]
@@ -183,9 +188,9 @@ class _Reader:
         end = self.at
         while end < len(lines):
             line = lines[end]
+            if line and indents[end] == len(line):
+                raise _Unsure  # spaces alone: a blank line or content, by rules left to PyYAML
             if line and indents[end] < block:
-                if indents[end] == len(line):
-                    raise _Unsure  # spaces alone: blank or content, by rules left to PyYAML
                 break
             end += 1
         taken = lines[self.at : end]

@@ -107,13 +107,10 @@ CORRECTIONS_EN = [
     # "keep it" after the agent took the thing away; "I'd rather not" to what it says it will do.
     ("I dropped the legacy export endpoint.", "keep it, two partners still call it"),
     ("I'll squash the migrations into one file.", "I'd rather you didn't, prod has applied them one by one"),
-    # A refusal of what was done; two interrupt words; undoing the agent's changes; the agent's
-    # number in another unit; a claimed fix that failed again.
-    ("I'll drop and recreate the audit table.", "that's unacceptable, we'd lose a year of rows"),
-    ("Deploying the migration to the cluster now.", "wait no, that's the production context"),
+    # An interrupt and a stop; undoing the agent's changes; the agent's number in another unit.
+    ("Deploying the migration to the cluster now.", "wait, don't, that's the production context"),
     ("", "undo the changes you made to the nginx config, the site has been down since"),
     ("I set the cache TTL to 30 minutes.", "that's 30 hours, look at the config again"),
-    ("Fixed: the worker no longer crashes on empty payloads.", "it crashed again at 3am"),
 ]
 CORRECTIONS_ZH = [
     ("", "不对，这个接口应该返回 404，而不是 500。"),
@@ -126,8 +123,6 @@ CORRECTIONS_ZH = [
     ("我把价格存成 float。", "价格用 Decimal，float 会有精度问题"),
     ("", "说好了不动数据库结构的，你今天又加了一列"),
     ("内存泄漏修好了，释放了连接池。", "跑了一晚上，内存还是在涨"),
-    ("我把超时设置成了 5000 毫秒。", "这个参数的单位是秒不是毫秒"),
-    ("接口超时的问题已经解决了。", "刚才又超时了，一样的错误"),
 ]
 CONFIRMATIONS_EN = [
     (
@@ -171,6 +166,7 @@ PREFERENCES_EN = [
     ("", "I like it when you list the files you touched at the end."),
     ("", "FYI our team uses squash merges for every PR."),
     ("", "For SQL files in this repo, use lowercase keywords."),
+    ("", "For the future: before I ask you to undo the changes you made, make a backup branch"),
     ("", "I prefer tabs over spaces in Makefiles and shell scripts"),
     ("", "I'd rather not use an ORM in this repo"),  # with no plan of the agent's: the user's own way
     ("", "from now on, write the changelog entries in the past tense"),
@@ -279,6 +275,11 @@ NONE_EN = [
     ("Fixed the DNS record for the docs site.", "the site is back, thanks"),
     ("", "my laptop is not ok, the fan is stuck"),
     ("", "这是网络的问题不是你的代码，先等运维处理"),
+    # Reviewed misfires: the agent's amount in a shorter spelling, another amount of its kind, an
+    # interrupt that reassures.
+    ("I set the request timeout to 30 seconds.", "30s, same as the load balancer. ship it"),
+    ("The rollout takes about 2 minutes.", "my meeting is in 2 hours, so go ahead"),
+    ("I'll look for the config file.", "wait no worries, I found the file myself"),
 ]
 NONE_ZH = [
     ("", "帮我写一个读取 CSV 的函数。"),

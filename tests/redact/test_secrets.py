@@ -180,15 +180,23 @@ def test_jwt_in_cookie_and_query() -> None:
 
 
 def test_private_key_block() -> None:
-    key = "\n".join(["-----BEGIN RSA PRIVATE KEY-----", *pem_body(32), "-----END RSA PRIVATE KEY-----"])
+    """The body goes; the BEGIN and END lines stay, so a reader sees what kind of key was there."""
+    body = "\n".join(pem_body(32))
+    key = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
     text = f"+ echo '{key}' > ~/.ssh/id_rsa\nLoad key: invalid format"
-    assert_masked(text, key)
+    assert_masked(text, body)
 
 
 def test_private_key_with_escaped_newlines() -> None:
-    key = "\\n".join(["-----BEGIN PRIVATE KEY-----", *pem_body(33), "-----END PRIVATE KEY-----"])
+    body = "\\n".join(pem_body(33))
+    key = f"-----BEGIN PRIVATE KEY-----\\n{body}\\n-----END PRIVATE KEY-----"
     text = f"settings: {{'private_key': '{key}\\n', 'kid': 'k1'}}"
-    assert_masked(text, key)
+    assert_masked(text, body)
+
+
+def test_a_key_block_without_a_body_is_masked_whole() -> None:
+    text = "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----"
+    assert redact(text) == MASK
 
 
 def test_basic_credentials() -> None:

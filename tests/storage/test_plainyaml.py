@@ -119,6 +119,13 @@ LEFT_TO_PYYAML = [
     "a: |\nb: 1\n",
     "a:\n  b:\n- x\n",
     "a: x\u2028y\n",
+    # Found by an adversarial review: a line of spaces ending a literal block, a plain key over
+    # PyYAML's 1,024 characters, an int of more digits than Python converts, deep nesting.
+    "a: |\n  x\n  \nb: 1\n",
+    "a: |-\n  x\n  \n",
+    "a" * 1025 + ": 1\n",
+    "a: " + "1" * 4301 + "\n",
+    "\n" + "\n".join(" " * i + f"k{i}:" for i in range(600)) + " 1\n",
 ]
 
 
