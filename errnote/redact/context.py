@@ -366,36 +366,10 @@ _PROSE_RE = re.compile(
 
 
 _VERSION_RE = re.compile(r"v?\d+(?:\.\d+)+(?:[-+][\w.]+)?$", re.IGNORECASE)
-_SYMBOLS = frozenset("!@#$%^&*+=?~")
-
-
-# `the staging login is admin / Xk9vL2qP7!`, `creds: deploy:Xk9vL2qP7`: a user and a password as a
-# pair, after a word for a login and a copula or colon. The user is one word; the password must
-# look made: a digit, and both cases or a symbol (not a region such as `us-east-1`).
-_LOGIN_PAIR_RE = re.compile(
-    r"(?i:\b(?:log-?in|log in|sign-?in|credentials?|creds)\b)[^\n]{0,40}?(?:\b(?:is|are)\b|:)[ \t]+"
-    r"[`'\"]?[\w.@+-]{2,64}[ \t]*(?:/|:)[ \t]*(?P<s>[^\s'\"`<>]{6,128})"
-)
 
 
 def prose_spans(text: str) -> Iterator[tuple[int, int]]:
-    """Values named by a secret's word in a sentence: `the password is ...`, `token ...`, a login's
-    `user / password`."""
-    if needs.folds(text, ("log", "sign", "cred")):
-        for m in _LOGIN_PAIR_RE.finditer(text):
-            start, end = m.start("s"), _bare_end(text, m.start("s"), m.end("s"))
-            value = text[start:end]
-            if (
-                end - start >= 6
-                and any(c.isdigit() for c in value)
-                and plausible(value, bare=True, spaced=True)
-                and token_like(value)
-                and any(c.isalpha() for c in value)
-                and (not (value.islower() or value.isupper()) or any(c in _SYMBOLS for c in value))
-                and not _VERSION_RE.match(value)
-                and "/" not in value
-            ):
-                yield start, end
+    """Values named by a secret's word in a sentence: `the password is ...`, `token ...`."""
     if not needs.folds(text, ("pass", "secret", "token", "key", "密码", "密钥", "秘钥", "口令", "令牌")):
         return
     for m in _PROSE_RE.finditer(text):
