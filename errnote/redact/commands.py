@@ -13,7 +13,8 @@ from errnote.redact.values import name_strength, plausible, random_like, value_g
 # `--password X`, `--api-key=X`, `-storepass X`, and a flag and its value as two items of a command
 # list (`["redis-server", "--requirepass", "X"]`, `subprocess.run([..., "--password", "X"])`).
 _FLAG_RE = re.compile(
-    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9-]*)(?:[ \t]+|=|\"[ \t]*,[ \t]*(?=\")|'[ \t]*,[ \t]*(?='))"
+    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9-]*)"
+    r"(?:[ \t]+|=|(?P<item>\"[ \t]*,[ \t]*(?=\")|'[ \t]*,[ \t]*(?=')))"
     r"(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s\"'-][^\s\"']*))"
 )
 
@@ -155,6 +156,8 @@ def flag_spans(text: str) -> Iterator[tuple[int, int]]:
             continue
         if not plausible(value, bare=group == "bare", spaced=True):
             continue
+        if m.group("item") and not random_like(value):
+            continue  # list items: another flag, a file, a reference (`["--private-key", "deploy.pem"]`)
         if strength == 2 or random_like(value):
             yield m.span(group)
     for start, end in (

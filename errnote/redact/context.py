@@ -82,8 +82,8 @@ _BASIC_RE = re.compile(
 # (quote, bracket, line end), which rules out multi-part schemes such as `AWS4-HMAC-SHA256 Credential=`.
 _AUTH_HEADER_RE = re.compile(
     r"(?i:(?:proxy-)?authorization)"
-    r"(?:(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?|\\?[\"'][ \t]*,[ \t]*\\?[\"'])\[?"
-    r"(?:(?i:token|bearer|basic|apikey|api-key|key|sso-key|ssws|oauth|geniekey|splunk)[ \t]+)?"
+    r"(?:(?:\\?[\"'])?[ \t]*[:=][ \t]*(?:\\?[\"'])?|(?P<pair>\\?[\"'][ \t]*,[ \t]*\\?[\"']))\[?"
+    r"(?:(?P<scheme>(?i:token|bearer|basic|apikey|api-key|key|sso-key|ssws|oauth|geniekey|splunk))[ \t]+)?"
     rf"(?P<s>[{_TOKEN_CHARS}]+=*)(?=\\?[\"'\],;]|\\r|\\n|[ \t]*(?:\r?\n|$))"
 )
 
@@ -245,6 +245,11 @@ def _route_like(value: str) -> bool:
     return all(len(n) <= 4 for n in numbers) and sum(map(len, words)) / len(words) >= 3.5
 
 
+#: A header's name (`X-Hub-Signature-256`, `Sec-WebSocket-Protocol`): words joined by dashes.
+_HEADER_WORD = r"(?:(?:[A-Z][a-z]+)+|[A-Z]+|[a-z]+)"
+_HEADER_NAME_RE = re.compile(rf"{_HEADER_WORD}(?:-(?:{_HEADER_WORD}|[0-9]+))+")
+
+
 def header_spans(text: str) -> Iterator[tuple[int, int]]:
     """`Bearer`/`Basic` credentials, `Authorization:` values, session cookies."""
     for regex, present in (
@@ -253,8 +258,19 @@ def header_spans(text: str) -> Iterator[tuple[int, int]]:
         (_AUTH_HEADER_RE, needs.folds(text, ("authorization",))),
     ):
         for m in regex.finditer(text) if present else ():
-            if token_like(m.group("s")):
-                yield m.span("s")
+            value = m.group("s")
+            if not token_like(value):
+                continue
+            # Two strings (`.header("Authorization", "...")`) may be a list of header names (CORS):
+            # the second is a credential under a scheme, or when it looks machine-made (not a name).
+            if (
+                regex is _AUTH_HEADER_RE
+                and m.group("pair")
+                and not m.group("scheme")
+                and (not random_like(value) or _HEADER_NAME_RE.fullmatch(value))
+            ):
+                continue
+            yield m.span("s")
     if needs.folds(text, ("cookie",)):
         yield from _cookie_spans(text)
     if needs.folds(text, ("sess", "connect.sid")):

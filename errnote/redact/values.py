@@ -12,7 +12,7 @@ _STRONG_SUFFIXES = (
     "password", "passwd", "passphrase", "secret", "token", "storepass", "keypass", "apikey",
     "accesskey", "secretkey", "privatekey", "accountkey", "signingkey", "encryptionkey", "masterkey",
     "appkey", "licensekey", "writekey", "adminkey", "serverkey", "hmackey", "storagekey", "keybase",
-    "authkey", "requirepass", "masterauth", "psk",  # Redis's passwords; a Wi-Fi pre-shared key
+    "authkey", "requirepass", "masterauth",  # Redis's passwords
 )  # fmt: skip
 
 
@@ -20,7 +20,7 @@ _STRONG_COMPONENTS = {"pass", "pwd", "pw", "bearer"}
 
 
 # Looser labels: only a value that looks random is masked under these.
-_WEAK_COMPONENTS = {"key", "auth"}
+_WEAK_COMPONENTS = {"key", "auth", "psk"}  # psk: a Wi-Fi pre-shared key (`psk=auto` is not one)
 
 
 # Components that, right before the secret word, make the value an id, cursor or public material.

@@ -220,15 +220,26 @@ def test_an_authorization_header_given_as_two_strings() -> None:
     token = fake(42, seed=38)
     assert_masked(f'request.header("Authorization", "SSWS {token}")', token)
     assert_masked(f"xhr.setRequestHeader('authorization', '{token}');", token)
-    names = 'allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id"]'
-    assert redact(names) == names
+    for names in (
+        'allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id"]',
+        'cors({allowedHeaders: ["Content-Type", "Authorization", "X-Requested-With"]})',
+        'ws.protocols = ["Authorization", "Sec-WebSocket-Protocol"]',
+        'headers.delete("Authorization", "X-Hub-Signature-256")',
+    ):
+        assert redact(names) == names
 
 
 def test_a_flag_and_its_value_as_two_items_of_a_command_list() -> None:
     password = fake(18, seed=39)
     assert_masked(f'command: ["redis-server", "--requirepass", "{password}"]', password)
     assert_masked(f"subprocess.run(['mysql', '--password', '{password}'], check=True)", password)
-    for clean in ('args: ["--log-level", "debug"]', 'flags: ["--password-file", "/run/secrets/db"]'):
+    for clean in (
+        'args: ["--log-level", "debug"]',
+        'flags: ["--password-file", "/run/secrets/db"]',
+        'cmd = ["pg_dump", "--no-password", "--host", "db"]',
+        'args: ["--private-key", "deploy_key.pem"]',
+        'args: ["--password", "env:DB_PASSWORD"]',
+    ):
         assert redact(clean) == clean
 
 
@@ -237,7 +248,8 @@ def test_redis_passwords_and_a_wifi_pre_shared_key_are_labelled_secrets() -> Non
     assert_masked(f"redis-server --requirepass {password}", password)
     assert_masked(f"masterauth: {password}", password)
     assert_masked(f'network={{\n    ssid="Office-5G"\n    psk="{password}"\n}}', password)
-    assert redact("the psk is in the vault") == "the psk is in the vault"
+    for clean in ("the psk is in the vault", "psk=auto", "usage: wg-setup [--psk HEX]"):
+        assert redact(clean) == clean
 
 
 def test_url_password_keeps_user_and_host() -> None:
