@@ -207,9 +207,6 @@ PREFERENCES_ZH = [
 NONE_EN = [
     ("", "In this repo, can you find where the retry logic lives?"),
     ("", "in this project the tests take forever to run, any idea why?"),
-    ("", "Please set up ESLint in this repo and make sure it runs in CI"),
-    ("", "Migrate the tests in this codebase to pytest, use fixtures"),
-    ("", "I don't ever want to see this error again, can you fix it?"),
     ("", "can you add a --dry-run flag to the deploy script?"),
     ("", "what does the --frozen-lockfile option do?"),
     ("", "thanks, that's all for today"),
