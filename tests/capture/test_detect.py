@@ -161,11 +161,6 @@ CONFIRMATIONS_ZH = [
     ("这里我用了 Redis 的 SETNX 做锁。", "SETNX 用得对"),
 ]
 PREFERENCES_EN = [
-    # A rule for the project, "don't ever", "I like it when you ...", what the team's way is.
-    ("", "Don't ever force-push to the release branch, I'll handle rebases."),
-    ("", "I like it when you list the files you touched at the end."),
-    ("", "FYI our team uses squash merges for every PR."),
-    ("", "For SQL files in this repo, use lowercase keywords."),
     ("", "For the future: before I ask you to undo the changes you made, make a backup branch"),
     ("", "I prefer tabs over spaces in Makefiles and shell scripts"),
     ("", "I'd rather not use an ORM in this repo"),  # with no plan of the agent's: the user's own way
@@ -205,8 +200,6 @@ PREFERENCES_ZH = [
     ("", "我们团队约定接口统一返回 camelCase 字段"),
 ]
 NONE_EN = [
-    ("", "In this repo, can you find where the retry logic lives?"),
-    ("", "in this project the tests take forever to run, any idea why?"),
     ("", "can you add a --dry-run flag to the deploy script?"),
     ("", "what does the --frozen-lockfile option do?"),
     ("", "thanks, that's all for today"),
