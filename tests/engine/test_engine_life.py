@@ -265,13 +265,14 @@ def test_what_only_changes_rich_s_view_keeps_the_hooks_answered_not_search(
     engines.start(project, env=engine_env(COLUMNS="80", TERM="dumb"))
     hook_env = engine_env(CLAUDE_PROJECT_DIR=str(project))
     want = off(["hook", "user-prompt"], project, _prompt(project, "ref"))
-    for attempt in range(5):  # a loaded machine may let a call answer itself: then the next one
-        got = run(["hook", "user-prompt"], project, _prompt(project, f"s{attempt}"), env=hook_env)
+    attempts = iter(range(1_000))
+
+    def hook() -> None:  # a loaded machine may let a call answer itself (or the engine be starting)
+        got = run(["hook", "user-prompt"], project, _prompt(project, f"s{next(attempts)}"), env=hook_env)
         assert (got.code, got.out) == (want.code, want.out)
-        if served(root):
-            break
-    assert served(root) >= 1
-    before = served(root)
+
+    before = until_served(hook, root)
+    assert before >= 1
     query = ["search", "--", "all-features"]
     assert run(query, project).out == off(query, project).out  # COLUMNS=200 here
     assert served(root) == before
