@@ -106,10 +106,20 @@ def render_front_matter(entry: Entry) -> str:
     """The front-matter block of an entry ("---" lines included) as `render_entry` writes it, without
     masking: for the merge driver, which rewrites text that is already in the files and must not
     change what neither side changed."""
-    import yaml
+    from errnote.storage import plaindump
 
     fields = entry_to_dict(entry)
-    data = yaml.dump(
+    data = plaindump.dump(fields)
+    if data is None:
+        data = _pyyaml_dump(fields)
+    return f"---\n{data}---\n"
+
+
+def _pyyaml_dump(fields: dict[str, Any]) -> str:
+    """The front-matter YAML (no `---` lines) as PyYAML writes it: what `plaindump` leaves to it."""
+    import yaml
+
+    return yaml.dump(
         fields,
         Dumper=_dumper(pure=_astral(fields)),
         sort_keys=False,
@@ -117,7 +127,6 @@ def render_front_matter(entry: Entry) -> str:
         default_flow_style=False,
         width=1_000_000,
     )
-    return f"---\n{data}---\n"
 
 
 def has_conflict_markers(text: str) -> bool:
