@@ -22,13 +22,13 @@ nothing the second time.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from errnote.errors import ErrnoteError
@@ -46,7 +46,8 @@ ACTIONS = ("lesson", "confirm", "transient", "one-off")
 @lru_cache(maxsize=1)
 def transient_patterns() -> tuple[re.Pattern[str], ...]:
     """The patterns of a transient failure (package data, read on first use)."""
-    text = resources.files("errnote.lifecycle").joinpath("data/transient.txt").read_text("utf-8")
+    with open(os.path.join(os.path.dirname(__file__), "data", "transient.txt"), encoding="utf-8") as f:
+        text = f.read()
     lines = [line.strip() for line in text.splitlines()]
     return tuple(re.compile(line, re.IGNORECASE) for line in lines if line and not line.startswith("#"))
 

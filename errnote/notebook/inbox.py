@@ -70,9 +70,10 @@ def _word_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
 @lru_cache(maxsize=1)
 def _stop_words() -> frozenset[str]:
     """Words too common to tell two captures apart (package data, read on first use)."""
-    from importlib import resources  # 1 ms of imports, which a search that compares nothing skips
+    import os
 
-    text = resources.files("errnote.notebook").joinpath("data/stopwords.txt").read_text("utf-8")
+    with open(os.path.join(os.path.dirname(__file__), "data", "stopwords.txt"), encoding="utf-8") as f:
+        text = f.read()
     return frozenset(w for line in text.splitlines() if not line.startswith("#") for w in line.split())
 
 

@@ -28,11 +28,16 @@ from errnote.storage.plainyaml import _BOOLS, _FLOAT, _INT, _MAYBE_TYPED, _NULLS
 #: NEL, U+2028, U+2029, byte-order marks, surrogates); beyond U+FFFF libyaml and PyYAML differ.
 _UNUSUAL = plainyaml._UNUSUAL
 
-#: A key written plain: errnote's field names (PyYAML quotes a key that reads as another type).
-_KEY = re.compile(r"[a-z][a-z0-9_-]{0,127}")
+#: A key written plain: errnote's field names (PyYAML quotes a key that reads as another type). Up to
+#: 122 characters: the pure-Python dumper writes a key as a complex one (`? `) when it and its
+#: hidden tag (`!!str`) reach 128.
+_KEY = re.compile(r"[a-z][a-z0-9_-]{0,121}")
 
 #: Indicators that keep a string from being plain where it starts.
 _FIRST_INDICATORS = frozenset("#,[]{}&*!|>'\"%@`")
+
+#: The longest one-line value written here: PyYAML folds a line at a space past its width (1,000,000).
+_LINE_MAX = 100_000
 
 #: How far a literal block's lines and a nested mapping's keys are indented (PyYAML's default).
 _INDENT = "  "
@@ -45,7 +50,7 @@ class _Unsure(Exception):
 def dump(fields: dict[str, Any]) -> str | None:
     """The YAML of `fields` as `render_front_matter`'s `yaml.dump` call writes it (without the
     `---` lines), or None when PyYAML must write it."""
-    if not fields:
+    if type(fields) is not dict or not fields:
         return None
     out: list[str] = []
     try:
@@ -59,18 +64,19 @@ def _mapping(fields: dict[str, Any], indent: str, out: list[str], top: bool) -> 
     for key, value in fields.items():
         if not _plain_key(key):
             raise _Unsure
-        if isinstance(value, dict):
-            if not value:
-                raise _Unsure  # `{}`
+        kind = type(value)
+        if kind is dict:
+            if not value or not top:
+                raise _Unsure  # `{}`, or deeper than the front-matter's mappings go
             out.append(f"{indent}{key}:\n")
             _mapping(value, indent + _INDENT, out, top=False)
-        elif isinstance(value, list):
+        elif kind is list:
             if not value:
                 raise _Unsure  # `[]`
             out.append(f"{indent}{key}:\n")
             # A list in a mapping is written at the key's indentation (PyYAML's indentless sequence).
             out.extend(f"{indent}- {_scalar(item, one_line=True)}\n" for item in value)
-        elif isinstance(value, str) and "\n" in value:
+        elif kind is str and "\n" in value:
             if not top:
                 raise _Unsure
             out.append(f"{key}: {_literal(value)}")
@@ -79,17 +85,15 @@ def _mapping(fields: dict[str, Any], indent: str, out: list[str], top: bool) -> 
 
 
 def _plain_key(key: object) -> bool:
-    # Up to 128 characters: PyYAML writes a longer key as a complex key (`? `).
-    return (
-        isinstance(key, str) and _KEY.fullmatch(key) is not None and key not in _BOOLS and key not in _NULLS
-    )
+    return type(key) is str and _KEY.fullmatch(key) is not None and key not in _BOOLS and key not in _NULLS
 
 
 def _scalar(value: object, one_line: bool) -> str:
-    """A value written on its key's line (or a list item's)."""
-    if value is True or value is False:
+    """A value written on its key's line (or a list item's). Of the exact types PyYAML's safe
+    dumper takes: it refuses their subclasses (an enum member, a str with its own formatting)."""
+    if type(value) is bool:
         return "true" if value else "false"
-    if isinstance(value, int):
+    if type(value) is int:
         try:
             text = str(value)
         except ValueError:  # more digits than Python converts
@@ -97,16 +101,19 @@ def _scalar(value: object, one_line: bool) -> str:
         if _INT.fullmatch(text):
             return text
         raise _Unsure
-    if isinstance(value, float):
+    if type(value) is float:
         text = repr(value)
         if math.isfinite(value) and _FLOAT.fullmatch(text):
             return text  # PyYAML writes repr(), lower-cased, with exponents and .inf spelt its way
         raise _Unsure
-    if isinstance(value, datetime):
-        return _stamp(iso(value))
-    if isinstance(value, date):
+    if type(value) is datetime:
+        try:
+            return _stamp(iso(value))
+        except (ValueError, OverflowError):  # out of range in UTC: PyYAML's representer says so
+            raise _Unsure from None
+    if type(value) is date:
         return _stamp(value.isoformat())
-    if isinstance(value, str):
+    if type(value) is str:
         if one_line and "\n" in value:
             raise _Unsure
         return _string(value)
@@ -128,7 +135,7 @@ def _printable(value: str) -> bool:
 
 def _string(value: str) -> str:
     """A one-line string, plain when PyYAML would write it plain, else single-quoted."""
-    if not value or not _printable(value):
+    if not value or len(value) > _LINE_MAX or not _printable(value):
         raise _Unsure
     if _plain_allowed(value):
         if value in _BOOLS or value in _NULLS:

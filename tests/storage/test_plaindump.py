@@ -3,10 +3,12 @@ bytes as both of PyYAML's dumpers, or no answer at all (PyYAML then writes the m
 
 from __future__ import annotations
 
+import enum
 import random
 import subprocess
 import sys
-from datetime import date, datetime, timezone
+from collections import OrderedDict
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,15 @@ def _has_stamp(value: Any) -> bool:
     return isinstance(value, (date, list))
 
 
+class _Kind(str, enum.Enum):
+    A = "a"
+
+
+class _Seven(int):
+    def __str__(self) -> str:
+        return "7"
+
+
 STAMP = datetime(2026, 11, 17, 18, 0, tzinfo=timezone.utc)
 
 WRITTEN_HERE: list[dict[str, Any]] = [
@@ -75,6 +86,7 @@ WRITTEN_HERE: list[dict[str, Any]] = [
     {"reason": "\n starts with a break\nthen text", "fix": "  indented first line\nsecond"},
     {"reason": "ends with one break\n", "fix": "a\n\n\nblank lines inside"},
     {"title": "Ümlaut, 中文 and [brackets] {braces}, commas", "confidence": -0.0, "confirmed": -3},
+    {"k" * 122: "the longest key written here"},
 ]
 
 LEFT_TO_PYYAML: list[dict[str, Any]] = [
@@ -105,6 +117,16 @@ LEFT_TO_PYYAML: list[dict[str, Any]] = [
     {"Title": "a capital key"},
     {"k" * 129: "a long key"},
     {"confirmed": 10**5000},
+    # Found by an adversarial review (6.9 million random cases against both dumpers): a key the
+    # pure-Python dumper writes as a complex key, a line PyYAML folds past its width, subclasses
+    # PyYAML's safe dumper refuses, time stamps out of range in UTC, deeper nesting, no mapping.
+    {"k" * 123: "the pure dumper writes `? key`"},
+    {"a": "x" * 999_998 + " y"},
+    {"title": _Kind.A},
+    {"n": _Seven(3)},
+    {"provenance": OrderedDict(source="agent")},
+    {"a": datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=5)))},
+    {"a": {"b": {"c": "three deep"}}},
 ]
 
 
@@ -116,6 +138,10 @@ def test_what_errnote_writes_is_written_here_as_pyyaml_writes_it(fields: dict[st
 @pytest.mark.parametrize("fields", LEFT_TO_PYYAML, ids=range(len(LEFT_TO_PYYAML)))
 def test_anything_unusual_is_left_to_pyyaml(fields: dict[str, Any]) -> None:
     assert plaindump.dump(fields) is None
+
+
+def test_what_is_not_a_mapping_is_left_to_pyyaml() -> None:
+    assert plaindump.dump(["a"]) is None  # type: ignore[arg-type]
 
 
 def test_every_entry_of_the_sample_and_the_fixtures_is_written_as_before() -> None:
