@@ -93,6 +93,7 @@ TENCENT_ID = "AK" + "ID" + fake(34, seed=98)
 DISCORD_BOT = (
     "MT" + fake(24, URLSAFE, seed=99) + "." + fake(6, URLSAFE, seed=100) + "." + fake(30, URLSAFE, seed=101)
 )
+FCM_SERVER = "AA" + "AA" + fake(7, URLSAFE, seed=102) + ":APA91b" + fake(134, URLSAFE, seed=103)
 SHAPE_CASES = [
     (
         "github classic",
@@ -126,6 +127,11 @@ SHAPE_CASES = [
     ("alibaba", f"aliyun configure set --access-key-id {ALIBABA_ID} --region cn-hangzhou", ALIBABA_ID),
     ("tencent", f"SecretId: {TENCENT_ID}", TENCENT_ID),
     ("discord bot", f'bot.run("{DISCORD_BOT}")', DISCORD_BOT),
+    (
+        "firebase server key",
+        f"curl -H 'Authorization: key={FCM_SERVER}' https://fcm.example.com/send",
+        FCM_SERVER,
+    ),
 ]
 
 
