@@ -138,7 +138,7 @@ def _load(path: Path) -> Config:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
         raise ErrnoteError(
-            f"{path}: not YAML ({' '.join(str(exc).split())})", "fix the settings file or delete it"
+            f"{path}: not YAML ({_yaml_problem(exc)})", "fix the settings file or delete it"
         ) from None
     except (
         ValueError,
@@ -209,6 +209,15 @@ def _load(path: Path) -> Config:
             continue
         values[name] = int(raw) if whole else float(raw)
     return Config(**values, errors=errors, unknown=tuple(unknown))
+
+
+def _yaml_problem(exc: Exception) -> str:
+    """PyYAML's error on one line: where and what (`line 2, column 1: expected ',' or ']'`), not its
+    echo of the text with a caret under it."""
+    mark, problem = getattr(exc, "problem_mark", None), getattr(exc, "problem", None)
+    if mark is None or not problem:
+        return " ".join(str(exc).split())
+    return f"line {mark.line + 1}, column {mark.column + 1}: {' '.join(str(problem).split())}"
 
 
 def _notebooks(block: object, path: Path, errors: dict[str, str], unknown: list[str]) -> dict[str, Any]:

@@ -12,6 +12,8 @@ Errors (exit 1; a pre-commit hook refuses the commit):
   still-active      an active entry supersedes it, but its file says `status: active`
   supersede-loop    it supersedes an entry that supersedes it back (two branches each replaced
                     the other): both are hidden from every prompt
+  config            `config.yaml` cannot be used (not YAML, not a mapping, conflict markers) or
+                    refuses a value (`inject.floor: high`): the commands take the defaults
 
 Warnings (exit 0):
   one-way-link      `contradicts` or `related` (which go both ways) is recorded on one side only
@@ -20,6 +22,7 @@ Warnings (exit 0):
   scope-kind        a scope item reads like `KIND:VALUE` with a kind errnote does not know
                     (`paths:src/**`): read as free text, it makes the entry apply everywhere
   unreadable        a file the notebook skips (a link out of the notebook, a file over 1 MB, ...)
+  config-unknown    `config.yaml` has a key that is no setting (a typo: `inject.max_per_sectoin`)
   no-merge-driver   a file holds conflict markers and this clone never registered errnote's merge
                     driver (`errnote init` does): git merged entry files line by line
 
@@ -154,6 +157,7 @@ def lint(nb: Notebook) -> Report:
         )
         findings.append(Finding(WARNING, "unreadable", shown, problem.message))
     findings += _across(read)
+    findings += _config(nb)
     if any(f.code == "conflict-markers" for f in findings) and not _driver_registered(nb):
         findings.append(
             Finding(
@@ -171,6 +175,28 @@ def lint(nb: Notebook) -> Report:
     order = {ERROR: 0, WARNING: 1}
     masked.sort(key=lambda f: (order[f.level], f.path, f.code))
     return Report(tuple(masked), len(files))
+
+
+def _config(nb: Notebook) -> list[Finding]:
+    """What the commands say of `config.yaml` when they read it, as findings (a CI job that lints
+    the notebook catches a broken settings file before every command falls back to the defaults)."""
+    from errnote.config import load_config
+    from errnote.storage.layout import CONFIG_NAME
+
+    path = str(nb.root / CONFIG_NAME)
+    config = load_config(Path(path))  # as the file is now (the notebook keeps the one it read)
+
+    def said(message: str) -> str:  # the file is the finding's path: not named again
+        return message.removeprefix(f"{path}: ")
+
+    found = [
+        Finding(ERROR, "config", CONFIG_NAME, said(m)) for m in (*config.problems, *config.errors.values())
+    ]
+    found += [
+        Finding(WARNING, "config-unknown", CONFIG_NAME, f"{key} is no setting: it is ignored (a typo?)")
+        for key in config.unknown
+    ]
+    return found
 
 
 def _driver_registered(nb: Notebook) -> bool:

@@ -292,6 +292,14 @@ def message_lines(text: str) -> str:
     return "" if kept == "\n".join(s.strip() for s in lines) else kept
 
 
+def first_message_line(text: str) -> str:
+    """The first line of an error output that states what went wrong (`message_lines`' kind of
+    line: not a traceback's header, a frame, a source line or a command echoed), stripped; the
+    first line when none does. What a prompt quotes of a recorded error in one line."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return next((line for line in lines if _message(canonical(line))), lines[0] if lines else "")
+
+
 # What marks a line as a program's output, not a sentence someone wrote. Reading a sentence as
 # output costs little (the tool rule of `ranking.other_tool` is then not applied); the reverse
 # can hide an entry that holds the error word for word.

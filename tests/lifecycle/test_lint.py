@@ -55,6 +55,24 @@ def test_a_good_notebook_passes(good: Notebook) -> None:
     assert done.exit_code == 0 and done.stdout == "" and "0 error(s)" in done.stderr
 
 
+def test_a_settings_file_that_cannot_be_used_fails_lint(good: Notebook) -> None:
+    """A CI job that lints the notebook catches a broken config.yaml, which every other command
+    only warns about (and then takes the defaults)."""
+    config = good.root / "config.yaml"
+    config.write_text("inject: [broken\n", encoding="utf-8")
+    done = CliRunner().invoke(app, ["--notebook", str(good.root), "lint"])
+    assert done.exit_code == 1
+    assert done.stdout.startswith("config.yaml: error: not YAML (line 2, column 1: expected ',' or ']'")
+    assert "^" not in done.stdout and str(good.root) not in done.stdout  # one line; the file named once
+    config.write_text("inject:\n  floor: high\n  max_per_sectoin: 3\n", encoding="utf-8")
+    assert _codes(good) == [("error", "config"), ("warning", "config-unknown")]
+    found = lint(good).findings
+    assert "inject.floor must be a number, not 'high'" in found[0].message
+    assert "inject.max_per_sectoin is no setting" in found[1].message
+    config.write_text("inject:\n  floor: 0.6\n", encoding="utf-8")
+    assert _codes(good) == []
+
+
 def test_schema(good: Notebook) -> None:
     entry = _lesson(good)
     _edit(good, entry, "title: Run the linter before pushing\n", "")

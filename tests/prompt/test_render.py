@@ -115,6 +115,38 @@ def test_control_characters_never_reach_the_output(nb: Notebook, runner: CliRunn
     xml.dom.minidom.parseString(invoke(runner, nb, "--format", "xml")[1])
 
 
+def test_a_recorded_error_is_quoted_by_the_line_that_states_it(nb: Notebook, runner: CliRunner) -> None:
+    """Not a traceback's header or the command echoed before the output: the agent is shown the
+    failure it would see."""
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "app/db.py", line 42, in connect\n'
+        "    conn = psycopg2.connect(dsn)\n"
+        'psycopg2.OperationalError: FATAL:  password authentication failed for user "app"'
+    )
+    nb.add(
+        "mistake", "Connected to the dev database with the production DSN", reason="wrong env", error=trace
+    )
+    echoed = "$ cargo clippy --workspace\nerror: failed to run custom build command for `openssl-sys`"
+    nb.add("mistake", "Built every feature at once", reason="two TLS backends", error=echoed)
+    nb.add(
+        "mistake",
+        "Pinned the wrong go version",
+        reason="go.mod says 1.22",
+        error="go: go.mod requires go >= 1.22",
+    )
+    for fmt in ("markdown", "xml"):
+        code, out, _ = invoke(runner, nb, "--format", fmt)
+        assert code == 0
+        assert "psycopg2.OperationalError: FATAL: password authentication failed" in out
+        assert "error: failed to run custom build command" in out and "cargo clippy" not in out
+        assert (
+            "go: go.mod requires go &gt;= 1.22" in out
+            if fmt == "xml"
+            else "go: go.mod requires go >= 1.22" in out
+        )
+
+
 def test_rendered_rule_has_what_why_where_and_evidence(fixed: Notebook, runner: CliRunner) -> None:
     _, out, _ = invoke(runner, fixed)
     assert (

@@ -82,6 +82,17 @@ def _where(entry: Entry) -> str:
     return _short(where, 400)
 
 
+def _error_line(error: str) -> str:
+    """The line of a recorded error that states the failure: a traceback's exception, not its
+    `Traceback (most recent call last):`; the `error:` line, not the command echoed before it."""
+    error = error.strip()
+    if "\n" not in error:
+        return error
+    from errnote.search.analysis import first_message_line  # only for errors of several lines
+
+    return first_message_line(error)
+
+
 def rule_of(p: Picked, now: datetime, *, dated: bool = False) -> Rule:
     """The actionable reading of a selected entry."""
     e = p.entry
@@ -96,7 +107,7 @@ def rule_of(p: Picked, now: datetime, *, dated: bool = False) -> Rule:
         # The only explanation there is, less its history (confirmed, repeated...) and what a
         # writer recorded there of where the entry came from (the command run, the file imported).
         why = explanation(e.body)
-    error = e.error.strip().splitlines()[0] if e.type is EntryType.MISTAKE and e.error.strip() else ""
+    error = _error_line(e.error) if e.type is EntryType.MISTAKE else ""
     return Rule(
         id=e.id,
         type=e.type.value,
