@@ -85,12 +85,43 @@ _LDAPPASSWD_RE = re.compile(r"\bldappasswd\b")
 _LDAPPASSWD_FLAG_RE = re.compile(r"(?<![\w-])-[as][ \t]+([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1")
 
 
-#: Each command that takes a password by a flag of its own, and that flag: read in that command.
-_LINE_FLAGS = (
-    (_REDIS_CLI_RE, "redis-cli", _REDIS_A_RE),
-    (_LDAP_RE, "ldap", _LDAP_W_RE),
-    (_LDAPPASSWD_RE, "ldappasswd", _LDAPPASSWD_FLAG_RE),
+# `cargo login [--registry NAME] TOKEN` (`cargo +nightly login`, `cargo.exe login`): the registry
+# token is the command's word, a machine-made one (`_machine_made`): prose such as "cargo login
+# first" and a placeholder name hold none.
+_CARGO_LOGIN_RE = re.compile(r"\bcargo(?:\.exe)?(?:[ \t]+\+[\w.-]+)?[ \t]+login\b")
+
+
+_CARGO_TOKEN_RE = re.compile(
+    r"(?<=login)(?:[ \t]+(?:--registry(?:[ \t]+|=)[^\s;|&<>]+|--quiet|-q|--))*"
+    r"[ \t]+([\"']?)(?P<s>[A-Za-z0-9]{32,})\1(?![A-Za-z0-9_])"
 )
+
+
+# `nuget push PKG -k KEY` (`dotnet nuget push`, `nuget.exe delete ... -ApiKey`): the feed's API key,
+# in that command only (`pytest tests/nuget -k name` is another program's `-k`).
+_NUGET_RE = re.compile(r"(?i)\b(?:dotnet[ \t]+)?nuget(?:\.exe)?[ \t]+(?:push|delete)\b")
+
+
+_NUGET_KEY_RE = re.compile(
+    r"(?<![\w-])(?:-k|-ApiKey)[ \t]+([\"']?)(?P<s>[A-Za-z0-9]{32,})\1(?![A-Za-z0-9_-])"
+)
+
+
+#: Each command that takes a password by a flag of its own, and that flag: read in that command.
+#: The last two take a token, never a password a person chose: a machine-made value only.
+_LINE_FLAGS = (
+    (_REDIS_CLI_RE, ("redis-cli",), _REDIS_A_RE, False),
+    (_LDAP_RE, ("ldap",), _LDAP_W_RE, False),
+    (_LDAPPASSWD_RE, ("ldappasswd",), _LDAPPASSWD_FLAG_RE, False),
+    (_CARGO_LOGIN_RE, ("cargo",), _CARGO_TOKEN_RE, True),
+    (_NUGET_RE, ("nuget", "NuGet", "NUGET"), _NUGET_KEY_RE, True),
+)
+
+
+def _machine_made(value: str) -> bool:
+    """A registry's token: letters and digits mixed, many different ones (not a placeholder such
+    as `cioXXXX...` or `oy2xxxx...`, not a name made of words)."""
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and len(set(value)) >= 12
 
 
 # Where a command's words end on its line: a pipe, a `;`, a `&`, a redirection.
@@ -185,14 +216,16 @@ def flag_spans(text: str) -> Iterator[tuple[int, int]]:
 def _line_scoped(text: str) -> Iterator[re.Match[str]]:
     """`-a X` after `redis-cli` (`-w X` after an LDAP tool) in that command; `echo X |` before
     `--password-stdin` on its line."""
-    for command, need, flag in _LINE_FLAGS:
-        if not needs.holds(text, (need,)):
+    for command, need, flag, token in _LINE_FLAGS:
+        if not needs.holds(text, need):
             continue
         at = 0
         while (cli := command.search(text, at)) is not None:
             stop = _COMMAND_END_RE.search(text, cli.end())
             end = len(text) if stop is None else stop.start()
-            yield from flag.finditer(text, cli.end(), end)
+            for m in flag.finditer(text, cli.end(), end):
+                if not token or _machine_made(m.group("s")):
+                    yield m
             at = max(end, cli.end())  # each stretch of text read once
     start = 0
     while (stdin := text.find("--password-stdin", start)) >= 0:

@@ -71,7 +71,8 @@ _PREFIXED: list[tuple[str, tuple[str, ...]]] = [
     (r"sq[upa]_[a-f0-9]{40}", ("squ_", "sqp_", "sqa_")),  # SonarQube user, project and analysis tokens
     (r"LTAI[A-Za-z0-9]{12,30}", ("LTAI",)),  # Alibaba Cloud AccessKey id
     (r"AKID[A-Za-z0-9]{32,40}", ("AKID",)),  # Tencent Cloud SecretId
-    (r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{120,160}", (":APA91b",)),  # Firebase messaging server key
+    # Firebase Cloud Messaging server key (not the format shown in docs: `AAAAxxxxxxx:APA91bxxxx...`)
+    (r"AAAA[A-Za-z0-9_-]{7}:APA91b(?![xX]{8})[A-Za-z0-9_-]{120,160}", (":APA91b",)),
     # Discord bot token: the bot's id in base64 (a number: `MT`, `Nz`, `OD`...), a time, an HMAC.
     (r"(?:M[TDjz]|N[DTjz]|O[DTj])[A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}", (".",)),
     # Mapbox secret token (pk.eyJ... is public)

@@ -330,6 +330,37 @@ def test_passwords_of_ldap_tools_and_htpasswd() -> None:
         assert redact(kept) == kept
 
 
+def test_registry_tokens_of_cargo_login_and_nuget_push() -> None:
+    cargo, nuget = "cio" + fake(32, seed=104), "oy2" + fake(43, string.ascii_lowercase + string.digits, 105)
+    for text, secret in (
+        (f"$ cargo login {cargo}", cargo),
+        (f"cargo login --registry internal {cargo} && cargo publish", cargo),
+        (f"dotnet nuget push out/app.1.2.0.nupkg -k {nuget} -s https://api.nuget.org/v3/index.json", nuget),
+        (f"nuget.exe push app.nupkg -ApiKey {nuget}", nuget),
+        (f"Notes: I used `cargo login {cargo}` to log in.", cargo),  # in a code span, a sentence
+        (f"cargo +nightly login {cargo}", cargo),
+        (f"dotnet NuGet push x.nupkg -k {nuget}", nuget),
+    ):
+        assert redact(text) == text.replace(secret, MASK)
+    # Found by a misfire review (148 texts written to trip these rules): another program's `-k`, a
+    # flag after a `-k` without a value, names and placeholders where a token would be.
+    for kept in (
+        "run cargo login first, then cargo publish",
+        "cargo login --help",
+        "dotnet nuget push app.nupkg -k $NUGET_API_KEY",  # a reference, not the key
+        "cargo login failed: please_provide_a_valid_token",
+        f"curl -k https://feeds.example.com/{fake(26, seed=106)}",  # curl's -k, no nuget
+        "dotnet nuget push pkg.nupkg -k --no-service-endpoint",
+        "python -m pytest tests/nuget -k test_push_retries_http503_errors",
+        "make -C packaging/nuget -k pack-netstandard2-release",
+        "cargo login crates_io_token_2024_rotation_notes",
+        "cargo login --registry kellnr MyCompanyRegistryTokenName",
+        "cargo login cio" + "X" * 32,
+        "Server key format: AAAAxxxxxxx:APA91b" + "x" * 140,
+    ):
+        assert redact(kept) == kept
+
+
 def test_password_key_value() -> None:
     password = "maple_" + fake(4, string.digits, 39) + "_otter"
     assert_masked(f"DSN: host=db port=5432 user=app password={password} sslmode=require", password)
