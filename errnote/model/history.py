@@ -35,6 +35,13 @@ def without_history(body: str) -> str:
     return "\n\n".join(kept).strip()
 
 
+def history_paragraphs(body: str) -> list[str]:
+    """The paragraphs of the body's history, in order, each stripped."""
+    if not any(verb in body for verb in VERBS):
+        return []
+    return [p.strip() for p in body.split("\n\n") if _LINE.match(p.strip())]
+
+
 def explanation(body: str) -> str:
     """What of the body explains the entry: without its history and without the records errnote's
     writers keep in it (what stands for a missing reason in a prompt)."""

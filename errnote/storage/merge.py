@@ -43,6 +43,7 @@ from typing import Any, Literal, TypeVar
 
 from errnote.errors import ErrnoteError, InvalidEntry
 from errnote.model.entry import Entry, Link, Relation
+from errnote.model.history import history_paragraphs
 from errnote.model.scope import Scope
 from errnote.storage.comments import carry_comments
 from errnote.storage.frontmatter import parse_entry, render_front_matter
@@ -115,8 +116,8 @@ def _merge_texts(base: str, ours: str, theirs: str, opts: MergeOptions) -> Merge
     # 1. The line merge, once the line that every edit rewrites agrees; not when both sides
     # counted a contradiction or confirmation of their own (their lines would agree: one count).
     separate_counts = (
-        o.contradicted == t.contradicted != b.contradicted and o.provenance.updated != t.provenance.updated
-    ) or (o.confirmed == t.confirmed != b.confirmed and o.last_confirmed != t.last_confirmed)
+        o.contradicted == t.contradicted != b.contradicted and not _same_contradictions(b, o, t)
+    ) or (o.confirmed == t.confirmed != b.confirmed and not _same_confirmations(b, o, t))
     stamp = _updated_line(ours if o.provenance.updated >= t.provenance.updated else theirs)
     aligned = [_with_updated_line(x, stamp) for x in (ours, theirs)]
     # Never with `-X`: `git merge-file --ours` settles every clashing hunk for one side, and two tags
@@ -307,9 +308,9 @@ def _merge_entries(b: Entry, o: Entry, t: Entry) -> tuple[Entry, set[str]]:
         elif name == "scope":
             values[name] = Scope(_merge_list(base.items, ours.items, theirs.items))
         elif name == "confirmed":
-            values[name] = _count(base, ours, theirs, o.last_confirmed == t.last_confirmed)
+            values[name] = _count(base, ours, theirs, _same_confirmations(b, o, t))
         elif name == "contradicted":
-            values[name] = _count(base, ours, theirs, o.provenance.updated == t.provenance.updated)
+            values[name] = _count(base, ours, theirs, _same_contradictions(b, o, t))
         elif name == "last_confirmed":
             values[name] = _later(base, ours, theirs)
         elif name == "confidence" and _separate_counts(b, o, t):
@@ -330,12 +331,34 @@ def _separate_counts(b: Entry, o: Entry, t: Entry) -> bool:
     confirmations at the same `last_confirmed`, the same count of contradictions at the same
     `updated`."""
     same_confirmations = o.confirmed == t.confirmed and (
-        o.confirmed == b.confirmed or o.last_confirmed == t.last_confirmed
+        o.confirmed == b.confirmed or _same_confirmations(b, o, t)
     )
     same_contradictions = o.contradicted == t.contradicted and (
-        o.contradicted == b.contradicted or o.provenance.updated == t.provenance.updated
+        o.contradicted == b.contradicted or _same_contradictions(b, o, t)
     )
     return _counted(b, o) and _counted(b, t) and not (same_confirmations and same_contradictions)
+
+
+def _same_confirmations(b: Entry, o: Entry, t: Entry) -> bool:
+    """Do both sides hold the same confirmations since the ancestor (a cherry-pick), not one each?
+    Told by the time of the last one and, since two in one second share it, by the dated lines
+    each side appended (their notes, the confidence each moved from)."""
+    return o.last_confirmed == t.last_confirmed and _appended(b, o, "Confirmed") == _appended(
+        b, t, "Confirmed"
+    )
+
+
+def _same_contradictions(b: Entry, o: Entry, t: Entry) -> bool:
+    """`_same_confirmations` for contradictions (told by `updated`, and the `Contradicted` lines)."""
+    same_time = o.provenance.updated == t.provenance.updated
+    return same_time and _appended(b, o, "Contradicted") == _appended(b, t, "Contradicted")
+
+
+def _appended(base: Entry, side: Entry, verb: str) -> tuple[str, ...]:
+    """The history paragraphs of one kind (`Confirmed 2026-12-01 ...`) a side's body holds that the
+    ancestor's does not."""
+    before = set(history_paragraphs(base.body))
+    return tuple(p for p in history_paragraphs(side.body) if p.startswith(verb) and p not in before)
 
 
 def _counted(base: Entry, side: Entry) -> bool:

@@ -296,6 +296,44 @@ def test_a_cherry_picked_confirmation_edited_later_on_one_side_counts_once() -> 
     assert {"docs", "lint"} <= set(result.tags)
 
 
+def _confirmed_at(base: Entry, when: datetime, note: str) -> Entry:
+    from errnote.model import confidence
+
+    return replace(
+        confidence.confirm(base, when, confidence.Steps(), note),
+        provenance=replace(base.provenance, updated=when),
+    )
+
+
+def test_confirmations_on_both_sides_in_one_second_with_their_own_notes_both_count() -> None:
+    """One second, two branches, two confirmations: the time cannot tell them from a cherry-pick,
+    the lines they appended can."""
+    base = entry(body="Why.")
+    when = T0 + timedelta(minutes=1)
+    ours, theirs = _confirmed_at(base, when, "master saw it"), _confirmed_at(base, when, "f2 saw it")
+    assert ours.last_confirmed == theirs.last_confirmed and ours.provenance == theirs.provenance
+    result = merged(base, ours, theirs)
+    assert (result.confirmed, result.confidence) == (2, 0.8)
+    assert "master saw it" in result.body and "f2 saw it" in result.body
+    cherry = merged(base, ours, ours)  # the same lines on both sides: one confirmation
+    assert (cherry.confirmed, cherry.confidence) == (1, 0.7)
+
+
+def test_confirmations_in_one_second_on_two_branches_add_up_in_a_real_merge(team: Path) -> None:
+    path = committed_lesson(team, "Pin the toolchain in CI", "--reason", "reproducible")
+    base = parse_entry(path.read_text("utf-8"))
+    when = datetime.now(timezone.utc).replace(microsecond=0)
+    theirs, ours = (_confirmed_at(base, when, note) for note in ("f2 saw it", "master saw it"))
+    diverge(team, path, render_entry(theirs), render_entry(ours))
+    done = subprocess.run(
+        ["git", "merge", "-q", "--no-edit", "theirs"], cwd=team, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = parse_entry(path.read_text("utf-8"))
+    assert result.confirmed == 2 and result.confidence == round(base.confidence + 0.2, 3)
+    assert git(team, "status", "--porcelain") == ""
+
+
 def test_one_contradiction_on_each_side_lowers_the_confidence_twice() -> None:
     base = entry(confidence=0.6)
     ours = entry(contradicted=1, confidence=0.45, provenance=later(1))
