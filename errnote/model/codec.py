@@ -122,25 +122,24 @@ def entry_from_dict(
             f"unknown front-matter key(s): {', '.join(map(str, unknown))}",
             f"known keys are: {', '.join(_FIELD_ORDER)}",
         )
-    for required in ("id", "type", "title"):
-        if data.get(required) in (None, ""):
-            raise InvalidEntry(f"front-matter has no {required!r}")
+    # Every missing field in one message: a file written by hand is mended in one edit, not one per run.
+    missing = [repr(key) for key in ("id", "type", "title") if data.get(key) in (None, "")]
+    prov_raw = data.get("provenance") or {}
+    if isinstance(prov_raw, Mapping) and prov_raw.get("created") in (None, ""):
+        missing.append("provenance 'created' time")
+    if missing:
+        now = datetime.now(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+        stamp = f"'provenance:' then '  created: {now}' (when the entry was recorded; now, if unknown)"
+        hint = f"add it to the front-matter: {stamp}" if missing[-1].startswith("provenance") else ""
+        raise InvalidEntry(f"front-matter has no {' and no '.join(missing)}", hint)
     if not isinstance(data["id"], str):
         raise InvalidEntry(
             f"the id must be quoted text (YAML read {data['id']!r} as a {type(data['id']).__name__})",
             "write it as id: '0123456789'",
         )
     etype = EntryType.parse(data["type"])
-    prov_raw = data.get("provenance") or {}
     if not isinstance(prov_raw, Mapping):
         raise InvalidEntry("provenance must be a mapping")
-    if prov_raw.get("created") in (None, ""):
-        now = datetime.now(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat() + "Z"
-        raise InvalidEntry(
-            "provenance has no 'created' time",
-            f"add it to the front-matter: 'provenance:' then '  created: {now}' "
-            "(when the entry was recorded; now, if unknown)",
-        )
     created = parse_time(prov_raw["created"], "provenance.created")
     provenance = Provenance(
         created=created,

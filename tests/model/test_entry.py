@@ -127,6 +127,16 @@ def test_front_matter_keys_come_in_a_fixed_order() -> None:
     ]
 
 
+def test_a_file_missing_several_fields_names_them_all_at_once() -> None:
+    """A file written by hand is mended in one edit, not one run per missing field."""
+    data = raw(title="")
+    data.pop("provenance")
+    with pytest.raises(InvalidEntry) as caught:
+        entry_from_dict(data)
+    assert caught.value.message == "front-matter has no 'title' and no provenance 'created' time"
+    assert "created: " in caught.value.hint
+
+
 def test_front_matter_shapes_a_hand_edit_may_give() -> None:
     # A quoted date-time is a date for `expires` (an editor or another tool wrote the time too).
     assert entry_from_dict(raw(expires="2027-01-01T09:30:00Z")).expires == date(2027, 1, 1)
