@@ -76,7 +76,7 @@ def test_no_notebook_is_a_one_line_error(
         (["inject", "--recent-days", "99999999999"], 2, "--recent-days must be from 0 to 36500"),
         (["link", "aaaa", "fixes", "bbbb"], 2, "unknown link relation"),
         (["link", "aaaa", "related", "bbbb"], 1, "no entry"),
-        (["retire", "aaaa", "--why", ""], 2, "Invalid value for '--why': it is empty"),
+        (["retire", "aaaa", "--why", ""], 2, "Invalid value for '--why' / '--note': it is empty"),
     ],
 )
 def test_user_errors_exit_non_zero_without_traceback(

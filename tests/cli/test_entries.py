@@ -357,3 +357,15 @@ def test_show_reads_each_inbound_link_as_a_phrase(runner: CliRunner, in_repo: Pa
     assert code == 0 and f"<- derived-from {lesson.id}" in out and "derived-from from" not in out
     code, out, _ = run(runner, "show", mistake.id)
     assert code == 0 and f"<- corrects from {correction.id}" in out
+
+
+def test_why_and_note_name_the_same_line_for_every_change(runner: CliRunner, in_repo: Path) -> None:
+    """`retire --why`, `confirm --note`: a person reaching for either word gets the line kept."""
+    eid = str(add_json(runner, "lesson", "Pin the toolchain", "--reason", "reproducible builds")["id"])
+    assert run(runner, "contradict", eid, "--why", "fails on Windows")[0] == 0
+    assert run(runner, "confirm", eid, "--note", "held on Linux")[0] == 0
+    assert run(runner, "retire", eid, "--note", "the toolchain file does it now")[0] == 0
+    code, out, _ = run(runner, "show", eid, "--json")
+    body = json.loads(out)["body"]
+    assert code == 0
+    assert all(t in body for t in ("fails on Windows", "held on Linux", "the toolchain file does it now"))

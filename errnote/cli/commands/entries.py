@@ -253,7 +253,11 @@ def retire(
     why: Annotated[
         str,
         typer.Option(
-            help="Why it no longer applies (kept in the entry).", show_default=False, callback=given
+            "--why",
+            "--note",
+            help="Why it no longer applies (kept in the entry).",
+            show_default=False,
+            callback=given,
         ),
     ],
     json_: JsonOpt = False,

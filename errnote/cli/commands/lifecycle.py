@@ -20,7 +20,9 @@ RULES_HELP = (
 
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="Entry id or a unique prefix of it.")]
 NoteOpt = Annotated[
-    Optional[str], typer.Option("--note", help="A short line kept in the entry's body.", show_default=False)
+    Optional[str],
+    # `--why` too: `retire --why` names the same thing, and one word for it is what a person recalls.
+    typer.Option("--note", "--why", help="A short line kept in the entry's body.", show_default=False),
 ]
 
 
