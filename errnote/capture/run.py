@@ -57,8 +57,9 @@ def tool_of(argv: Sequence[str]) -> str:
     return names[0] if names else os.path.basename(argv[0])
 
 
-def lessons_for(inbox: Inbox, argv: Sequence[str]) -> list[Entry]:
-    """The active entries the notebook (inbox included) holds for the command's tools, best first."""
+def lessons_for(inbox: Inbox, argv: Sequence[str]) -> list[tuple[Entry, str]]:
+    """The active entries the notebook (inbox included) holds for the command's tools, best first,
+    each with what to do instead when it is a mistake another entry corrects (its title; "")."""
     from errnote.prompt.inject import select
     from errnote.prompt.selection import Options
     from errnote.prompt.shell import program_names
@@ -67,7 +68,7 @@ def lessons_for(inbox: Inbox, argv: Sequence[str]) -> list[Entry]:
     options = Options.from_config(
         inbox.nb.config, tools=tools, always=False, recent=False, max_per_section=MAX_LESSONS
     )
-    return [p.entry for p in select(inbox.nb, options).picked][:MAX_LESSONS]
+    return [(p.entry, p.instead) for p in select(inbox.nb, options).picked][:MAX_LESSONS]
 
 
 def run(argv: Sequence[str], err: IO[bytes] | None = None) -> Outcome:

@@ -82,6 +82,22 @@ def test_lessons_for_the_tool_are_printed_before_it_runs(repo: Path, nb: Noteboo
     assert not any("git rule" in line for line in lines)
 
 
+def test_a_past_mistake_is_printed_with_what_corrects_it(repo: Path, nb: Notebook) -> None:
+    """The lesson that corrects a mistake of this tool is tied to no tool itself: what to do instead
+    is printed beside the mistake, not left out."""
+    mistake = nb.add("mistake", "Ran python without -X dev and missed the warning", tool="python")
+    nb.add(
+        "lesson",
+        "Run python with -X dev here",
+        reason="warnings are errors",
+        links=[("corrects", mistake.id)],
+    )
+    lines = errnote_run(repo, *py("print('hi')")).stderr.decode().splitlines()
+    said = next(line for line in lines if mistake.id in line)
+    assert said.startswith("errnote: mistake: Ran python without -X dev")
+    assert said.endswith("; instead: Run python with -X dev here")
+
+
 def test_without_a_notebook_the_command_just_runs(tmp_path: Path) -> None:
     done = errnote_run(tmp_path, *py("import sys; print('x'); sys.exit(4)"))
     assert done.returncode == 4 and done.stdout == b"x\n" and done.stderr == b""

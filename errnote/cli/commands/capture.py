@@ -221,9 +221,12 @@ def run(
     except NotebookNotFound:
         inbox = None  # no notebook here: run the command all the same
     if inbox is not None and not quiet:
-        for entry in running.lessons_for(inbox, command):
+        for entry, instead in running.lessons_for(inbox, command):
             mark = ", unreviewed" if "unreviewed" in entry.tags else ""
-            _err(f"errnote: {entry.type.value}{mark}: {_redacted(entry.title)} ({entry.id})")
+            # A past mistake tells what to do instead when an entry corrects it (tied to no tool itself).
+            fix = entry.fix or instead
+            told = f"; instead: {_redacted(fix)}" if entry.type.value == "mistake" and fix else ""
+            _err(f"errnote: {entry.type.value}{mark}: {_redacted(entry.title)} ({entry.id}){told}")
     outcome = running.run(command)
     if outcome.status != 0 and inbox is not None and not no_record:
         captured = running.record_failure(inbox, command, outcome, direct=direct, session=session)
