@@ -19,6 +19,9 @@ inject:
   budget: 8000          # characters (about 2,000 tokens); whole entries are dropped past it
 search:
   limit: 10             # hits shown by `errnote search`
+hooks:
+  guard: ask            # pre-tool-use before a command or edit a confident rule forbids: ask, deny or off
+  guard_floor: 0.8      # the confidence a rule needs to guard
 confidence:             # how far each event moves an entry's confidence (kept within 0..1)
   confirm: 0.1          # errnote confirm
   contradict: 0.15      # errnote contradict (lowered)
@@ -26,8 +29,13 @@ confidence:             # how far each event moves an entry's confidence (kept w
   helped: 0.2           # errnote feedback --helped
   misled: 0.2           # errnote feedback --misled (lowered)
 """
-#: What `errnote init` wrote before the `confidence:` section: the defaults too, read without YAML.
-_EARLIER_DEFAULT_TEXTS = (DEFAULT_CONFIG_TEXT[: DEFAULT_CONFIG_TEXT.index("confidence:")],)
+#: What `errnote init` wrote before the `confidence:` section, and before the `hooks:` one: the
+#: defaults too, read without YAML.
+_WITHOUT_HOOKS = (
+    DEFAULT_CONFIG_TEXT[: DEFAULT_CONFIG_TEXT.index("hooks:")]
+    + DEFAULT_CONFIG_TEXT[DEFAULT_CONFIG_TEXT.index("confidence:") :]
+)
+_EARLIER_DEFAULT_TEXTS = (_WITHOUT_HOOKS[: _WITHOUT_HOOKS.index("confidence:")], _WITHOUT_HOOKS)
 #: Settings whose value is one of a few words, and those words (the rest are numbers).
 _CHOICES: dict[str, tuple[str, ...]] = {"guard": ("ask", "deny", "off")}
 

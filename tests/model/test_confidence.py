@@ -141,14 +141,38 @@ def test_cli_confirm_contradict_supersede_feedback(in_repo: Path, nb: Notebook) 
     assert missing.exit_code == 1 and "no entry" in missing.stderr and "Traceback" not in missing.output
 
 
-def test_the_settings_init_wrote_before_the_confidence_steps_are_the_defaults(tmp_path: Path) -> None:
-    """A notebook made before `confidence:` existed keeps reading its settings without YAML."""
+#: What `errnote init` wrote before the `hooks:` section (and, cut before `confidence:`, before that).
+_INIT_WITHOUT_HOOKS = """\
+# errnote settings for this notebook. Every key is optional; these are the defaults.
+inject:
+  floor: 0.5            # entries below this confidence never reach a prompt
+  recent_days: 7        # mistakes and corrections this recent are always shown
+  max_per_section: 5    # entries per section of the snippet
+  budget: 8000          # characters (about 2,000 tokens); whole entries are dropped past it
+search:
+  limit: 10             # hits shown by `errnote search`
+confidence:             # how far each event moves an entry's confidence (kept within 0..1)
+  confirm: 0.1          # errnote confirm
+  contradict: 0.15      # errnote contradict (lowered)
+  supersede: 0.15       # errnote supersede (the old entry, lowered)
+  helped: 0.2           # errnote feedback --helped
+  misled: 0.2           # errnote feedback --misled (lowered)
+"""
+
+
+@pytest.mark.parametrize(
+    "earlier",
+    [_INIT_WITHOUT_HOOKS[: _INIT_WITHOUT_HOOKS.index("confidence:")], _INIT_WITHOUT_HOOKS],
+    ids=["before-confidence", "before-hooks"],
+)
+def test_the_settings_init_wrote_before_are_the_defaults(tmp_path: Path, earlier: str) -> None:
+    """A notebook made before `confidence:` or `hooks:` existed keeps reading its settings without YAML."""
     import subprocess
     import sys
 
     from errnote.config import DEFAULT_CONFIG_TEXT
 
-    earlier = DEFAULT_CONFIG_TEXT[: DEFAULT_CONFIG_TEXT.index("confidence:")]
+    assert "hooks:\n  guard: ask" in DEFAULT_CONFIG_TEXT  # what init writes now lists every section
     path = tmp_path / "config.yaml"
     path.write_text(earlier, encoding="utf-8")
     code = (
