@@ -59,7 +59,13 @@ def render_entry_view(entry: Entry, path: Path, known: dict[str, Entry], inbound
     ]
     for name, value in details:
         if value:
-            out.print(f"[dim]{name:>9}[/] {escape(value)}", soft_wrap=not wrap, overflow=fold)
+            # A path is never broken: the terminal wraps it, and it copies and pastes whole.
+            whole = name == "file"
+            out.print(
+                f"[dim]{name:>9}[/] {escape(value)}",
+                soft_wrap=whole or not wrap,
+                overflow=None if whole else fold,
+            )
     if entry.error:
         out.print("[dim]    error[/]")
         for line in entry.error.splitlines():
