@@ -369,38 +369,3 @@ def test_why_and_note_name_the_same_line_for_every_change(runner: CliRunner, in_
     body = json.loads(out)["body"]
     assert code == 0
     assert all(t in body for t in ("fails on Windows", "held on Linux", "the toolchain file does it now"))
-
-
-def test_show_at_a_narrow_terminal_never_breaks_the_file_path(in_repo: Path, nb: Notebook) -> None:
-    """Other lines wrap at a word; the path stays whole, so it copies and pastes (a real terminal)."""
-    import os
-    import pty
-    import select
-    import subprocess
-
-    entry = nb.add("mistake", "Ran alembic upgrade head by hand on the staging database server", reason="r")
-    master, slave = pty.openpty()
-    env = {**os.environ, "COLUMNS": "60", "LINES": "40", "NO_COLOR": "1", "ERRNOTE_ENGINE": "0"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "errnote", "show", entry.id], cwd=in_repo, stdin=slave, stdout=slave,
-        stderr=slave, env=env, close_fds=True,
-    )  # fmt: skip
-    os.close(slave)
-    seen = b""
-    try:
-        while True:
-            ready, _, _ = select.select([master], [], [], 30)
-            assert ready, f"no output; seen {seen!r}"
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:  # the process closed its side
-                break
-            if not chunk:
-                break
-            seen += chunk
-    finally:
-        os.close(master)
-        assert proc.wait(timeout=30) == 0, seen
-    text = seen.decode().replace("\r", "")
-    path = str(nb.store.path_for(entry))
-    assert len(path) > 60 and path in text
