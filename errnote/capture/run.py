@@ -33,6 +33,9 @@ _ERRORISH = re.compile(
     r"\b(?:error|fatal|failed|failure|exception|panic|cannot|can't|denied|not found)\b", re.IGNORECASE
 )
 
+#: A line's leading severity word alone (`error: `, `fatal: `, `ERROR: `), not one with a code.
+_SEVERITY = re.compile(r"^(?:error|fatal|err!|panic|warning)\s*:\s+")
+
 
 class CommandNotFound(ErrnoteError):
     """The program to run does not exist (exit status 127, as in a shell)."""
@@ -102,11 +105,14 @@ def run(argv: Sequence[str], err: IO[bytes] | None = None) -> Outcome:
 
 
 def signature(error: str) -> str:
-    """The error's first telling line with numbers, ids and paths taken out: two runs that failed
-    the same way have the same signature, whatever line number or temporary path they printed."""
+    """The error's first telling line with numbers, ids and paths taken out, and a bare severity
+    word before it (`error: `, `fatal: `): two runs that failed the same way have the same
+    signature, whatever line number or temporary path they printed, and so does the message
+    recorded by hand without the program's `error: ` (an `error[E0463]: ` keeps its code)."""
     lines = [line.strip() for line in error.splitlines() if line.strip()]
     telling = next((line for line in lines if _ERRORISH.search(line)), lines[0] if lines else "")
-    return " ".join(_NUMBER.sub("N", _PATHISH.sub("P", telling.lower())).split())[:200]
+    telling = _SEVERITY.sub("", telling.lower(), count=1)
+    return " ".join(_NUMBER.sub("N", _PATHISH.sub("P", telling)).split())[:200]
 
 
 def record_failure(

@@ -111,8 +111,20 @@ def test_a_missing_program_exits_127_with_one_line(repo: Path, nb: Notebook) -> 
     ]
 
 
+def test_a_mistake_recorded_by_hand_without_the_error_prefix_counts_the_run(repo: Path, nb: Notebook) -> None:
+    """The program prints `error: X`; a person recorded `X`: the same failure, counted there."""
+    mine = nb.add("mistake", "Ran the build without OpenSSL headers", tool="python",
+                  error="failed to run custom build command for openssl-sys")  # fmt: skip
+    said = "error: failed to run custom build command for openssl-sys"
+    code = f"import sys; print({said!r}, file=sys.stderr); sys.exit(101)"
+    assert errnote_run(repo, *py(code)).returncode == 101
+    assert Inbox(nb).entries() == [] and nb.get(mine.id).confirmed == 1
+
+
 def test_a_signature_ignores_numbers_and_paths() -> None:
     a = signature("warning: x\nerror: cannot open /tmp/a1/lock at line 12\n")
     b = signature("warning: y\nerror: cannot open /var/tmp/b22/lock at line 480\n")
     assert a == b and "cannot open" in a
     assert signature("fatal: disk full") != a
+    assert signature("error: disk full") == signature("disk full") == signature("fatal: disk full")
+    assert signature("error[E0463]: can't find crate") != signature("can't find crate")  # the code stays
