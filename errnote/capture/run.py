@@ -34,7 +34,7 @@ _ERRORISH = re.compile(
 )
 
 #: A line's leading severity word alone (`error: `, `fatal: `, `ERROR: `), not one with a code.
-_SEVERITY = re.compile(r"^(?:error|fatal|err!|panic|warning)\s*:\s+")
+_SEVERITY = re.compile(r"^(?:error|fatal|panic|warning)\s*:\s+")
 
 
 class CommandNotFound(ErrnoteError):

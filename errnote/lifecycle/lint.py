@@ -189,9 +189,8 @@ def _config(nb: Notebook) -> list[Finding]:
     def said(message: str) -> str:  # the file is the finding's path: not named again
         return message.removeprefix(f"{path}: ")
 
-    found = [
-        Finding(ERROR, "config", CONFIG_NAME, said(m)) for m in (*config.problems, *config.errors.values())
-    ]
+    told = dict.fromkeys(said(m) for m in (*config.problems, *config.errors.values()))  # a section's once
+    found = [Finding(ERROR, "config", CONFIG_NAME, message) for message in told]
     found += [
         Finding(WARNING, "config-unknown", CONFIG_NAME, f"{key} is no setting: it is ignored (a typo?)")
         for key in config.unknown

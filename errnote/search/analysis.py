@@ -292,12 +292,32 @@ def message_lines(text: str) -> str:
     return "" if kept == "\n".join(s.strip() for s in lines) else kept
 
 
+#: A line a program starts with its verdict: `error: `, `error[E0432]: `, `fatal: `, `panic: `,
+#: `TypeError: `, `psycopg2.OperationalError: `.
+_VERDICT = re.compile(
+    r"^(?:(?:error|fatal|panic)\b(?:\[\w+\])?:|[\w.]*(?:Error|Exception)\b:?)", re.IGNORECASE
+)
+
+
 def first_message_line(text: str) -> str:
-    """The first line of an error output that states what went wrong (`message_lines`' kind of
-    line: not a traceback's header, a frame, a source line or a command echoed), stripped; the
-    first line when none does. What a prompt quotes of a recorded error in one line."""
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return next((line for line in lines if _message(canonical(line))), lines[0] if lines else "")
+    """The line of an error output that states what went wrong, stripped (the first line when none
+    does): what a prompt quotes of a recorded error in one line. A Python traceback states it last
+    (its last line not indented: source lines may hold any word); other output, first: a line that
+    starts with its verdict (`error[E0432]: ...`, not `Compiling error-chain v0.12.4`), else
+    `message_lines`' kind of line (not a frame, a caret or a command echoed)."""
+    raw = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
+    lines = [line.strip() for line in raw]
+    if not lines:
+        return ""
+    if any(line.startswith("Traceback (most recent call last)") for line in lines):
+        # Its frames and source lines are indented; the exception is the last line that is not.
+        last = next(
+            (line for line in reversed(raw) if line[0] not in " \t" and not line.startswith("Traceback")), ""
+        )
+        if last:
+            return last.strip()
+    verdict = next((line for line in lines if _VERDICT.match(line)), None)
+    return verdict or next((line for line in lines if _message(canonical(line))), lines[0])
 
 
 # What marks a line as a program's output, not a sentence someone wrote. Reading a sentence as

@@ -343,9 +343,12 @@ def _same_confirmations(b: Entry, o: Entry, t: Entry) -> bool:
     """Do both sides hold the same confirmations since the ancestor (a cherry-pick), not one each?
     Told by the time of the last one and, since two in one second share it, by the dated lines
     each side appended (their notes, the confidence each moved from)."""
-    return o.last_confirmed == t.last_confirmed and _appended(b, o, "Confirmed") == _appended(
-        b, t, "Confirmed"
-    )
+    if o.last_confirmed != t.last_confirmed:
+        return False
+    # The lines tell only while the confirmation is each side's last change: a later edit by hand
+    # (a note reworded after a cherry-pick) leaves the time as the one witness.
+    fresh = all(side.provenance.updated == side.last_confirmed for side in (o, t))
+    return not fresh or _appended(b, o, "Confirmed") == _appended(b, t, "Confirmed")
 
 
 def _same_contradictions(b: Entry, o: Entry, t: Entry) -> bool:

@@ -96,6 +96,10 @@ def test_a_past_mistake_is_printed_with_what_corrects_it(repo: Path, nb: Noteboo
     said = next(line for line in lines if mistake.id in line)
     assert said.startswith("errnote: mistake: Ran python without -X dev")
     assert said.endswith("; instead: Run python with -X dev here")
+    nb.update(mistake.id, fix="export PYTHONDEVMODE=1\nthen run it again")  # one line, as printed
+    lines = errnote_run(repo, *py("print('hi')")).stderr.decode().splitlines()
+    assert any(line.endswith("; instead: export PYTHONDEVMODE=1 then run it again") for line in lines)
+    assert not any(line.startswith("then run it again") for line in lines)
 
 
 def test_without_a_notebook_the_command_just_runs(tmp_path: Path) -> None:

@@ -69,6 +69,8 @@ def test_a_settings_file_that_cannot_be_used_fails_lint(good: Notebook) -> None:
     found = lint(good).findings
     assert "inject.floor must be a number, not 'high'" in found[0].message
     assert "inject.max_per_sectoin is no setting" in found[1].message
+    config.write_text("inject: 3\n", encoding="utf-8")  # one message for the section, not one per setting
+    assert _codes(good) == [("error", "config")]
     config.write_text("inject:\n  floor: 0.6\n", encoding="utf-8")
     assert _codes(good) == []
 

@@ -135,11 +135,22 @@ def test_a_recorded_error_is_quoted_by_the_line_that_states_it(nb: Notebook, run
         reason="go.mod says 1.22",
         error="go: go.mod requires go >= 1.22",
     )
+    # Found by a review: a source line holding an error word before the exception; a crate's name.
+    source = (
+        'Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n'
+        "    r = requests.get(URL, timeout=5)  # error if slow\n"
+        "requests.exceptions.ConnectTimeout: Max retries exceeded with url: /v1"
+    )
+    nb.add("mistake", "Called the API without a retry", reason="it times out", error=source)
+    crate = "   Compiling error-chain v0.12.4\nerror[E0432]: unresolved import `foo`"
+    nb.add("mistake", "Imported a module that moved", reason="renamed in 2.0", error=crate)
     for fmt in ("markdown", "xml"):
         code, out, _ = invoke(runner, nb, "--format", fmt)
         assert code == 0
         assert "psycopg2.OperationalError: FATAL: password authentication failed" in out
         assert "error: failed to run custom build command" in out and "cargo clippy" not in out
+        assert "requests.exceptions.ConnectTimeout: Max retries exceeded" in out and "requests.get" not in out
+        assert "unresolved import" in out and "Compiling error-chain" not in out
         assert (
             "go: go.mod requires go &gt;= 1.22" in out
             if fmt == "xml"

@@ -317,6 +317,15 @@ def test_confirmations_on_both_sides_in_one_second_with_their_own_notes_both_cou
     assert "master saw it" in result.body and "f2 saw it" in result.body
     cherry = merged(base, ours, ours)  # the same lines on both sides: one confirmation
     assert (cherry.confirmed, cherry.confidence) == (1, 0.7)
+    # Found by a review: a cherry-picked confirmation whose note one side reworded later by hand is
+    # still one confirmation (its last change is no longer the confirmation: the time tells).
+    reworded = replace(
+        ours,
+        body=ours.body.replace("master saw it", "master saw it (linux)"),
+        provenance=replace(ours.provenance, updated=when + timedelta(minutes=10)),
+    )
+    edited = merged(base, reworded, ours)
+    assert (edited.confirmed, edited.confidence) == (1, 0.7)
 
 
 def test_confirmations_in_one_second_on_two_branches_add_up_in_a_real_merge(team: Path) -> None:

@@ -224,7 +224,8 @@ def run(
         for entry, instead in running.lessons_for(inbox, command):
             mark = ", unreviewed" if "unreviewed" in entry.tags else ""
             # A past mistake tells what to do instead when an entry corrects it (tied to no tool itself).
-            fix = entry.fix or instead
+            fix = " ".join((entry.fix or instead).split())  # one line, as the rest of what it prints
+            fix = fix if len(fix) <= 160 else fix[:159].rstrip() + "…"
             told = f"; instead: {_redacted(fix)}" if entry.type.value == "mistake" and fix else ""
             _err(f"errnote: {entry.type.value}{mark}: {_redacted(entry.title)} ({entry.id}){told}")
     outcome = running.run(command)
