@@ -62,7 +62,8 @@ def tool_of(argv: Sequence[str]) -> str:
 
 def lessons_for(inbox: Inbox, argv: Sequence[str]) -> list[tuple[Entry, str]]:
     """The active entries the notebook (inbox included) holds for the command's tools, best first,
-    each with what to do instead when it is a mistake another entry corrects (its title; "")."""
+    each with what to do instead when it is a mistake (its fix, or the title of the entry that
+    corrects it; ""), on one line as the rest of what `run` prints."""
     from errnote.prompt.inject import select
     from errnote.prompt.selection import Options
     from errnote.prompt.shell import program_names
@@ -71,7 +72,11 @@ def lessons_for(inbox: Inbox, argv: Sequence[str]) -> list[tuple[Entry, str]]:
     options = Options.from_config(
         inbox.nb.config, tools=tools, always=False, recent=False, max_per_section=MAX_LESSONS
     )
-    return [(p.entry, p.instead) for p in select(inbox.nb, options).picked][:MAX_LESSONS]
+    picked = select(inbox.nb, options).picked[:MAX_LESSONS]
+    return [
+        (p.entry, _short(p.entry.fix or p.instead, 160) if p.entry.type is EntryType.MISTAKE else "")
+        for p in picked
+    ]
 
 
 def run(argv: Sequence[str], err: IO[bytes] | None = None) -> Outcome:

@@ -183,8 +183,8 @@ def _config(nb: Notebook) -> list[Finding]:
     from errnote.config import load_config
     from errnote.storage.layout import CONFIG_NAME
 
-    path = str(nb.root / CONFIG_NAME)
-    config = load_config(Path(path))  # as the file is now (the notebook keeps the one it read)
+    path = nb.root / CONFIG_NAME
+    config = load_config(path)  # as the file is now (the notebook keeps the one it read)
 
     def said(message: str) -> str:  # the file is the finding's path: not named again
         return message.removeprefix(f"{path}: ")

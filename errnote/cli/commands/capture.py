@@ -224,9 +224,7 @@ def run(
         for entry, instead in running.lessons_for(inbox, command):
             mark = ", unreviewed" if "unreviewed" in entry.tags else ""
             # A past mistake tells what to do instead when an entry corrects it (tied to no tool itself).
-            fix = " ".join((entry.fix or instead).split())  # one line, as the rest of what it prints
-            fix = fix if len(fix) <= 160 else fix[:159].rstrip() + "…"
-            told = f"; instead: {_redacted(fix)}" if entry.type.value == "mistake" and fix else ""
+            told = f"; instead: {_redacted(instead)}" if instead else ""
             _err(f"errnote: {entry.type.value}{mark}: {_redacted(entry.title)} ({entry.id}){told}")
     outcome = running.run(command)
     if outcome.status != 0 and inbox is not None and not no_record:
