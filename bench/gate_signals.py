@@ -362,7 +362,7 @@ def signals(call: Call) -> list[Hit]:
                 near=ev is not None and ranking.near(ev),
                 output=call.output,
                 recorded_error=bool(sig.words),
-                quoted=gate.quoted_share(sig.words, query_words),
+                quoted=gate.signature_share(sig, query_words),
                 code_clash=bool(codes) and bool(query_codes) and not codes & query_codes,
                 first_of_both=rel == lexical_first == semantic_first,
             )
@@ -482,6 +482,52 @@ def line_quote(share: float, min_words: int) -> Gate:
     return gate
 
 
+#: For `message_line`: each entry's message-line signature by errnote id, and for how many
+#: entries' recorded errors (whole) each such signature is quoted (filled on first use).
+_MESSAGE: dict[str, tuple[str, ...]] = {}
+_HELD_BY: dict[str, int] = {}
+
+
+def _message_signatures() -> None:
+    from errnote.search import applies as gate
+    from errnote.search.analysis import first_message_line
+
+    if _MESSAGE or not _ERRORS:
+        return
+    wholes = {i: frozenset(gate.error_words(text)) for i, text in _ERRORS.items() if text.strip()}
+    for i, text in _ERRORS.items():
+        if not text.strip():
+            continue
+        sig = gate.error_words(first_message_line(text))
+        _MESSAGE[i] = sig
+        _HELD_BY[i] = sum(
+            1 for w in wholes.values() if sig and gate.quoted_share(sig, w) >= gate.QUOTED_SHARE
+        )
+
+
+def message_line(unique: bool) -> Gate:
+    """This tree's gate where rule 1 also holds when the query quotes (QUOTED_SHARE of) the
+    signature of the entry's recorded error's message line (`analysis.first_message_line`: the
+    line that states the failure) instead of the whole error; `unique`: only a message line that
+    no other entry's recorded error quotes (boilerplate many errors print is no signature)."""
+
+    def gate(h: Hit, hs: list[Hit]) -> bool:
+        from errnote.search import applies as gate
+
+        s = _as_signals(h, hs)
+        if gate.applies(s):
+            return True
+        if s.code_clash or not s.recorded_error:
+            return False
+        _message_signatures()
+        sig = _MESSAGE.get(h.id, ())
+        if len(sig) < 3 or (unique and _HELD_BY.get(h.id, 0) > 1):
+            return False
+        return gate.quoted_share(sig, frozenset(gate.error_words(_QUERY[0]))) >= gate.QUOTED_SHARE
+
+    return gate
+
+
 def injectable_lead(lead: float, agree_rank: int | None = None) -> Gate:
     """This tree's gate where rule 3 also takes a head that clears the prompt's lexical bar and
     leads by `lead`, whatever its semantic rank (or within `agree_rank` of it)."""
@@ -513,6 +559,8 @@ GATES: dict[str, Gate | None] = {
     **{f"inj-lead-{x:.2f}": injectable_lead(x) for x in (0.08, 0.12, 0.16)},
     **{f"agree3-lead-{x:.2f}": injectable_lead(x, 3) for x in (0.08, 0.12, 0.16)},
     **{f"line-quote-{s:.1f}-{w}": line_quote(s, w) for s in (0.6, 0.8, 1.0) for w in (3, 5, 8)},
+    "message-line": message_line(False),
+    "message-line-unique": message_line(True),
 }
 
 

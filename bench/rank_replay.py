@@ -164,6 +164,42 @@ def type_prior(weight: float) -> Score:
 
 
 TYPES: dict[str, str] = {}  # {file path: entry type} of the call being scored (type_prior)
+#: {file path: the text match's Evidence} of the call being scored (the `lexev-*` rankings).
+EVIDENCE: dict[str, Any] = {}
+
+
+def lexical_evidence(weight: float, how: str) -> Score:
+    """The linear blend with a lexical part that is absolute evidence rather than a share of the
+    query's best lexical hit, so a weak best hit does not take the whole lexical weight:
+    `cov`: the share times the hit's coverage of the query; `rel`: the share, only for a hit that
+    clears `ranking.relevant` (0 otherwise); `bestrel`: the share as now when the best lexical hit
+    clears `relevant`, times coverage when it does not."""
+
+    def score(lex: Mapping[str, float], cos: Mapping[str, float], _s: Split) -> dict[str, float]:
+        from errnote.search import ranking
+
+        best = max(lex.values(), default=0.0)
+        top = max(lex, key=lambda k: lex[k], default=None)
+        top_ev = EVIDENCE.get(top) if top is not None else None
+        top_ok = top_ev is not None and ranking.relevant(top_ev)
+        out = {}
+        for c, v in lex.items():
+            share = v / best if best > 0 else 0.0
+            ev = EVIDENCE.get(c)
+            cov = ev.coverage if ev is not None else 0.0
+            ok = ev is not None and ranking.relevant(ev)
+            if how == "cov":
+                part = share * cov
+            elif how == "rel":
+                part = share if ok else 0.0
+            else:
+                part = share if top_ok else share * cov
+            out[c] = (1 - weight) * part + weight * cos.get(c, 0.0)
+        return out
+
+    return score
+
+
 #: {file path: the two-model cosine} of the call being scored (`on_blend`, the "-usegate" rows).
 BLEND: dict[str, float] = {}
 
@@ -223,6 +259,7 @@ RANKINGS: dict[str, tuple[Score, str]] = {
     **{f"cosscaled-{w}": (cosine_scaled(w), "max") for w in (0.3, 0.5, 0.7)},
     **{f"cosz-{w}-{s}": (cosine_z(w, s), "max") for w in (0.7,) for s in (0.05, 0.1)},
     "typeprior-0.7": (type_prior(0.7), "max"),
+    **{f"lexev-{h}": (lexical_evidence(0.7, h), "max") for h in ("cov", "rel", "bestrel")},
     **{name: (linear(0.7), name) for name in TWO},
     **{f"{name}-usegate": (on_blend(0.7), name) for name in TWO},
     **{f"vec-{name}": (linear(0.7), name) for name in COMBINE if name != "max"},
@@ -267,6 +304,8 @@ def replay_with(
             return real(lexical, cosines)
         TYPES.clear()
         TYPES.update({k: h.type for k, h in call.scored.items()})
+        EVIDENCE.clear()
+        EVIDENCE.update({k: h.evidence for k, h in call.scored.items()})
         if combine in TWO:
             BLEND.clear()
             BLEND.update(TWO[combine](call) or {})

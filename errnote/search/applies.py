@@ -9,7 +9,11 @@ lesson about something close to it", so a hit applies only on evidence of one of
    entry's recorded error, once the parts that differ from one occurrence to the next are masked
    (quoted names, paths and URLs, numbers, hex). This is the error's *signature*: the message
    template a program prints for one cause. It is the strongest evidence there is, whatever else
-   the query says.
+   the query says. Of an error of several lines, the line that states the failure
+   (`analysis.first_message_line`: a traceback's exception, the `error[E0432]: ...` line) is a
+   signature too, when it holds at least LINE_MIN_WORDS such words: someone who meets the error
+   again pastes that line, while the frames, hints and echoed commands around it differ from one
+   run, version or machine to the next.
 2. **Both rankers agree.** It clears the lexical threshold of what goes into a prompt
    (`ranking.injectable`) and is either the first hit of both the lexical and the semantic
    ranking, or close in meaning to the query (cosine >= CLOSE_COSINE).
@@ -74,6 +78,9 @@ from dataclasses import dataclass
 
 #: Share of the words of an entry's recorded error (masked) a query must hold to quote it.
 QUOTED_SHARE = 0.6
+#: Signature words the message line of a recorded error needs to be quoted on its own: a line of
+#: fewer (`error: 1`, `Killed`) is held by any output of any failure.
+LINE_MIN_WORDS = 3
 #: Weight of the cosine in the hybrid score (the lexical part is scaled to the query's best).
 SEMANTIC_WEIGHT = 0.7
 #: Cosine at which an entry that clears the lexical threshold is close enough in meaning to apply.
@@ -114,6 +121,15 @@ def quoted_share(recorded: tuple[str, ...] | list[str], query_words: frozenset[s
     return sum(1 for w in recorded if w in query_words) / len(recorded)
 
 
+def signature_share(sig: Signature, query_words: frozenset[str]) -> float:
+    """How much of the entry's signature the query holds: of its whole recorded error, or of the
+    error's message line (`Signature.line`) alone, whichever is more."""
+    whole = quoted_share(sig.words, query_words)
+    if len(sig.line) < LINE_MIN_WORDS:
+        return whole
+    return max(whole, quoted_share(sig.line, query_words))
+
+
 def error_codes(text: str) -> frozenset[str]:
     """The error codes a text holds (`TS2307`, `ERR_PNPM_NO_LOCKFILE`), upper-cased."""
     return frozenset(m.group(0).upper() for m in _CODE.finditer(text))
@@ -121,10 +137,12 @@ def error_codes(text: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Signature:
-    """An entry's recorded error as the gate reads it: its `error_words` and `error_codes`."""
+    """An entry's recorded error as the gate reads it: its `error_words` and `error_codes`, and
+    the `error_words` of its message line when the error has more lines than that one."""
 
     words: tuple[str, ...] = ()
     codes: tuple[str, ...] = ()
+    line: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -137,7 +155,7 @@ class Signals:
     first_of_both: bool  # the first hit of the lexical and of the semantic ranking
     output: bool  # the query is a program's output, not a question in words
     recorded_error: bool  # the entry records an error
-    quoted: float  # `quoted_share` of the entry's recorded error in the query
+    quoted: float  # `signature_share` of the entry's recorded error in the query
     code_clash: bool  # query and recorded error hold error codes, none shared
     lexical_first: bool = False  # the first hit of the lexical ranking
     semantic_rank: int = 0  # its place in the semantic ranking (1: closest); 0 without one

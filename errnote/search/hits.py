@@ -129,7 +129,7 @@ def judge(
             first_of_both=rel == lexical_first == semantic_first,
             output=output,
             recorded_error=bool(sig.words),
-            quoted=gate.quoted_share(sig.words, query_words),
+            quoted=gate.signature_share(sig, query_words),
             code_clash=bool(codes) and bool(query_codes) and not codes & query_codes,
             lexical_first=rel == lexical_first,
             semantic_rank=semantic_rank.get(rel, 0),

@@ -15,7 +15,7 @@ from errnote.errors import InvalidEntry
 from errnote.model.entry import Entry, Relation
 from errnote.model.history import without_history
 from errnote.search import ranking
-from errnote.search.analysis import ANALYSIS_VERSION, analyze
+from errnote.search.analysis import ANALYSIS_VERSION, analyze, first_message_line
 from errnote.search.applies import error_codes, error_words
 from errnote.storage.store import read_entry
 
@@ -77,11 +77,11 @@ _import_whoosh()
 from whoosh.analysis import Token, Tokenizer  # noqa: E402
 
 #: Bumped when the schema or the stored fields change; a mismatch triggers a rebuild.
-SCHEMA_VERSION = 19  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
+SCHEMA_VERSION = 20  # 7: kind, state, tags; 8: supersedes; 9: updated; 10: title terms; 11: duplicates;
 # 12: tool names; 13: error terms; 14: texts masked when their file is read; 15: error signature
 # and codes, entry vectors beside the index; 16: the tokenizer's path (was in errnote/index.py); 17: content
 # digests in the manifest (a copied notebook is not indexed again); 18: positions for titles only;
-# 19: a fragment without the body's history lines
+# 19: a fragment without the body's history lines; 20: the signature of a recorded error's message line
 INDEX_VERSION = f"{SCHEMA_VERSION}.{ANALYSIS_VERSION}"
 
 
@@ -192,6 +192,7 @@ def document(rel: str, entry: Entry) -> dict[str, Any]:
         # The recorded error's signature and codes (`errnote.search.applies`): analysed once, here.
         "error_words": list(error_words(entry.error)),
         "error_codes": sorted(error_codes(entry.error)),
+        "error_line_words": line_signature(entry.error),
     }
     return {
         "path": rel,
@@ -210,6 +211,16 @@ def document(rel: str, entry: Entry) -> dict[str, Any]:
         "terms": " ".join(sorted(set(analysed[all_text]))),
         "error_terms": " ".join(sorted(set(parts[2]))),
     }
+
+
+def line_signature(error: str) -> list[str]:
+    """The `error_words` of a recorded error's message line (`analysis.first_message_line`), when
+    the error has other lines whose words it lacks; [] when the line is the whole signature."""
+    if "\n" not in error.strip():
+        return []
+    whole = error_words(error)
+    line = error_words(first_message_line(error))
+    return list(line) if len(line) < len(whole) else []
 
 
 def memory_index(store: Store) -> Any:

@@ -324,7 +324,11 @@ def _scored(store: Store, searcher: Any, doc: dict[str, Any], bm25: float, ctx: 
         datetime.fromtimestamp(confirmed, timezone.utc) if confirmed else None,
         ctx.now,
     )
-    signature = Signature(tuple(meta.get("error_words") or ()), tuple(meta.get("error_codes") or ()))
+    signature = Signature(
+        tuple(meta.get("error_words") or ()),
+        tuple(meta.get("error_codes") or ()),
+        tuple(meta.get("error_line_words") or ()),
+    )
     return make_hit(store.entries_dir, doc["path"], meta, total, created, terms_shown, ev, signature)
 
 

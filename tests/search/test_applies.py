@@ -209,3 +209,32 @@ def test_judge_s_hits_are_what_dataclasses_replace_would_make() -> None:
         assert got is not before and got.cosine == cosines[f"{got.id}.md"]
         assert type(got) is SearchHit and hash(got) == hash(replace(got))
     assert hit.cosine is None and hit.score == 10.0  # the candidate itself is not changed
+
+
+def test_a_recorded_errors_message_line_is_quoted_on_its_own() -> None:
+    sig = applies.Signature(words=tuple("abcdefghij"), line=("h", "i", "j"))
+    assert applies.signature_share(sig, frozenset("hij")) == 1.0
+    assert applies.signature_share(sig, frozenset("abcdefg")) == 0.7  # the whole, when more of it
+    assert applies.signature_share(sig, frozenset("hx")) == 1 / 3
+
+
+def test_a_message_line_of_fewer_words_than_a_signature_needs_is_not_one() -> None:
+    short = applies.Signature(words=tuple("abcdef"), line=("a", "b"))
+    assert len(short.line) < applies.LINE_MIN_WORDS
+    assert applies.signature_share(short, frozenset("ab")) == 2 / 6
+
+
+def test_the_index_keeps_the_message_line_of_an_error_of_several_lines() -> None:
+    from errnote.search.schema import line_signature
+
+    traceback = (
+        "Traceback (most recent call last):\n"
+        '  File "app.py", line 3, in <module>\n'
+        "    main()\n"
+        "ValueError: invalid literal for int() with base 10: 'x'\n"
+    )
+    exception = "ValueError: invalid literal for int() with base"
+    assert line_signature(traceback) == list(applies.error_words(exception))
+    assert line_signature("error: could not compile `foo` due to previous error") == []  # one line: the whole
+    # A message line that holds every word of the error adds nothing to the whole.
+    assert line_signature("error[E0432]: unresolved import `foo`\n  --> src/main.rs:1:5") == []

@@ -399,3 +399,40 @@ def test_a_question_whose_words_no_entry_uses_still_finds_the_closest_in_meaning
     assert search(nb.store, query, threshold=False)[0].id == migrations
     assert all(not h.applies for h in search(nb.store, query))  # listed as related at most, never applied
     assert search(nb.store, "ok thanks") == []  # no word of meaning at all: nothing
+
+
+TRACEBACK = """Traceback (most recent call last):
+  File "/app/db.py", line 12, in connect
+    conn = psycopg2.connect(dsn)
+  File "/usr/lib/python3/dist-packages/psycopg2/__init__.py", line 122, in connect
+    conn = _connect(dsn, connection_factory=connection_factory, **kwasync)
+psycopg2.OperationalError: FATAL:  password authentication failed for user "app"
+"""
+
+
+@pytest.fixture
+def traceback_entry(nb: Notebook) -> str:
+    for kind, title, body in DISTRACTORS:
+        nb.add(kind, title, body=body)
+    return nb.add(
+        "mistake",
+        "Connected to Postgres with the credentials of .env.example",
+        error=TRACEBACK,
+        fix="read DATABASE_URL from .env",
+    ).id
+
+
+@pytest.mark.parametrize("mode", ["semantic", "words"])
+def test_the_message_line_of_a_recorded_traceback_is_its_signature(
+    nb: Notebook, traceback_entry: str, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Someone meeting the failure again pastes its last line, with their own values; the frames
+    # above it (paths, line numbers, source lines) are theirs, not the recorded ones.
+    monkeypatch.setenv("ERRNOTE_SEMANTIC", "1" if mode == "semantic" else "0")
+    pasted = 'psycopg2.OperationalError: FATAL:  password authentication failed for user "deploy"'
+    hits = search(nb.store, pasted)
+    assert hits[0].id == traceback_entry and hits[0].applies and hits[0].quotes
+    # Another failure of the same library is another message line: no quote, and the signature
+    # veto keeps the entry out of the prompt.
+    other = "psycopg2.OperationalError: could not connect to server: Connection refused"
+    assert not any(h.applies for h in search(nb.store, other, threshold=False) if h.id == traceback_entry)
