@@ -182,6 +182,13 @@ _URL_AUTHORITY_TAIL_RE = re.compile(r"://[^\s/@?#;]*$")  # still inside `user:pa
 # What may follow a value that ends its line: blanks, a comment, the line end (real or escaped).
 _LINE_END_RE = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\\[rn]|$)")
 
+# A line of a config file that sets one value by a name and blanks, as redis.conf, sshd_config or
+# a Procfile-like `.env` do: `requirepass X`, `  masterauth "X"` (a comment may end the line).
+_DIRECTIVE_RE = re.compile(
+    r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.-]{2,79})[ \t]+(?P<q>[\"']?)(?P<s>[^\s\"'`#;]{4,512})(?P=q)"
+    r"[ \t]*(?:#[^\n]*)?\r?$"
+)
+
 
 _ARN_TAIL_RE = re.compile(r"\barn:[\w-]+:[^\s,\"'=&;{}]*$")  # within the ARN, not past `,` or `"`
 
@@ -351,6 +358,18 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
         if group == "bare" and _PAREN_WORDS_RE.match(text, start):
             continue
         if strength == 2 or random_like(value):
+            yield start, end
+    for m in _DIRECTIVE_RE.finditer(text):
+        # A config file's `name value` line (redis.conf's `requirepass`, `SECRET_KEY_BASE 8a7d...`):
+        # the line holds nothing else, so the name labels the value as `=` would. Prose lines of two
+        # words (`Password required`, `token expired`) hold a word, which `plausible` refuses.
+        if name_strength(m.group("name")) != 2:
+            continue
+        start, end = m.span("s")
+        value, quoted = text[start:end], m.group("q") != ""
+        if not plausible(value, bare=not quoted, spaced=True) or _code_like(text, start, end):
+            continue
+        if quoted or token_like(value):  # bare, a credential's mix: not `incorrect!` or `1234`
             yield start, end
     for regex, present in (
         (_XML_TAG_RE, needs.holds(text, ("</",))),

@@ -361,6 +361,33 @@ def test_registry_tokens_of_cargo_login_and_nuget_push() -> None:
         assert redact(kept) == kept
 
 
+def test_a_config_files_name_value_line() -> None:
+    password, base = "Kv" + fake(14, seed=107), fake(64, "0123456789abcdef", 108)
+    for text, secret in (
+        (f"# redis.conf\nbind 127.0.0.1\nrequirepass {password}\nport 6379\n", password),
+        (f'  masterauth "{password}"  # the primary\'s', password),
+        (f"SECRET_KEY_BASE {base}", base),
+        (f"db_password\t{password}\r\n", password),
+    ):
+        assert redact(text) == text.replace(secret, MASK)
+    # Two words on a line are prose as often as config: a word, a number, a path or a reference
+    # under a secret's name stays.
+    for kept in (
+        "Password required",
+        "Password incorrect!",
+        "token expired",
+        "Token 1234",
+        "requirepass foobared",  # a word, as `password: hunter` is left in prose
+        "password_file /etc/redis/users.acl",
+        "api_key os.environ",
+        "requirepass ${REDIS_PASSWORD}",
+        "auth_token <your-token>",
+        "db_password ********",
+        "kpasswd\t\t464/tcp",
+    ):
+        assert redact(kept) == kept
+
+
 def test_password_key_value() -> None:
     password = "maple_" + fake(4, string.digits, 39) + "_otter"
     assert_masked(f"DSN: host=db port=5432 user=app password={password} sslmode=require", password)
