@@ -599,7 +599,7 @@ def test_an_empty_scope_is_refused_however_it_is_written(
     assert list(nb.store.entries_dir.rglob("*.md")) == []
 
 
-@pytest.mark.parametrize("value", ["", "  "])
+@pytest.mark.parametrize("value", ["", "  ", ", ,"])
 def test_an_empty_tag_is_refused(runner: CliRunner, in_repo: Path, nb: Notebook, value: str) -> None:
     code, _, err = run(runner, "add", "lesson", "Tagged", "--tag", value)
     assert code == 2 and "--tag" in err and "empty" in err

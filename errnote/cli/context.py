@@ -16,6 +16,7 @@ from errnote.cli.reading import option_error as option_error
 from errnote.cli.reading import warn_config as warn_config
 from errnote.cli.reading import warn_problems as warn_problems
 from errnote.errors import InvalidEntry, UsageError
+from errnote.model.codec import split_tags
 from errnote.model.entry import EntryType, Relation
 from errnote.model.scope import ScopeItem
 
@@ -66,7 +67,7 @@ def check_scopes(scope: list[str] | None, tags: list[str] | None = None) -> None
             ScopeItem.parse_given(item)
     with option_error("--tag"):
         for tag in tags or []:
-            if not tag.strip():
+            if not split_tags([tag]):
                 raise InvalidEntry(f"tag {tag!r} is empty", "give a word, e.g. --tag cargo")
 
 
@@ -154,7 +155,10 @@ ScopeOpt = Annotated[
         "a leading ! excludes (!path:vendor/**).",
     ),
 ]
-TagOpt = Annotated[Optional[list[str]], typer.Option("--tag", "-t", help="A tag (repeatable).")]
+TagOpt = Annotated[
+    Optional[list[str]],
+    typer.Option("--tag", "-t", help="A tag (repeatable, or several joined by commas); kept in lower case."),
+]
 
 # The filters `search` and `list` share (errnote.search.filters), declared once so they stay the same.
 TypeFilter = Annotated[

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -25,6 +25,12 @@ from errnote.model.entry import (
 from errnote.model.scope import Scope
 from errnote.model.timespec import iso, parse_date, parse_time
 from errnote.text import clean_text, nfc
+
+
+def split_tags(values: Iterable[str]) -> list[str]:
+    """Each tag of `values`, a value holding commas (`--tag build,ci`) giving several: the index
+    keeps an entry's tags separated by commas, so a tag holding one would read as two there."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
 def fold_tag(tag: str) -> str:
@@ -169,7 +175,7 @@ def entry_from_dict(
         body=clean_text(body, "body", indented=True),
         reason=clean_text(data.get("reason"), "reason"),
         scope=Scope.parse(_string_list(data.get("scope"), "scope")),
-        tags=tuple(dict.fromkeys(tag_text(t) for t in _string_list(data.get("tags"), "tags"))),
+        tags=tuple(dict.fromkeys(tag_text(t) for t in split_tags(_string_list(data.get("tags"), "tags")))),
         tool=clean_text(data.get("tool"), "tool", one_line=True),
         error=clean_text(data.get("error"), "error", indented=True),
         fix=clean_text(data.get("fix"), "fix"),

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from errnote.errors import InvalidEntry
-from errnote.model.codec import entry_from_dict, entry_to_dict
+from errnote.model.codec import entry_from_dict, entry_to_dict, split_tags
 from errnote.model.entry import (
     DEFAULT_CONFIDENCE,
     Entry,
@@ -62,8 +62,9 @@ def _link_item(item: object) -> object:
 
 
 def tags_of(values: Iterable[str]) -> tuple[str, ...]:
-    """Tags as stored: one line each, masked, lower case, each once, in the order given."""
-    cleaned = (tag_text(clean_text(v, "tag", one_line=True)) for v in values)
+    """Tags as stored: one line each, masked, lower case, each once, in the order given (commas
+    separate several in one value)."""
+    cleaned = (tag_text(clean_text(v, "tag", one_line=True)) for v in split_tags(values))
     return tuple(dict.fromkeys(t for t in cleaned if t))
 
 

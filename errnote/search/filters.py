@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from errnote.errors import InvalidEntry, UsageError
+from errnote.model.codec import split_tags
 from errnote.model.entry import Entry, EntryType, Status
 from errnote.model.scope import Scope
 from errnote.model.timespec import parse_since
@@ -117,7 +118,7 @@ def make_filters(
     when = parse_since(since) if isinstance(since, str) else since
     return Filters(
         types=frozenset(EntryType.parse(t).value for t in type_names),
-        tags=frozenset(tag_text(t.strip()) for t in tag_names),
+        tags=frozenset(tag_text(t) for t in split_tags(tag_names)),
         tools=tuple(dict.fromkeys(nfc(t.strip()) for t in tools)),
         scope=nfc(scope.strip()),
         paths=tuple(dict.fromkeys(p.strip() for p in paths)),

@@ -245,3 +245,12 @@ def test_entries_are_created_where_hard_links_are_not_supported(
         atomic_write(path, "other", exclusive=True)
     assert nb.get(entry.id).title == "Works on a USB stick"
     assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_add_takes_several_tags_joined_by_commas(runner: CliRunner, in_repo: Path, nb: Notebook) -> None:
+    added = add_json(runner, "lesson", "Pin the CI image", "--tag", "Build, CI", "--tag", "ci")
+    assert added["tags"] == ["build", "ci"]
+    code, out, _ = run(runner, "list", "--tag", "build,ci", "--json")
+    assert code == 0 and [e["id"] for e in json.loads(out)] == [added["id"]]
+    code, out, _ = run(runner, "search", "pin the image", "--tag", "ci", "--json")
+    assert code == 0 and [h["id"] for h in json.loads(out)] == [added["id"]]

@@ -84,6 +84,12 @@ def test_repeated_tags_scope_and_links_are_kept_once_in_order() -> None:
     assert [link.target for link in entry.links] == ["1234567890", "abcd123456"]
 
 
+def test_a_tag_holding_commas_is_several() -> None:
+    # The index keeps an entry's tags joined by commas: one tag "build,ci" would be two there.
+    entry = entry_from_dict(raw(tags=["Build, CI", "ci", ",", "deploy"]))
+    assert entry.tags == ("build", "ci", "deploy")
+
+
 def test_self_link_is_refused() -> None:
     with pytest.raises(InvalidEntry, match="itself"):
         entry_from_dict(raw(links={"related": ["abcdef0123"]}))
