@@ -85,6 +85,20 @@ _LDAPPASSWD_RE = re.compile(r"\bldappasswd\b")
 _LDAPPASSWD_FLAG_RE = re.compile(r"(?<![\w-])-[as][ \t]+([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1")
 
 
+# `redis-cli ... AUTH [USER] X`: Redis's own command, given on the command line.
+_REDIS_AUTH_RE = re.compile(
+    r"(?<![\w-])(?i:auth)[ \t]+(?:[^\s\"'-]\S*[ \t]+)?([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1"
+)
+
+
+# SQL Server's tools (`sqlcmd -S host -U sa -P X`, `bcp ... -P X`): `-P` is the password there
+# (in mysql it is the port).
+_SQLCMD_RE = re.compile(r"(?i)\b(?:sqlcmd|bcp|osql)(?:\.exe)?\b")
+
+
+_SQLCMD_P_RE = re.compile(r"(?<![\w-])-P[ \t]*([\"']?)(?P<s>[^\s\"'-][^\s\"']*)\1")
+
+
 # `cargo login [--registry NAME] TOKEN` (`cargo +nightly login`, `cargo.exe login`): the registry
 # token is the command's word, a machine-made one (`_machine_made`): prose such as "cargo login
 # first" and a placeholder name hold none.
@@ -111,6 +125,8 @@ _NUGET_KEY_RE = re.compile(
 #: The last two take a token, never a password a person chose: a machine-made value only.
 _LINE_FLAGS = (
     (_REDIS_CLI_RE, ("redis-cli",), _REDIS_A_RE, False),
+    (_REDIS_CLI_RE, ("redis-cli",), _REDIS_AUTH_RE, False),
+    (_SQLCMD_RE, ("sqlcmd", "SQLCMD", "bcp", "BCP", "osql", "OSQL"), _SQLCMD_P_RE, False),
     (_LDAP_RE, ("ldap",), _LDAP_W_RE, False),
     (_LDAPPASSWD_RE, ("ldappasswd",), _LDAPPASSWD_FLAG_RE, False),
     (_CARGO_LOGIN_RE, ("cargo",), _CARGO_TOKEN_RE, True),

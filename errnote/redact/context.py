@@ -23,13 +23,14 @@ from errnote.redact.values import (
 
 # --- secrets by context -----------------------------------------------------------------------------
 # `scheme://user:password@host`: only the password. `[^...@/]` keeps the match inside the authority.
+# A dash may come before the scheme (`${DATABASE_URL:-postgres://...}`, a flag's `-postgres://`).
 _URL_PASSWORD_RE = re.compile(
-    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#'\"<>]*:(?P<s>[^\s@/?#'\"<>]+)@"
+    r"(?<![A-Za-z0-9+.])[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#'\"<>]*:(?P<s>[^\s@/?#'\"<>]+)@"
 )
 
 
 # `https://TOKEN@host`: a bare token used as the user name.
-_URL_TOKEN_USER_RE = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(?P<s>[A-Za-z0-9_-]{20,})@")
+_URL_TOKEN_USER_RE = re.compile(r"(?<![A-Za-z0-9+.])[A-Za-z][A-Za-z0-9+.-]*://(?P<s>[A-Za-z0-9_-]{20,})@")
 
 
 # An Azure shared access signature: the `sig` query parameter is the credential.
@@ -142,6 +143,10 @@ _TF_VARIABLE_RE = re.compile(
 
 # `getpass()`, `os.environ[`, `ENC[...]`: a call or a structure, not a secret.
 _CALL_RE = re.compile(r"[A-Za-z_][\w.]*[(\[{]")
+
+
+# The default of a shell expansion, `${NAME:-value}` or `${NAME:=value}` (`:?` gives a message).
+_EXPANSION_DEFAULT_RE = re.compile(r":?[-=](?P<value>[^\s}\"'`]+)\}")
 
 
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -323,6 +328,15 @@ def key_value_spans(text: str) -> Iterator[tuple[int, int]]:
         before = line_before(text, name_start)
         if _URL_AUTHORITY_TAIL_RE.search(before) or _ARN_TAIL_RE.search(before):
             continue  # ... and `arn:aws:secretsmanager:...:secret:prod/db` names a secret, not its value
+        if text.startswith("${", name_start - 2):
+            # A shell expansion (`${DB_PASSWORD:-default}`): its default is a value, its `:?` text
+            # is the message printed when the variable is unset.
+            given = _EXPANSION_DEFAULT_RE.match(text, word.end())
+            value = given["value"] if given else ""
+            kept = strength == 2 or random_like(value)
+            if given and kept and plausible(value, bare=True, spaced=False, assigned=strength == 2):
+                yield given.span("value")
+            continue
         m = _KV_VALUE_RE.match(text, word.end())
         if m is None:
             continue

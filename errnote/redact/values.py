@@ -40,6 +40,7 @@ _LITERALS = {
     "redacted", "hidden", "masked", "secret", "password", "token", "required", "optional", "string",
     "str", "int", "bool", "object", "any", "unset", "empty", "default", "invalid", "expired", "missing",
     "bearer", "basic", "changeme", "change_me", "change-me", "changeit", "replaceme", "replace_me",
+    "replace-me", "dummy", "sample", "example", "fake", "todo", "tbd", "fixme",
 }  # fmt: skip
 
 
@@ -123,9 +124,26 @@ def plausible(value: str, *, bare: bool, spaced: bool, assigned: bool = False) -
             and ("_" in value or "." in value)
         ):
             return False
-        if spaced and ((value.isalpha() and len(value) <= 12) or _KEBAB_WORDS_RE.match(value)):
+        word = value.isalpha() and len(value) <= 12 and not random_letters(value)
+        if spaced and (word or _KEBAB_WORDS_RE.match(value)):
             return False
     return True
+
+
+# A run of letters as case splits them: an upper-case run, or a word with one capital at most.
+_CASE_RUN_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+
+
+def random_letters(value: str) -> bool:
+    """Letters of both cases mixed the way a generator mixes them (`CqGqOlDsjmvG`), not words put
+    together (`MyPassword`, `HTTPServer`): split at case changes, they fall into runs of two or less."""
+    if not value.isalpha() or len(value) < 8:
+        return False
+    uppers = sum(c.isupper() for c in value)
+    if uppers < 3 or len(value) - uppers < 3:
+        return False
+    runs = _CASE_RUN_RE.findall(value)
+    return len(value) / len(runs) < 3
 
 
 def random_like(value: str) -> bool:

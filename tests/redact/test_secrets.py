@@ -580,6 +580,27 @@ def test_redis_cli_and_password_stdin_are_read_per_line() -> None:
     assert redact(two) == two.replace(secret, MASK)
 
 
+def test_redis_auth_and_sql_servers_capital_p() -> None:
+    secret = "Kv" + fake(12, seed=110)
+    for text in (
+        f"redis-cli -h cache AUTH {secret}",
+        f"redis-cli AUTH default {secret} && echo ok",  # `AUTH USER PASSWORD`
+        f"sqlcmd -S localhost -U sa -P '{secret}' -Q 'SELECT 1'",
+        f"bcp dbo.t out t.dat -S srv -U sa -P{secret} -c",
+    ):
+        assert redact(text) == text.replace(secret, MASK)
+    for kept in ("redis-cli auth $REDIS_PASSWORD", "mysql -h db -P 3306 -u root", "AUTH required"):
+        assert redact(kept) == kept
+
+
+def test_letters_mixed_as_a_generator_mixes_them_are_a_password() -> None:
+    # Letters only, no digit: a word (`-proot`, `password: MyPassword`) stays, a random mix does not.
+    assert redact("mysql -u root -pZKRwKmEfIu -h db") == f"mysql -u root -p{MASK} -h db"
+    assert redact("login: deploy / pw: CqGqOlDsjmvG") == f"login: deploy / pw: {MASK}"
+    for kept in ("mysql -u root -proot", "password: MyPassword", "password: ResetLink", "TOKEN=dummy"):
+        assert redact(kept) == kept
+
+
 def test_pathological_input_is_read_whole() -> None:
     # Shapes that make a backtracking pattern take hours (a hang here is the failure); nothing in
     # them is a secret, and a secret after them is still found.
@@ -592,6 +613,8 @@ def test_pathological_input_is_read_whole() -> None:
         "eyJ-" * 25_000 + "_",
         "https://h/" + "hooks/" * 16_000 + "!",
         "redis-cli " * 20_000,
+        "redis-cli AUTH " * 20_000,
+        "sqlcmd -P -P " * 20_000,
         "ldapsearch " * 20_000,
         "x" * 200_000 + " ldapsearch" * 20_000,
         "echo a |" * 25_000,
@@ -875,3 +898,20 @@ def test_a_label_and_value_url_encoded_in_a_form_body() -> None:
 def test_the_newer_labels_and_shapes_read_in_linear_time(unit: str) -> None:
     texts = {n: unit * (n // len(unit)) for n in (4000, 32000)}
     assert_linear(lambda n: redact(texts[n]), 4000)
+
+
+def test_a_shell_expansion_masks_its_default_not_its_message() -> None:
+    password = "Kv" + fake(14, seed=109)
+    for text, secret in (
+        (f"POSTGRES_PASSWORD: ${{POSTGRES_PASSWORD:-{password}}}", password),
+        (f"x=${{API_TOKEN:={password}}}", password),
+        (f"url=${{DATABASE_URL:-postgres://app:{password}@db:5432/app}}", password),
+    ):
+        assert redact(text) == text.replace(secret, MASK)
+    for kept in (
+        "export DB_PASSWORD=${DB_PASSWORD:?set DB_PASSWORD first}",
+        "  password: ${DB_PASS:?error}",
+        "KEY=${SECRET_KEY:-changeme}",
+        "A=${API_KEY}",
+    ):
+        assert redact(kept) == kept
