@@ -202,8 +202,9 @@ def test_every_way_of_superseding_lowers_the_old_entry_as_supersede_does(nb: Not
     nb.link(new.id, "supersedes", olds[1].id)
     nb.update(new.id, links={"supersedes": [olds[0].id, olds[1].id, olds[2].id]})
     text = nb.store.path_for(new).read_text()
-    marker = f"  - {olds[2].id}\n"
-    nb.replace_text(new.id, text.replace(marker, marker + f"  - {olds[3].id}\n"))
+    # The item as written: an id that reads as a number (`1234e56789`) is quoted.
+    marker = next(line for line in text.splitlines(keepends=True) if olds[2].id in line)
+    nb.replace_text(new.id, text.replace(marker, marker + marker.replace(olds[2].id, olds[3].id)))
     for old in olds:
         got = nb.get(old.id)
         assert got.status is Status.SUPERSEDED
