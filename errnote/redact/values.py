@@ -136,7 +136,7 @@ _CASE_RUN_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
 
 def random_letters(value: str) -> bool:
     """Letters of both cases mixed the way a generator mixes them (`CqGqOlDsjmvG`), not words put
-    together (`MyPassword`, `HTTPServer`): split at case changes, they fall into runs of two or less."""
+    together (`MyPassword`, `HTTPServer`): split at case changes, its runs average under three letters."""
     if not value.isalpha() or len(value) < 8:
         return False
     uppers = sum(c.isupper() for c in value)
