@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Literal
 
-from errnote.capture import replies
+from errnote.capture import clauses, replies
 from errnote.errors import ErrnoteError
 
 Kind = Literal["correction", "confirmation", "preference", "none"]
@@ -189,8 +189,32 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     by: dict[str, list[Signal]] = {name: [s for s in signals if s.signal == name] for name in SIGNALS}
 
     sentences = _sentences(text)
-    # A wish asked about is a question ("what's the house style?"), not a preference stated.
+    # A wish asked about is a question ("what's the house style?"), not a preference stated; nor is
+    # a way of the team's asked about ("should we use redis?").
     by["preference"] = [p for p in by["preference"] if not _asked(p, text, sentences)]
+    by["directive"] = [
+        d for d in by["directive"] if not (d.name == "we-convention" and _asked(d, text, sentences))
+    ]
+    if clauses.asks_the_team(text, sentences):  # "should we always use tabs?": no rule stated
+        by["standing"] = []
+    # Praise after a doubt in its clause ("not sure that's right") or inside a question ("is this
+    # the correct way?") validates nothing.
+    for name in ("confirmation", "praise"):
+        by[name] = [
+            c
+            for c in by[name]
+            if not (clauses.doubted(text, c.start) or clauses.asked(text, c.start, sentences))
+        ]
+    # A mistake the user owns ("I pushed the wrong branch"); a question asked out of curiosity, or,
+    # with nothing the agent said before it, one about what could be ("isn't there a built-in?").
+    curious = clauses.CURIOUS.search(text) is not None
+    by["correction"] = [
+        c
+        for c in by["correction"]
+        if not (c.name in _OWNABLE and clauses.own_doing(text, c.start))
+        and not (curious and c.name in _QUESTIONING)
+        and not (not has_agent and c.name in _WONDERING and _asked(c, text, sentences))
+    ]
     plans = [p for p in by["preference"] if p.weight >= CONTEXT_WEIGHT]
     # A cue inside a stated plan ("let's do X rather than Y") is the plan's wording, not a fix.
     # So is a contrast that follows the user's own wish in its sentence ("I prefer X rather than Y"),
@@ -306,7 +330,8 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         return done("correction", _combined(directives) - 0.05, directives)
     if pref >= 0.6:
         return done("preference", pref, by["preference"] + standing + directives)
-    if directives and standing:
+    if directives and standing and not any(r.name == "spec-says" for r in by["request"]):
+        # ... unless it is a requirement quoted for a task ("the spec says it must always ...").
         return done("preference", _combined(directives + standing) - 0.1, directives + standing)
     conventions = [d for d in directives if d.name == "we-convention"]
     if conventions and not has_agent and not by["request"]:
@@ -317,6 +342,12 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     return done("none", round(max(0.5, 1 - others * 0.6), 2), by["request"] + by["ack"])
 
 
+#: Correction cues that may name the user's own mistake ("I pushed the wrong branch").
+_OWNABLE = frozenset({"wrong-thing", "zh-wrong"})
+#: Correction cues that are questions: a curiosity stated beside them asks, it does not dispute.
+_QUESTIONING = frozenset({"why-this", "why-is-there", "neg-question", "neg-aux-opener"})
+#: ... and those that, with no agent message before them, wonder about what could be.
+_WONDERING = frozenset({"neg-aux-opener", "neg-question", "use-x-not-y"})
 #: Correction cues that are also plain answers to a question the agent asked ("no", "不用").
 _ANSWER_CUES = frozenset({"negation-opener", "zh-cant", "zh-no-need", "comma-not"})
 #: Correction cues that refuse, and nothing more ("no", "I don't think so", "不行").
