@@ -121,12 +121,24 @@ _NUGET_KEY_RE = re.compile(
 )
 
 
+# `net use [X:] [\\host\share] [PASSWORD] [/user:NAME]` (Windows): the password is the word that is
+# neither a drive, a share, a switch nor `*` (which prompts for it); only where a command starts (a
+# line, a prompt, a pipe, a code span), since "run net use to see the drives" is prose.
+_NET_USE_RE = re.compile(r"(?im)(?:^|[>$&|;(`])[ \t]*net(?:\.exe)?[ \t]+use\b")
+
+
+_NET_USE_PASSWORD_RE = re.compile(
+    r"(?<=[ \t])([\"']?)(?P<s>(?![A-Za-z]:[\"']?(?:[\s`]|$))[^\s\"'`/\\*][^\s\"'`]*)\1(?=[\s`]|$)"
+)
+
+
 #: Each command that takes a password by a flag of its own, and that flag: read in that command.
 #: The last two take a token, never a password a person chose: a machine-made value only.
 _LINE_FLAGS = (
     (_REDIS_CLI_RE, ("redis-cli",), _REDIS_A_RE, False),
     (_REDIS_CLI_RE, ("redis-cli",), _REDIS_AUTH_RE, False),
     (_SQLCMD_RE, ("sqlcmd", "SQLCMD", "bcp", "BCP", "osql", "OSQL"), _SQLCMD_P_RE, False),
+    (_NET_USE_RE, ("net", "neT", "nEt", "nET", "Net", "NeT", "NEt", "NET"), _NET_USE_PASSWORD_RE, False),
     (_LDAP_RE, ("ldap",), _LDAP_W_RE, False),
     (_LDAPPASSWD_RE, ("ldappasswd",), _LDAPPASSWD_FLAG_RE, False),
     (_CARGO_LOGIN_RE, ("cargo",), _CARGO_TOKEN_RE, True),

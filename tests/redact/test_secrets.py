@@ -593,6 +593,23 @@ def test_redis_auth_and_sql_servers_capital_p() -> None:
         assert redact(kept) == kept
 
 
+def test_net_use_takes_its_password_as_a_word_of_its_own() -> None:
+    secret = "Qz" + fake(10, seed=111)
+    for text in (
+        f"net use \\\\files\\share /user:CORP\\alice {secret}",
+        f"C:\\> net use Z: \\\\srv\\data {secret} /user:bob /persistent:no",
+        f"run `net use Z: \\\\srv\\data {secret}` first",
+    ):
+        assert redact(text) == text.replace(secret, MASK)
+    for kept in (
+        "net use Z: \\\\srv\\data /user:bob *",  # `*` asks for it
+        "net use Z: /delete",
+        "run net use to list the mapped drives, then map the share",  # prose, not a command
+        "net use Z: \\\\srv\\data password /user:bob",  # a placeholder
+    ):
+        assert redact(kept) == kept
+
+
 def test_letters_mixed_as_a_generator_mixes_them_are_a_password() -> None:
     # Letters only, no digit: a word (`-proot`, `password: MyPassword`) stays, a random mix does not.
     assert redact("mysql -u root -pZKRwKmEfIu -h db") == f"mysql -u root -p{MASK} -h db"
@@ -615,6 +632,7 @@ def test_pathological_input_is_read_whole() -> None:
         "redis-cli " * 20_000,
         "redis-cli AUTH " * 20_000,
         "sqlcmd -P -P " * 20_000,
+        "net use a " * 20_000,
         "ldapsearch " * 20_000,
         "x" * 200_000 + " ldapsearch" * 20_000,
         "echo a |" * 25_000,
