@@ -214,6 +214,7 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         if not (c.name in _OWNABLE and clauses.own_doing(text, c.start))
         and not (curious and c.name in _QUESTIONING)
         and not (not has_agent and c.name in _WONDERING and _asked(c, text, sentences))
+        and not (c.name == "no-longer" and has_agent and replies.echoes_the_agent(c.text, agent_said))
     ]
     plans = [p for p in by["preference"] if p.weight >= CONTEXT_WEIGHT]
     # A cue inside a stated plan ("let's do X rather than Y") is the plan's wording, not a fix.
@@ -293,6 +294,12 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         other = replies.other_value(text, agent_said, amounts=not asks)
         if other is not None:  # another version or name of the kind the agent used: a weak cue
             corrections.append(_span_signal("correction", "other-value", text, other))
+        for name, found in (
+            ("gone", replies.names_it_gone(text, agent_said)),  # what the agent uses is no more
+            ("other-command", replies.other_command(text, agent_said)),  # the team runs it otherwise
+        ):
+            if found is not None:
+                corrections.append(_span_signal("correction", name, text, found))
     strong = [s for s in corrections if s.weight >= CONTEXT_WEIGHT]
     if not (has_agent or strong or len(corrections) > 1 or by["directive"]):
         corrections = []  # a weak cue alone, with nothing it could correct, says nothing

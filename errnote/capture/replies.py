@@ -177,6 +177,65 @@ def disputes_a_fix(text: str, agent_said: str) -> tuple[int, int] | None:
     return None
 
 
+#: A thing said to be gone: shut down, removed, deprecated, no longer there ("v1 was shut down in
+#: March", "that flag was removed in 3.0", "`--legacy` no longer exists", "v1 接口已经下线了").
+_GONE = re.compile(
+    r"(?P<thing>`[^`\n]{1,60}`|(?<![\w./-])[\w./-]+(?:[ \t]+[\w./-]+)?)\s+"
+    r"(?:(?:was|were|has been|have been|got|is|are)\s+(?:already\s+|long\s+)?"
+    r"(?:shut ?down|removed|deprecated|retired|decommissioned|sunset(?:ted)?|dropped|deleted|turned off"
+    r"|discontinued|gone)|(?:no longer|doesn(?:'t|’t|t)|does not|don(?:'t|’t|t)|do not)\s+exists?)\b"
+    r"|(?P<zh>(?<![A-Za-z0-9_./-])[A-Za-z0-9_./-]+)\s*(?:接口|服务|版本)?(?:已经|早就|早已)?(?:下线|废弃|停用|删除|移除|弃用)了",
+    re.IGNORECASE,
+)
+_DETERMINER = re.compile(r"^(?:the|a|an|our|your|this|that|these|those)\s+")
+_PRONOUNS = frozenset({"it", "that", "this", "they", "which", "what", "one", "all", "everything", "nothing"})
+
+
+def names_it_gone(text: str, agent_said: str) -> tuple[int, int] | None:
+    """Where the user says that a thing the agent's message names is gone ("v1 was shut down" after
+    "I'll call the v1 endpoint"): the agent works from something that is no longer there."""
+    for m in _GONE.finditer(text):
+        thing = _DETERMINER.sub("", (m.group("thing") or m.group("zh") or "").casefold()).strip("`")
+        if len(thing) < 2 or thing in _PRONOUNS or _in_question(text, m.start()):
+            continue
+        named = re.search(rf"(?<![\w.-]){re.escape(thing)}(?![\w-])", agent_said, re.IGNORECASE)
+        said = text[m.end("thing" if m.group("thing") else "zh") : m.end()]  # what became of it
+        if named and not echoes_the_agent(said, agent_said):
+            return m.span()
+    return None
+
+
+#: How the team does a thing, with the command in a code span ("we run tests with `make test`",
+#: "deploys go through `make deploy`", "the command is `just build`").
+_HOW_WE_DO = re.compile(
+    r"\b(?:we|i|you)\s+(?:always\s+|usually\s+)?(?:run|use|call|start|build|test|deploy|install|invoke)\b[^`.!?\n]{0,40}?"
+    r"(?:with|via|using|through|by)\s+`(?P<cmd>[^`\n]{2,80})`"
+    r"|\b(?:the|our)\s+(?:command|script|entry ?point|way)\s+(?:is|here is)\s+`(?P<cmd2>[^`\n]{2,80})`",
+    re.IGNORECASE,
+)
+_CODE_SPAN = re.compile(r"`([^`\n]{2,80})`")
+
+
+def echoes_the_agent(cue: str, agent_said: str) -> bool:
+    """Does the agent's message report the very change the cue names ("the test was removed" after
+    "I removed the flaky test")? Then the reply restates it; it says nothing is wrong."""
+    words = re.findall(r"[a-z]{4,}", cue.casefold())
+    return bool(words) and re.search(rf"\b{words[-1]}\b", agent_said, re.IGNORECASE) is not None
+
+
+def other_command(text: str, agent_said: str) -> tuple[int, int] | None:
+    """Where the user states how the team runs a thing with another command than the one the agent's
+    message gives in a code span ("we run tests with `make test`" after "run `pytest`")."""
+    theirs = {m.group(1).strip() for m in _CODE_SPAN.finditer(agent_said)}
+    if not theirs or _MORE.search(text):
+        return None
+    for m in _HOW_WE_DO.finditer(text):
+        group = "cmd" if m.group("cmd") else "cmd2"
+        if m.group(group).strip() not in theirs and not _in_question(text, m.start()):
+            return m.span(group)
+    return None
+
+
 def _in_question(text: str, at: int) -> bool:
     """Does the sentence holding `at` end with a question mark?"""
     ends = [text.find(mark, at) for mark in ".!?\n。！？"]

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from errnote.capture.replies import disputes_a_fix, named_choice, other_value, relays_a_plan
+from errnote.capture.detect import classify
+from errnote.capture.replies import (
+    disputes_a_fix,
+    named_choice,
+    names_it_gone,
+    other_command,
+    other_value,
+    relays_a_plan,
+)
 
 
 def test_a_plan_passed_on_is_someone_elses_not_the_agents_own_nor_a_standard() -> None:
@@ -55,3 +63,29 @@ def test_a_fix_the_agent_claims_that_did_not_hold() -> None:
     assert disputes_a_fix("is it still slow for you?", claimed) is None  # a question
     assert disputes_a_fix("the page is still slow", "I looked at the query plan.") is None  # no claim
     assert disputes_a_fix("好的，接下来还是先做注册页", "已修复。") is None  # 还是: "rather", no symptom
+
+
+def test_a_thing_the_agent_uses_said_to_be_gone() -> None:
+    assert names_it_gone("the v3 API was shut down in May", "I'll call the v3 API.") == (4, 24)
+    assert names_it_gone("`--fast` doesn't exist in 2.x", "I'll pass `--fast`.") is not None
+    assert names_it_gone("旧的 gateway 已经下线了", "我会请求 gateway。") is not None
+    assert names_it_gone("the v3 API was shut down in May", "I'll call the v4 API.") is None  # not its
+    assert names_it_gone("was v3 shut down?", "I'll call v3.") is None  # asked
+    assert names_it_gone("it was removed", "I'll use it.") is None  # a pronoun names nothing
+    # The agent's own change, restated: nothing is wrong.
+    assert names_it_gone("the cron job was deleted, good", "I deleted the cron job.") is None
+    assert (
+        classify("the stale fixture was removed, nice", "I removed the stale fixture.").kind != "correction"
+    )
+
+
+def test_the_team_runs_it_with_another_command() -> None:
+    said = "Run `go test ./...` to check."
+    assert other_command("we run the suite with `make check`", said) is not None
+    assert other_command("the command is `task test`", said) is not None
+    assert other_command("we run it with `go test ./...`", said) is None  # the same command
+    assert other_command("we also run lint with `make lint`", said) is None  # one more
+    assert other_command("do we run the suite with `make check`?", said) is None  # asked
+    assert other_command("`make check` fails on main", said) is None  # a report, not how it is run
+    assert other_command("we run it with `make check`", "Run the tests.") is None  # no command of its
+    assert classify("we run the suite with `make check`", said).kind == "correction"
