@@ -40,6 +40,8 @@ _OWN = re.compile(
 )
 #: A question about the team's or the user's own way ("should we always ...?", "do we use ...?").
 _TEAM_QUESTION = re.compile(r"\W*(?:should|shall|do|did|are|were|must)\s+(?:we|i)\b", re.IGNORECASE)
+#: A preposition right before "exactly" ("for exactly this", "in exactly that order"): an adverb.
+_PREPOSITION = re.compile(r"\b(?:for|in|to|at|of|with|by|on|from)\s+$", re.IGNORECASE)
 _YOU = re.compile(r"\byou|你|您", re.IGNORECASE)
 
 
@@ -77,4 +79,11 @@ def asks_the_team(text: str, sentences: list[tuple[int, int]]) -> bool:
         ("?" in text[b - 1 : b + 1] or "？" in text[b - 1 : b + 1])
         and _TEAM_QUESTION.match(text, a) is not None
         for a, b in sentences
+    )
+
+
+def adverb(text: str, at: int) -> bool:
+    """Is the cue at `at` "exactly" (or "precisely") used as an adverb after a preposition?"""
+    return text[at : at + 9].lower().startswith(("exactly", "precisely")) and bool(
+        _PREPOSITION.search(text, max(0, at - 8), at)
     )

@@ -197,13 +197,17 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
     ]
     if clauses.asks_the_team(text, sentences):  # "should we always use tabs?": no rule stated
         by["standing"] = []
-    # Praise after a doubt in its clause ("not sure that's right") or inside a question ("is this
-    # the correct way?") validates nothing.
+    # Praise after a doubt in its clause ("not sure that's right"), inside a question ("is this
+    # the correct way?") or as a plain adverb ("a module for exactly this") validates nothing.
     for name in ("confirmation", "praise"):
         by[name] = [
             c
             for c in by[name]
-            if not (clauses.doubted(text, c.start) or clauses.asked(text, c.start, sentences))
+            if not (
+                clauses.doubted(text, c.start)
+                or clauses.asked(text, c.start, sentences)
+                or clauses.adverb(text, c.start)
+            )
         ]
     # A mistake the user owns ("I pushed the wrong branch"); a question asked out of curiosity, or,
     # with nothing the agent said before it, one about what could be ("isn't there a built-in?").
@@ -332,7 +336,8 @@ def classify(text: str, agent_said: str = "", rules: tuple[Rule, ...] | None = N
         # What the agent did, named by the user, and an instruction against it ("the plan you ran
         # destroys the database. do not apply it"): the message is its own context.
         return done("correction", max(corr, 0.6), corrections + directives)
-    if directives and has_agent and not only_ack and not asks:
+    next_task = any(r.name == "next-task" for r in by["request"])
+    if directives and has_agent and not only_ack and not asks and not next_task:
         # An instruction that constrains, right after the agent acted: it did otherwise.
         return done("correction", _combined(directives) - 0.05, directives)
     if pref >= 0.6:

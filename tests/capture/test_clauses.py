@@ -46,6 +46,24 @@ ROWS = [
     ("correction", "I'll put the tests next to the code.", "we've been over this, tests go under tests/"),
     ("correction", "The cache is thread-safe.", "you said it's thread-safe but two writers race on line 12"),
     ("correction", "Dropping the old column now.", "wait wait, it still has data in it"),
+    # The session's next step is a request, not a plan of one's own; a plan with its time is one.
+    ("none", "I added the endpoint.", "let's write a test for it"),
+    ("none", "I split the commits.", "nice, let's add the changelog entry next"),
+    ("preference", "", "let's freeze the schema until next quarter"),
+    ("none", "Plan: migrate, then deploy. Go?", "go for it"),
+    ("none", "I fixed the login bug.", "great, thanks. next ticket: the footer should stick to the bottom"),
+    # "great, now" asks for more work; "great, now it ..." says what broke.
+    ("none", "I ported the parser.", "great, now port the tests as well"),
+    ("correction", "I ported the parser.", "great, now the tests don't even compile"),
+    # "exactly" after a preposition is an adverb, not praise.
+    (
+        "correction",
+        "I'll add a helpers module.",
+        "don't add a module, there's already `lib/text.py` for exactly that",
+    ),
+    # Thanks, but what follows says the work is wrong; thanks, but more work is a request.
+    ("correction", "I updated the compose file.", "thanks, but the volume still points at the old path"),
+    ("none", "I updated the compose file.", "thanks, but can you add a healthcheck as well"),
     # A dislike is a preference too.
     ("preference", "", "I'm not a fan of one-letter variable names, spell them out"),
 ]
